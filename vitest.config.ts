@@ -1,0 +1,27 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: fast pure/unit tests, and integration tests that drive a real
+// tmux on a private server (`tmux -L macs-test-<random> -f /dev/null`).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+          exclude: ['test/**/*.integration.test.ts', 'node_modules/**'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.integration.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 30_000,
+        },
+      },
+    ],
+  },
+});
