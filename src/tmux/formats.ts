@@ -1,0 +1,80 @@
+/**
+ * Pure parsing of tmux `-F` output. Fields are separated by a unit separator
+ * that tmux leaves alone and that pane titles practically never contain.
+ */
+export const FIELD_SEPARATOR = '\u001f';
+
+/** Pane facts macs reads. */
+export interface PaneInfo {
+  id: string;
+  pid: number;
+  dead: boolean;
+  deadStatus: number | undefined;
+  inMode: boolean;
+  width: number;
+  height: number;
+  piped: boolean;
+  currentCommand: string;
+  title: string;
+  windowName: string;
+  sessionName: string;
+  /** The `@macs_agent` pane option, when set. */
+  agentTag: string;
+  /** The `@macs_pipe` pane option: the log file macs piped this pane into. */
+  pipeTag: string;
+}
+
+const PANE_FIELDS = [
+  '#{pane_id}',
+  '#{pane_pid}',
+  '#{pane_dead}',
+  '#{pane_dead_status}',
+  '#{pane_in_mode}',
+  '#{pane_width}',
+  '#{pane_height}',
+  '#{pane_pipe}',
+  '#{pane_current_command}',
+  '#{pane_title}',
+  '#{window_name}',
+  '#{session_name}',
+  '#{@macs_agent}',
+  '#{@macs_pipe}',
+] as const;
+
+export const PANE_FORMAT = PANE_FIELDS.join(FIELD_SEPARATOR);
+
+function toInt(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number.parseInt(value, 10);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** Parse one line printed with PANE_FORMAT; undefined when it is not one. */
+export function parsePaneLine(line: string): PaneInfo | undefined {
+  const f = line.split(FIELD_SEPARATOR);
+  if (f.length < PANE_FIELDS.length || !f[0]?.startsWith('%')) return undefined;
+  return {
+    id: f[0],
+    pid: toInt(f[1]) ?? 0,
+    dead: f[2] === '1',
+    deadStatus: toInt(f[3]),
+    inMode: f[4] === '1',
+    width: toInt(f[5]) ?? 80,
+    height: toInt(f[6]) ?? 24,
+    piped: f[7] === '1',
+    currentCommand: f[8] ?? '',
+    title: f[9] ?? '',
+    windowName: f[10] ?? '',
+    sessionName: f[11] ?? '',
+    agentTag: f[12] ?? '',
+    pipeTag: f[13] ?? '',
+  };
+}
+
+/** Parse many lines (list-panes output), skipping blanks and junk. */
+export function parsePaneList(stdout: string): PaneInfo[] {
+  return stdout
+    .split('\n')
+    .map(parsePaneLine)
+    .filter((p): p is PaneInfo => p !== undefined);
+}

@@ -1,0 +1,68 @@
+import { execa } from 'execa';
+import { TmuxError } from '../errors.js';
+
+/** What one tmux invocation returned. Non-zero exits are values, not throws. */
+export interface TmuxResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunTmuxOptions {
+  /** Written to tmux's stdin (e.g. `load-buffer -`). */
+  input?: string;
+}
+
+/**
+ * The one process boundary for tmux. Everything above it can be faked with a
+ * recording function in tests.
+ */
+export type RunTmux = (
+  args: readonly string[],
+  options?: RunTmuxOptions,
+) => Promise<TmuxResult>;
+
+export const TMUX_INSTALL_HINT =
+  'install tmux 3.2+ (Debian/Ubuntu: apt-get install -y tmux; macOS: brew install tmux) or set MACS_TMUX to its path';
+
+/**
+ * The real runner: execa with no shell, never rejecting on a non-zero exit.
+ * A missing binary is a TmuxError (exit 3). `TMUX`/`TMUX_PANE` are removed
+ * from the child's environment so a command aimed at a private socket can
+ * never fall back to the session the user is sitting in.
+ */
+export function createRunTmux(
+  options: { tmuxPath?: string; env?: NodeJS.ProcessEnv } = {},
+): RunTmux {
+  const env = options.env ?? process.env;
+  const tmuxPath = options.tmuxPath ?? env.MACS_TMUX ?? 'tmux';
+  const childEnv: NodeJS.ProcessEnv = { ...env };
+  delete childEnv.TMUX;
+  delete childEnv.TMUX_PANE;
+  return async (args, runOptions = {}) => {
+    const result = await execa(tmuxPath, [...args], {
+      reject: false,
+      env: childEnv,
+      extendEnv: false,
+      input: runOptions.input ?? '',
+      stripFinalNewline: false,
+      encoding: 'utf8',
+    });
+    const code = (result as { code?: string }).code;
+    if (
+      code === 'ENOENT' ||
+      (result.failed && result.exitCode === undefined && code)
+    ) {
+      throw new TmuxError(`tmux not found: could not run '${tmuxPath}'`, {
+        hint: TMUX_INSTALL_HINT,
+        args,
+        cause: result,
+      });
+    }
+    return {
+      exitCode: result.exitCode ?? 1,
+      stdout: String(result.stdout ?? ''),
+      stderr: String(result.stderr ?? ''),
+    };
+  };
+}
