@@ -1,0 +1,166 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { ConfigSchema, type MacsConfig } from './schema.js';
+
+export const CONFIG_FILE_NAME = 'macs.config.json';
+const MAX_ISSUES = 5;
+
+export interface LoadConfigOptions {
+  /** An explicit config path (`--config`); it must exist. */
+  path?: string;
+  /** Home folder: `<home>/macs.config.json` is read when it exists. */
+  home: string;
+  env?: NodeJS.ProcessEnv;
+  /** Values from command-line flags (already typed); they win over env and file. */
+  flags?: Partial<MacsConfig>;
+}
+
+export interface LoadedConfig {
+  config: MacsConfig;
+  /** The file read, if any. */
+  file: string | undefined;
+}
+
+function describeReceived(input: unknown): string {
+  if (input === null) return 'null';
+  if (Array.isArray(input)) return 'array';
+  return typeof input;
+}
+
+/** One readable line per zod issue: `key.path: expected X, received Y`. */
+export function formatConfigIssues(
+  error: z.ZodError,
+  input: unknown,
+): string[] {
+  return error.issues.slice(0, MAX_ISSUES).map((issue) => {
+    const where = issue.path.length
+      ? issue.path.map(String).join('.')
+      : '(top level)';
+    let received: unknown = input;
+    for (const key of issue.path) {
+      received =
+        received !== null && typeof received === 'object'
+          ? (received as Record<PropertyKey, unknown>)[key]
+          : undefined;
+    }
+    if (issue.code === 'unrecognized_keys') {
+      const prefix = issue.path.length ? `${where}: ` : '';
+      return `${prefix}unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+    }
+    if (issue.code === 'invalid_type') {
+      return `${where}: expected ${issue.expected}, received ${describeReceived(received)}`;
+    }
+    return `${where}: ${issue.message} (received ${JSON.stringify(received)})`;
+  });
+}
+
+/** Config values that may come from `MACS_*` environment variables. */
+const ENV_KEYS: Record<
+  string,
+  { key: keyof MacsConfig; kind: 'int' | 'bool' | 'string' }
+> = {
+  MACS_BACKEND: { key: 'backend', kind: 'string' },
+  MACS_DEDUP_WINDOW_SEC: { key: 'dedupWindowSec', kind: 'int' },
+  MACS_MAX_BLOCK_LINES: { key: 'maxBlockLines', kind: 'int' },
+  MACS_MAX_BLOCK_BYTES: { key: 'maxBlockBytes', kind: 'int' },
+  MACS_DELIVER_TIMEOUT_SEC: { key: 'deliverTimeoutSec', kind: 'int' },
+  MACS_SUBMIT_RETRIES: { key: 'submitRetries', kind: 'int' },
+  MACS_HEURISTICS: { key: 'heuristics', kind: 'bool' },
+  MACS_NO_SPLIT: { key: 'noSplit', kind: 'bool' },
+  MACS_POLL_INTERVAL_MS: { key: 'pollIntervalMs', kind: 'int' },
+};
+
+function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, { key, kind }] of Object.entries(ENV_KEYS)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    if (kind === 'int') {
+      const n = Number(raw);
+      if (!Number.isInteger(n)) {
+        throw new ConfigError(
+          `environment ${name}: expected an integer, received '${raw}'`,
+        );
+      }
+      out[key] = n;
+    } else if (kind === 'bool') {
+      out[key] = /^(1|true|yes|on)$/i.test(raw);
+    } else {
+      out[key] = raw;
+    }
+  }
+  return out;
+}
+
+/**
+ * Load and validate the config: file < env < flags, then one `safeParse`.
+ * A bad file is a ConfigError (exit 2) naming the file, the key and what
+ * was expected; nothing falls back silently.
+ */
+export async function loadConfig(
+  options: LoadConfigOptions,
+): Promise<LoadedConfig> {
+  const explicit = options.path !== undefined;
+  const file = path.resolve(options.home, options.path ?? CONFIG_FILE_NAME);
+  let fileValue: unknown = {};
+  let readFrom: string | undefined;
+  let text: string | undefined;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if (explicit) {
+      throw new ConfigError(
+        `cannot read config file ${file}: ${(error as Error).message}`,
+        {
+          hint: 'check the --config path',
+        },
+      );
+    }
+  }
+  if (text !== undefined) {
+    readFrom = file;
+    try {
+      fileValue = JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError(
+        `${file}: not valid JSON (${(error as Error).message})`,
+        {
+          hint: 'fix the JSON syntax, or move the file away to use the defaults',
+        },
+      );
+    }
+    if (
+      fileValue === null ||
+      typeof fileValue !== 'object' ||
+      Array.isArray(fileValue)
+    ) {
+      throw new ConfigError(`${file}: expected a JSON object at the top level`);
+    }
+  }
+  const flags = Object.fromEntries(
+    Object.entries(options.flags ?? {}).filter(([, v]) => v !== undefined),
+  );
+  const merged = {
+    ...(fileValue as Record<string, unknown>),
+    ...envOverrides(options.env ?? {}),
+    ...flags,
+  };
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const source = readFrom ?? 'configuration (flags and MACS_* environment)';
+    const lines = formatConfigIssues(parsed.error, merged);
+    const more =
+      parsed.error.issues.length > MAX_ISSUES
+        ? `\n  (and ${parsed.error.issues.length - MAX_ISSUES} more)`
+        : '';
+    throw new ConfigError(
+      `invalid config in ${source}:\n  ${lines.join('\n  ')}${more}`,
+      {
+        hint: 'see docs/config.md for every key and its type',
+      },
+    );
+  }
+  return { config: parsed.data, file: readFrom };
+}

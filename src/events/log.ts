@@ -1,0 +1,128 @@
+import { appendFile, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { HomePaths } from '../state/paths.js';
+import { ensurePrivateDir, FILE_MODE } from '../state/fs.js';
+import { isMacsEvent, type EventInput, type MacsEvent } from './types.js';
+
+/** Something events can be recorded into. */
+export interface EventSink {
+  emit(input: EventInput): Promise<MacsEvent>;
+}
+
+export function eventFilePath(paths: HomePaths, agent: string): string {
+  return path.join(paths.events, `${agent}.jsonl`);
+}
+
+/**
+ * Append events to `.macs/events/<agent>.jsonl`. Each event is one line
+ * written with a single `write(2)` on a file opened `O_APPEND`, so several
+ * processes appending at once never interleave or lose a line.
+ */
+export function createEventLog(
+  paths: HomePaths,
+  options: { onEvent?: (event: MacsEvent) => void } = {},
+): EventSink {
+  let ready: Promise<void> | undefined;
+  return {
+    async emit(input) {
+      ready ??= ensurePrivateDir(paths.events);
+      await ready;
+      const event: MacsEvent = {
+        ts: input.ts ?? new Date().toISOString(),
+        agent: input.agent,
+        type: input.type,
+        ...(input.requestId === undefined
+          ? {}
+          : { requestId: input.requestId }),
+        ...(input.data === undefined ? {} : { data: input.data }),
+      };
+      await appendFile(
+        eventFilePath(paths, input.agent),
+        `${JSON.stringify(event)}\n`,
+        {
+          mode: FILE_MODE,
+          flag: 'a',
+        },
+      );
+      options.onEvent?.(event);
+      return event;
+    },
+  };
+}
+
+/** Parse JSONL text; a torn or malformed line is skipped, never fatal. */
+export function parseEventLines(text: string): MacsEvent[] {
+  const events: MacsEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (isMacsEvent(value)) events.push(value);
+    } catch {
+      // a torn last line (a writer killed mid-line) or junk: skip it
+    }
+  }
+  return events;
+}
+
+export interface EventFilter {
+  agent?: string;
+  type?: string;
+  requestId?: string;
+  /** Only events at or after this time. */
+  since?: Date;
+}
+
+/** Does an event pass the filter? `type` matches exactly or as a prefix (`request` or `request.`). */
+export function matchesEvent(event: MacsEvent, filter: EventFilter): boolean {
+  if (filter.agent && event.agent !== filter.agent) return false;
+  if (filter.requestId && event.requestId !== filter.requestId) return false;
+  if (filter.type) {
+    const t = filter.type;
+    const prefix = t.endsWith('.') ? t : `${t}.`;
+    if (event.type !== t && !event.type.startsWith(prefix)) return false;
+  }
+  if (filter.since && Date.parse(event.ts) < filter.since.getTime())
+    return false;
+  return true;
+}
+
+/** Read every agent's events (or one agent's), filtered, oldest first. */
+export async function readEvents(
+  paths: HomePaths,
+  filter: EventFilter = {},
+): Promise<MacsEvent[]> {
+  let files: string[];
+  try {
+    files = (await readdir(paths.events)).filter((f) => f.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+  if (filter.agent) files = files.filter((f) => f === `${filter.agent}.jsonl`);
+  const all: MacsEvent[] = [];
+  for (const file of files) {
+    const text = await readFile(path.join(paths.events, file), 'utf8').catch(
+      () => '',
+    );
+    for (const event of parseEventLines(text)) {
+      if (matchesEvent(event, filter)) all.push(event);
+    }
+  }
+  return all.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+}
+
+/** Parse `10m`, `2h`, `30s`, `1d` or an ISO date into a Date (relative to now). */
+export function parseSince(
+  value: string,
+  now: Date = new Date(),
+): Date | undefined {
+  const m = /^(\d+)\s*(ms|s|m|h|d)$/.exec(value.trim());
+  if (m) {
+    const n = Number(m[1]);
+    const unit = m[2] as 'ms' | 's' | 'm' | 'h' | 'd';
+    const ms = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit];
+    return new Date(now.getTime() - n * ms);
+  }
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? undefined : new Date(t);
+}

@@ -1,0 +1,58 @@
+/**
+ * The event log's vocabulary (SPEC §7). One JSON object a line in
+ * `.macs/events/<agent>.jsonl`.
+ */
+export const EVENT_TYPES = [
+  'request.detected',
+  'request.duplicate',
+  'request.malformed',
+  'request.attribute-dropped',
+  'request.routed',
+  'request.answered',
+  'request.answered-empty',
+  'request.delivering',
+  'request.delivered',
+  'request.confirmed',
+  'request.unconfirmed',
+  'request.archived',
+  'delivery.waiting',
+  'delivery.timeout',
+  'delivery.unconfirmed',
+  'outbox.ignored',
+  'state.changed',
+  'capture.started',
+  'capture.truncated',
+  'capture.replaced',
+  'bridge.started',
+  'bridge.resumed',
+  'bridge.stopped',
+  'attention',
+  'warning',
+  'error',
+] as const;
+
+export type KnownEventType = (typeof EVENT_TYPES)[number];
+
+/** Hook events are `hook.<event>` (e.g. `hook.Stop`). */
+export type EventType = KnownEventType | `hook.${string}`;
+
+export interface MacsEvent {
+  ts: string;
+  agent: string;
+  type: EventType;
+  requestId?: string;
+  data?: Record<string, unknown>;
+}
+
+/** What a caller gives to record an event; the log stamps `ts`. */
+export type EventInput = Omit<MacsEvent, 'ts'> & { ts?: string };
+
+export function isMacsEvent(value: unknown): value is MacsEvent {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.ts === 'string' &&
+    typeof v.agent === 'string' &&
+    typeof v.type === 'string'
+  );
+}

@@ -1,0 +1,38 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { HomePaths } from './paths.js';
+import { readAgentState } from './store.js';
+import type { AgentStateFile, RequestRecord } from './types.js';
+
+/** Every agent's state file under home (unreadable ones are skipped). */
+export async function readAllAgentStates(
+  paths: HomePaths,
+): Promise<AgentStateFile[]> {
+  let names: string[];
+  try {
+    names = await readdir(paths.state);
+  } catch {
+    return [];
+  }
+  const states: AgentStateFile[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    const state = await readAgentState(paths, path.basename(name, '.json'));
+    if (state) states.push(state);
+  }
+  return states;
+}
+
+/** Requests not yet delivered, oldest first (high priority first within the same second). */
+export async function listOpenRequests(
+  paths: HomePaths,
+): Promise<RequestRecord[]> {
+  const states = await readAllAgentStates(paths);
+  const rank = { high: 0, normal: 1, low: 2 } as const;
+  return states
+    .flatMap((s) => Object.values(s.requests))
+    .sort(
+      (a, b) =>
+        rank[a.priority] - rank[b.priority] ||
+        a.detectedAt.localeCompare(b.detectedAt),
+    );
+}

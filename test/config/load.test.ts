@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+
+describe('loadConfig', () => {
+  let home: string;
+  beforeEach(() => {
+    home = mkdtempSync(path.join(os.tmpdir(), 'macs-config-'));
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  it('gives the defaults when there is no file', async () => {
+    const { config, file } = await loadConfig({ home, env: {} });
+    expect(file).toBeUndefined();
+    expect(config).toMatchObject({
+      backend: 'file',
+      maxBlockLines: 500,
+      maxBlockBytes: 65536,
+      dedupWindowSec: 3600,
+    });
+  });
+
+  it('reads a real file, and flags win over env which win over the file', async () => {
+    writeFileSync(
+      path.join(home, 'macs.config.json'),
+      JSON.stringify({ dedupWindowSec: 10, submitRetries: 5, backend: 'file' }),
+    );
+    const { config, file } = await loadConfig({
+      home,
+      env: { MACS_DEDUP_WINDOW_SEC: '20' },
+      flags: { submitRetries: 1 },
+    });
+    expect(file).toBe(path.join(home, 'macs.config.json'));
+    expect(config.dedupWindowSec).toBe(20);
+    expect(config.submitRetries).toBe(1);
+  });
+
+  it.each([
+    [
+      { maxBlockLines: 'many' },
+      /maxBlockLines: expected number, received string/,
+    ],
+    [
+      { workers: [{ name: 42 }] },
+      /workers\.0\.name: expected string, received number/,
+    ],
+    [{ backend: 'carrier-pigeon' }, /backend: .*file.*exec.*interactive/],
+    [{ colour: 'blue' }, /unknown key 'colour'/],
+  ])(
+    'a bad file exits 2 naming the file, the key and what was expected (%j)',
+    async (content, pattern) => {
+      writeFileSync(
+        path.join(home, 'macs.config.json'),
+        JSON.stringify(content),
+      );
+      const error = await loadConfig({ home, env: {} }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).exitCode).toBe(2);
+      expect((error as ConfigError).message).toContain(
+        path.join(home, 'macs.config.json'),
+      );
+      expect((error as ConfigError).message).toMatch(pattern);
+    },
+  );
+
+  it('reports broken JSON with the file name', async () => {
+    writeFileSync(path.join(home, 'macs.config.json'), '{ "backend": ');
+    await expect(loadConfig({ home, env: {} })).rejects.toThrow(
+      /macs\.config\.json: not valid JSON/,
+    );
+  });
+
+  it('refuses a missing --config file rather than falling back', async () => {
+    await expect(
+      loadConfig({ home, env: {}, path: 'nope.json' }),
+    ).rejects.toThrow(/cannot read config file/);
+  });
+
+  it('rejects a non-integer environment value', async () => {
+    await expect(
+      loadConfig({ home, env: { MACS_SUBMIT_RETRIES: 'lots' } }),
+    ).rejects.toThrow(/MACS_SUBMIT_RETRIES/);
+  });
+});
