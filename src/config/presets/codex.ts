@@ -1,0 +1,79 @@
+/**
+ * OpenAI Codex CLI (`codex`, the Rust TUI). Its screen: `• ` transcript
+ * bullets, a status line `• Working (12s • esc to interrupt)` while a turn
+ * runs, a composer `› ` (older builds: a `▌` gutter) with footer hints such
+ * as `? for shortcuts` or `⏎ send` and `NN% context left`, approval modals
+ * (`Would you like to run the following command?` / `› 1. Yes, proceed (y)` /
+ * `Press enter to confirm or esc to cancel`) and `■ ` error cells.
+ */
+import {
+  DIALOG_FOOTER,
+  GENERIC_APPROVAL,
+  GENERIC_ERROR,
+  GENERIC_IDLE,
+  GENERIC_WORKING,
+  QUESTION_MENU,
+  YES_NO_PROMPT,
+  rule,
+  withFallbacks,
+} from './rules.js';
+import { parsePreset, type Preset } from './types.js';
+
+export const CODEX_PRESET: Preset = parsePreset({
+  name: 'codex',
+  description: 'OpenAI Codex CLI',
+  program: 'codex',
+  states: {
+    approval: withFallbacks(
+      [
+        QUESTION_MENU,
+        DIALOG_FOOTER,
+        rule(
+          'menu-cursor',
+          String.raw`^[ \t▌]*[›>][ \t]*\d+\.[ \t]+(?:Yes|No|Approve|Allow|Cancel|Deny|Always)\b`,
+          { lastLines: 25 },
+        ),
+        // After an interrupt Codex asks the person what to do differently.
+        rule(
+          'interrupted',
+          String.raw`^[ \t]*■[ \t]*Conversation interrupted\b`,
+          {
+            lastLines: 10,
+          },
+        ),
+        YES_NO_PROMPT,
+      ],
+      GENERIC_APPROVAL,
+    ),
+    working: withFallbacks(
+      [
+        rule(
+          'status-indicator',
+          String.raw`\((?:\d+[hms][ \t]*)+[•·][^)\n]*\bto interrupt\)`,
+          { lastLines: 15, ignoreCase: true },
+        ),
+      ],
+      GENERIC_WORKING,
+    ),
+    error: withFallbacks(
+      [rule('error-cell', String.raw`^[ \t]*■[ \t]+\S`, { lastLines: 10 })],
+      GENERIC_ERROR,
+    ),
+    idle: withFallbacks(
+      [
+        rule('composer', String.raw`^[ \t]*[›▌][ \t]`, { lastLines: 10 }),
+        rule(
+          'footer-hints',
+          String.raw`(?:\? for shortcuts|⏎ send|\d+% context left)`,
+          { lastLines: 4 },
+        ),
+      ],
+      GENERIC_IDLE,
+    ),
+  },
+  submitKey: 'Enter',
+  submitDelayMs: 200,
+  paste: { bracketed: true, maxLiteralChars: 200 },
+  hooks: 'codex',
+  busyMarker: 'esc to interrupt',
+});

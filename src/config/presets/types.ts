@@ -1,0 +1,165 @@
+/**
+ * The shape of a preset: what macs knows about one kind of agent (SPEC §8).
+ *
+ * Screen rules are JavaScript regular expression sources. `screen/classify`
+ * compiles each with the `m` flag (so `^`/`$` match at line boundaries) and
+ * adds `i` only when the rule says `ignoreCase: true`. They are matched
+ * against the cleaned screen text: escape sequences removed, non-breaking
+ * spaces turned into spaces, every line right-trimmed and trailing blank
+ * lines dropped. A rule with `lastLines: N` sees only the last N lines of
+ * that text, which keeps old transcript lines from matching.
+ */
+import { z } from 'zod';
+import { ConfigError } from '../../errors.js';
+
+/** Every state an agent can be in (SPEC §6). Screens never yield `dead`. */
+export type AgentStateName =
+  'working' | 'idle' | 'approval' | 'error' | 'dead' | 'unknown';
+
+/** The states a preset has screen rules for, in classification order. */
+export const SCREEN_STATES = ['approval', 'working', 'error', 'idle'] as const;
+export type ScreenStateName = (typeof SCREEN_STATES)[number];
+
+function isValidRegex(source: string): boolean {
+  try {
+    new RegExp(source, 'm');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const PatternSchema = z
+  .string()
+  .min(1)
+  .refine(isValidRegex, { message: 'not a valid regular expression' });
+
+const RuleObjectSchema = z.strictObject({
+  /** A short id reported as `<state>:<name>`; defaults to the rule's index. */
+  name: z.string().min(1).optional(),
+  pattern: PatternSchema,
+  /** Match only the last N lines of the cleaned screen. */
+  lastLines: z.number().int().positive().optional(),
+  ignoreCase: z.boolean().default(false),
+});
+
+/** A rule is a regex source, or an object with options. */
+export const ScreenRuleSchema = z
+  .union([PatternSchema, RuleObjectSchema])
+  .transform((rule) =>
+    typeof rule === 'string' ? { pattern: rule, ignoreCase: false } : rule,
+  );
+export type ScreenRule = z.output<typeof ScreenRuleSchema>;
+
+const RuleListSchema = z.array(ScreenRuleSchema).default([]);
+
+export const PresetStatesSchema = z.strictObject({
+  working: RuleListSchema,
+  idle: RuleListSchema,
+  approval: RuleListSchema,
+  error: RuleListSchema,
+});
+
+export const PasteSchema = z.strictObject({
+  /** Paste with bracketed-paste markers (`paste-buffer -p`). */
+  bracketed: z.boolean().default(true),
+  /** A single line up to this many characters may be typed with `send-keys -l`. */
+  maxLiteralChars: z.number().int().nonnegative().default(200),
+});
+
+export const HooksKindSchema = z.enum(['claude', 'codex', 'none']);
+
+export const PresetSchema = z.strictObject({
+  name: z.string().min(1),
+  description: z.string().default(''),
+  /**
+   * The executable name used for pane discovery (`#{pane_current_command}`);
+   * empty for `generic`, which no pane is discovered by.
+   */
+  program: z.string(),
+  args: z.array(z.string()).default([]),
+  states: PresetStatesSchema.prefault({}),
+  /** A tmux key name sent alone after the text, e.g. `Enter` or `C-m`. */
+  submitKey: z.string().min(1).default('Enter'),
+  submitDelayMs: z.number().int().nonnegative().default(200),
+  paste: PasteSchema.prefault({}),
+  hooks: HooksKindSchema.default('none'),
+  /**
+   * Literal text (not a regex, case-insensitive) that means "working" when it
+   * is in the last BUSY_MARKER_LINES lines; checked after the working rules.
+   * `null` turns it off.
+   */
+  busyMarker: z.string().min(1).nullable().default('esc to interrupt'),
+});
+
+export type Preset = z.output<typeof PresetSchema>;
+export type PresetInput = z.input<typeof PresetSchema>;
+
+/** How many bottom lines the busy marker is looked for in. */
+export const BUSY_MARKER_LINES = 25;
+
+/**
+ * A preset as written in `macs.config.json` under `presets.<name>`: every
+ * field optional, plus `extends` naming a builtin or another custom preset.
+ */
+export const CustomPresetSchema = z.strictObject({
+  extends: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  program: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  states: z
+    .strictObject({
+      working: z.array(z.unknown()).optional(),
+      idle: z.array(z.unknown()).optional(),
+      approval: z.array(z.unknown()).optional(),
+      error: z.array(z.unknown()).optional(),
+    })
+    .optional(),
+  submitKey: z.string().min(1).optional(),
+  submitDelayMs: z.number().int().nonnegative().optional(),
+  paste: z
+    .strictObject({
+      bracketed: z.boolean().optional(),
+      maxLiteralChars: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
+  hooks: HooksKindSchema.optional(),
+  busyMarker: z.string().min(1).nullable().optional(),
+});
+export type CustomPreset = z.output<typeof CustomPresetSchema>;
+
+const MAX_REPORTED_ISSUES = 5;
+
+/** `states.working.0: not a valid regular expression` lines for an error. */
+export function formatIssues(error: z.ZodError, prefix = ''): string {
+  return error.issues
+    .slice(0, MAX_REPORTED_ISSUES)
+    .map((issue) => {
+      const path = [prefix, ...issue.path.map(String)]
+        .filter((part) => part !== '')
+        .join('.');
+      return `${path || '(root)'}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+/**
+ * Validate a preset and fill in its defaults. Throws a ConfigError naming
+ * the dotted path of each problem (up to five).
+ */
+export function parsePreset(input: unknown): Preset {
+  const result = PresetSchema.safeParse(input);
+  if (result.success) return result.data;
+  const name =
+    typeof input === 'object' && input !== null && 'name' in input
+      ? String(input.name)
+      : 'preset';
+  throw new ConfigError(
+    `invalid preset "${name}": ${formatIssues(result.error)}`,
+    {
+      hint: 'see docs/presets.md for the preset fields',
+      cause: result.error,
+    },
+  );
+}
