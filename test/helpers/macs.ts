@@ -1,0 +1,147 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { childEnv } from './tmux-server.js';
+
+export const REPO_ROOT = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../..',
+);
+/** The built CLI (`npm test` builds first). */
+export const MACS_BIN = path.join(REPO_ROOT, 'dist', 'main.js');
+export const FAKE_AGENT = path.join(
+  REPO_ROOT,
+  'test',
+  'fixtures',
+  'fake-agent.mjs',
+);
+
+export interface MacsRun {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `macs ARGS` as a user would, against a home and a private tmux socket. */
+export function runMacs(
+  args: string[],
+  options: {
+    home: string;
+    socket?: string;
+    input?: string;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+  },
+): Promise<MacsRun> {
+  const env = childEnv({
+    MACS_HOME: options.home,
+    ...(options.socket ? { MACS_TMUX_SOCKET: options.socket } : {}),
+    ...options.env,
+  });
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [MACS_BIN, ...args],
+      {
+        env,
+        cwd: options.home,
+        timeout: options.timeoutMs ?? 30_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const code =
+          error && typeof (error as { code?: unknown }).code === 'number'
+            ? (error as { code: number }).code
+            : error
+              ? 1
+              : 0;
+        resolve({ exitCode: code, stdout, stderr });
+      },
+    );
+    if (options.input !== undefined) child.stdin?.end(options.input);
+    else child.stdin?.end();
+  });
+}
+
+export interface BridgeProcess {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves with the exit code when the process ends. */
+  exited: Promise<number | null>;
+}
+
+/** Start `macs bridge` in the background. */
+export function startBridge(
+  args: string[],
+  options: { home: string; socket: string; env?: Record<string, string> },
+): BridgeProcess {
+  const env = childEnv({
+    MACS_HOME: options.home,
+    MACS_TMUX_SOCKET: options.socket,
+    ...options.env,
+  });
+  const child = spawn(process.execPath, [MACS_BIN, 'bridge', ...args], {
+    env,
+    cwd: options.home,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (text += d.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => resolve(code)),
+  );
+  return { child, output: () => text, exited };
+}
+
+export interface RecordedInput {
+  /** submit, control, submit-ignored, paste-start, paste-end */
+  type: string;
+  text?: string;
+  bytes?: string;
+  during?: string;
+}
+
+/** What the fake agent recorded (one JSON object a line). */
+export function readRecord(file: string): RecordedInput[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as RecordedInput];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** Read every event of a home (all agents), in file order. */
+export function readAllEvents(home: string): {
+  type: string;
+  agent: string;
+  requestId?: string;
+  data?: Record<string, unknown>;
+}[] {
+  const dir = path.join(home, '.macs', 'events');
+  if (!existsSync(dir)) return [];
+  const files = readdirSync(dir)
+    .sort()
+    .filter((f) => f.endsWith('.jsonl'));
+  return files.flatMap((f) =>
+    readFileSync(path.join(dir, f), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            agent: string;
+            requestId?: string;
+            data?: Record<string, unknown>;
+          },
+      ),
+  );
+}

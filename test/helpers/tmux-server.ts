@@ -1,0 +1,144 @@
+import { execFileSync, execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** True when a tmux binary runs. Integration tests fail (not skip) in CI without it. */
+export function hasTmux(): boolean {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The environment for test children: never pointing at a live tmux session. */
+export function childEnv(
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('MACS_') && !(key in extra)) delete env[key];
+  }
+  return env;
+}
+
+export interface TestTmuxServer {
+  socket: string;
+  /** Run tmux on the private server; returns stdout. */
+  tmux(...args: string[]): Promise<string>;
+  /** Start a pane (new window) running argv; returns its pane id. */
+  spawnPane(
+    argv: string[],
+    options?: {
+      width?: number;
+      height?: number;
+      cwd?: string;
+      env?: Record<string, string>;
+    },
+  ): Promise<string>;
+  capture(pane: string): Promise<string>;
+  kill(): Promise<void>;
+}
+
+function quote(arg: string): string {
+  return `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * A private tmux server (`tmux -L macs-test-<random> -f /dev/null`) with one
+ * placeholder session. Never touches the user's default server.
+ */
+export async function startTmuxServer(): Promise<TestTmuxServer> {
+  const socket = `macs-test-${randomBytes(4).toString('hex')}`;
+  const env = childEnv();
+  const run = async (args: string[]) => {
+    const { stdout } = await execFileAsync('tmux', ['-L', socket, ...args], {
+      env,
+    });
+    return stdout;
+  };
+  await execFileAsync(
+    'tmux',
+    [
+      '-L',
+      socket,
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-s',
+      'test',
+      '-x',
+      '120',
+      '-y',
+      '40',
+    ],
+    { env },
+  );
+  await run(['set-option', '-g', 'remain-on-exit', 'on']);
+  let counter = 0;
+  return {
+    socket,
+    tmux: (...args) => run(args),
+    async spawnPane(argv, options = {}) {
+      counter += 1;
+      const envArgs = Object.entries({ ...options.env }).flatMap(([k, v]) => [
+        '-e',
+        `${k}=${v}`,
+      ]);
+      const out = await run([
+        'new-window',
+        '-d',
+        '-P',
+        '-F',
+        '#{pane_id}',
+        '-n',
+        `w${counter}`,
+        ...(options.cwd ? ['-c', options.cwd] : []),
+        ...envArgs,
+        argv.map(quote).join(' '),
+      ]);
+      const pane = out.trim();
+      if (options.width || options.height) {
+        await run([
+          'resize-window',
+          '-t',
+          pane,
+          '-x',
+          String(options.width ?? 120),
+          '-y',
+          String(options.height ?? 40),
+        ]);
+      }
+      return pane;
+    },
+    capture: (pane) => run(['capture-pane', '-p', '-t', pane]),
+    async kill() {
+      try {
+        await run(['kill-server']);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** A private temporary home folder, removed by the returned cleanup. */
+export function makeTempHome(prefix = 'macs-home-'): {
+  home: string;
+  cleanup: () => void;
+} {
+  const home = mkdtempSync(path.join(os.tmpdir(), prefix));
+  return {
+    home,
+    cleanup: () => rmSync(home, { recursive: true, force: true }),
+  };
+}
