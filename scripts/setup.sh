@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Set up macs on a fresh machine: tmux (Debian/Ubuntu: apt-get, as root or
+# with sudo), the npm dependencies, and the build. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "setup: tmux is missing; installing it with apt-get" >&2
+  if command -v apt-get >/dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux
+  else
+    echo "setup: no apt-get here; install tmux 3.2+ with your package manager (macOS: brew install tmux)" >&2
+    exit 3
+  fi
+fi
+
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<20||(a===20&&b<19)) { console.error("setup: macs needs Node.js >= 20.19, found "+process.versions.node); process.exit(1) }'
+
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+npm run build
+echo "setup: done ($(tmux -V), node $(node -v)); run: node dist/main.js --help" >&2

@@ -1,0 +1,258 @@
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { EventSink } from '../events/log.js';
+import type { Logger } from '../log/logger.js';
+import { isSafeFileName } from '../protocol/ids.js';
+import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
+import type { HomePaths } from '../state/paths.js';
+import type {
+  AnswerHandler,
+  BackendRequest,
+  ControllerBackend,
+} from './types.js';
+
+/** Outbox files larger than this are refused (SPEC §4). */
+export const MAX_OUTBOX_BYTES = 1024 * 1024;
+/**
+ * A temp file is reported only if it lingers this long: write-then-rename
+ * (the recommended way to answer) leaves one for a moment, which is not news.
+ */
+export const TEMP_FILE_GRACE_MS = 1000;
+/** The agent name under which bridge-wide warnings (no agent known) are logged. */
+export const BRIDGE_EVENT_AGENT = 'bridge';
+
+/** Metadata written next to each inbox body: `inbox/<id>.json`. */
+export interface InboxMeta {
+  id: string;
+  agent: string;
+  workerId?: string;
+  type: string;
+  priority: string;
+  attributes: Record<string, string>;
+  detectedAt: string;
+  preset: string;
+  hash: string;
+  backend: 'file';
+  context?: unknown;
+}
+
+/** Why an outbox file was passed over. */
+export type OutboxRejection =
+  | 'temp-file'
+  | 'not-txt'
+  | 'bad-name'
+  | 'symlink'
+  | 'not-a-file'
+  | 'empty'
+  | 'too-large'
+  | 'not-utf8'
+  | 'unknown-request'
+  | 'already-answered';
+
+const TEMP_FILE = /(^\.|~$|\.swp$|\.swo$|\.swx$|\.tmp$|\.part$|^#.*#$)/;
+
+/** Pure: is this outbox file name one we should even look at? */
+export function classifyOutboxName(
+  name: string,
+): { id: string } | { rejected: OutboxRejection } {
+  if (TEMP_FILE.test(name)) return { rejected: 'temp-file' };
+  if (!name.endsWith('.txt')) return { rejected: 'not-txt' };
+  const id = name.slice(0, -'.txt'.length);
+  if (!isSafeFileName(id)) return { rejected: 'bad-name' };
+  return { id };
+}
+
+export interface FileBackend extends ControllerBackend {
+  /** Route answers for this agent's requests to its handler. */
+  register(agent: string, onAnswer: AnswerHandler): void;
+  start(): Promise<void>;
+  /** Check one outbox file now (the watcher calls this). */
+  checkOutboxFile(name: string): Promise<void>;
+}
+
+export interface FileBackendOptions {
+  paths: HomePaths;
+  events: EventSink;
+  log: Logger;
+  pollIntervalMs?: number;
+}
+
+/**
+ * The file backend (SPEC §3, §4): requests go to `inbox/`, a person or any
+ * program answers in `outbox/<id>.txt`. Waiting blocks nothing: the outbox is
+ * watched, and answers are dispatched to the agent that asked.
+ */
+export function createFileBackend(options: FileBackendOptions): FileBackend {
+  const { paths, events, log } = options;
+  const handlers = new Map<string, AnswerHandler>();
+  /** A warning is given once per file version, not on every poll. */
+  const warned = new Map<string, string>();
+  const inFlight = new Set<string>();
+  /** When each temp file was first seen. */
+  const tempSeen = new Map<string, number>();
+  let watcher: FSWatcher | undefined;
+  let poller: NodeJS.Timeout | undefined;
+
+  async function warn(
+    name: string,
+    version: string,
+    reason: OutboxRejection,
+    agent?: string,
+    requestId?: string,
+  ): Promise<void> {
+    if (warned.get(name) === `${version}:${reason}`) return;
+    warned.set(name, `${version}:${reason}`);
+    log.warn({ file: name, reason }, 'outbox file ignored');
+    await events.emit({
+      agent: agent ?? BRIDGE_EVENT_AGENT,
+      type: 'outbox.ignored',
+      ...(requestId ? { requestId } : {}),
+      data: { file: `outbox/${name}`, reason },
+    });
+  }
+
+  async function readInboxMeta(id: string): Promise<InboxMeta | undefined> {
+    try {
+      return JSON.parse(
+        await readFile(path.join(paths.inbox, `${id}.json`), 'utf8'),
+      ) as InboxMeta;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function checkOutboxFile(name: string): Promise<void> {
+    if (inFlight.has(name)) return;
+    inFlight.add(name);
+    try {
+      await inspect(name);
+    } catch (error) {
+      log.error({ err: error, file: name }, 'outbox check failed');
+    } finally {
+      inFlight.delete(name);
+    }
+  }
+
+  async function inspect(name: string): Promise<void> {
+    const file = path.join(paths.outbox, name);
+    let info;
+    try {
+      info = await lstat(file);
+    } catch {
+      warned.delete(name);
+      tempSeen.delete(name);
+      return; // gone already (delivered and cleaned up, or renamed away)
+    }
+    const version = `${info.size}:${info.mtimeMs}`;
+    const verdict = classifyOutboxName(name);
+    if ('rejected' in verdict) {
+      if (verdict.rejected === 'temp-file') {
+        const first = tempSeen.get(name) ?? Date.now();
+        tempSeen.set(name, first);
+        if (Date.now() - first < TEMP_FILE_GRACE_MS) return;
+        return warn(name, 'lingering', verdict.rejected);
+      }
+      return warn(name, version, verdict.rejected);
+    }
+    const { id } = verdict;
+    const meta = await readInboxMeta(id);
+    if (meta && !handlers.has(meta.agent)) return; // another bridge's request
+    const agent = meta?.agent;
+    if (info.isSymbolicLink()) return warn(name, version, 'symlink', agent, id);
+    if (!info.isFile()) return warn(name, version, 'not-a-file', agent, id);
+    if (info.size === 0) return warn(name, version, 'empty', agent, id);
+    if (info.size > MAX_OUTBOX_BYTES)
+      return warn(name, version, 'too-large', agent, id);
+    if (!meta) return warn(name, version, 'unknown-request', undefined, id);
+    const bytes = await readFile(file);
+    // A writer still going: the file changed while we read it; the watcher calls again.
+    const after = await lstat(file).catch(() => undefined);
+    if (!after || after.size !== info.size || after.mtimeMs !== info.mtimeMs)
+      return;
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      return warn(name, version, 'not-utf8', agent, id);
+    }
+    const handler = handlers.get(meta.agent);
+    if (!handler) return;
+    const result = await handler({ id, text, source: `outbox/${name}` });
+    if (result === 'unknown-request')
+      await warn(name, version, 'unknown-request', meta.agent, id);
+    // 'already-answered': a leftover of a crash between answer and clean-up; the supervisor finishes it.
+  }
+
+  async function rescan(): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(paths.outbox);
+    } catch {
+      return;
+    }
+    for (const name of names.sort()) await checkOutboxFile(name);
+  }
+
+  return {
+    name: 'file',
+    register(agent, onAnswer) {
+      handlers.set(agent, onAnswer);
+    },
+    async start() {
+      await ensurePrivateDir(paths.inbox);
+      await ensurePrivateDir(paths.outbox);
+      watcher = watch(paths.outbox, {
+        ignoreInitial: true,
+        depth: 0,
+        awaitWriteFinish: false,
+        atomic: false,
+      });
+      const onPath = (file: string) => {
+        if (path.dirname(file) !== paths.outbox) return;
+        void checkOutboxFile(path.basename(file));
+      };
+      watcher.on('add', onPath).on('change', onPath);
+      watcher.on('error', (error) =>
+        log.error({ err: error }, 'outbox watcher error'),
+      );
+      await new Promise<void>((resolve) =>
+        watcher?.once('ready', () => resolve()),
+      );
+      // Backstop: a lost notification never leaves an answer unread.
+      poller = setInterval(() => void rescan(), options.pollIntervalMs ?? 250);
+      poller.unref();
+      await rescan();
+    },
+    async submit(request: BackendRequest) {
+      await ensurePrivateDir(paths.inbox);
+      const meta: InboxMeta = {
+        id: request.id,
+        agent: request.agent,
+        ...(request.workerId ? { workerId: request.workerId } : {}),
+        type: request.type,
+        priority: request.priority,
+        attributes: request.attributes,
+        detectedAt: request.detectedAt,
+        preset: request.preset,
+        hash: request.bodyHash,
+        backend: 'file',
+      };
+      // Body first, metadata last: a reader that sees the .json sees the .txt.
+      await writeFileAtomic(
+        path.join(paths.inbox, `${request.id}.txt`),
+        request.body,
+      );
+      await writeFileAtomic(
+        path.join(paths.inbox, `${request.id}.json`),
+        `${JSON.stringify(meta, null, 2)}\n`,
+      );
+    },
+    rescan,
+    async stop() {
+      if (poller) clearInterval(poller);
+      await watcher?.close();
+    },
+    checkOutboxFile,
+  };
+}

@@ -1,0 +1,97 @@
+import { Option, type Command } from 'commander';
+import { loadConfig, type LoadedConfig } from '../config/load.js';
+import type { MacsConfig } from '../config/schema.js';
+import { createLogger, type Logger, type LogLevel } from '../log/logger.js';
+import { resolveHomePaths, type HomePaths } from '../state/paths.js';
+import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
+import type { RunTmux } from '../tmux/run.js';
+import type { Output } from './output.js';
+
+/** What every command gets from `main.ts` (and tests inject). */
+export interface CliDeps {
+  output: Output;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  runTmux: RunTmux;
+  /** Read all of stdin (for `-` arguments). */
+  readStdin: () => Promise<string>;
+  stdinIsTTY: boolean;
+  /** Resolves when the user interrupts (SIGINT/SIGTERM); long-running commands stop then. */
+  interrupted: Promise<'SIGINT' | 'SIGTERM'>;
+}
+
+export interface CommonOptions {
+  home?: string;
+  tmuxSocket?: string;
+  config?: string;
+  logLevel?: LogLevel;
+}
+
+/** Options every command takes; each has a `MACS_*` environment twin. */
+export function addCommonOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--home <dir>',
+        'the folder macs works in (default: current directory)',
+      ).env('MACS_HOME'),
+    )
+    .addOption(
+      new Option(
+        '--tmux-socket <name>',
+        'use the private tmux server `tmux -L <name>`',
+      ).env('MACS_TMUX_SOCKET'),
+    )
+    .addOption(
+      new Option(
+        '--config <file>',
+        'config file (default: <home>/macs.config.json)',
+      ).env('MACS_CONFIG'),
+    )
+    .addOption(
+      new Option(
+        '--log-level <level>',
+        'developer log level, written to .macs/macs.log',
+      )
+        .choices(['trace', 'debug', 'info', 'warn', 'error', 'silent'])
+        .env('MACS_LOG_LEVEL'),
+    );
+}
+
+export interface CommandContext {
+  paths: HomePaths;
+  tmux: TmuxClient;
+  log: Logger;
+  loadConfig(flags?: Partial<MacsConfig>): Promise<LoadedConfig>;
+}
+
+export function createContext(
+  options: CommonOptions,
+  deps: CliDeps,
+): CommandContext {
+  const home = options.home ?? deps.cwd;
+  const paths = resolveHomePaths(home);
+  return {
+    paths,
+    tmux: createTmuxClient(options.tmuxSocket, deps.runTmux),
+    log: createLogger({ home: paths.home, level: options.logLevel ?? 'info' }),
+    loadConfig: (flags) =>
+      loadConfig({
+        home: paths.home,
+        env: deps.env,
+        ...(options.config ? { path: options.config } : {}),
+        ...(flags ? { flags } : {}),
+      }),
+  };
+}
+
+/** `2m 3s ago`-style age for people. */
+export function formatAge(fromIso: string, now = Date.now()): string {
+  const ms = Math.max(0, now - Date.parse(fromIso));
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  const h = Math.floor(m / 60);
+  return `${h}h${String(m % 60).padStart(2, '0')}m`;
+}

@@ -1,0 +1,131 @@
+import { readdir, stat, open } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Option, type Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import {
+  matchesEvent,
+  parseEventLines,
+  parseSince,
+  readEvents,
+  type EventFilter,
+} from '../events/log.js';
+import type { MacsEvent } from '../events/types.js';
+import {
+  addCommonOptions,
+  createContext,
+  type CliDeps,
+  type CommonOptions,
+} from './common.js';
+
+export interface EventsOptions extends CommonOptions {
+  agent?: string;
+  type?: string;
+  request?: string;
+  since?: string;
+  follow?: boolean;
+  json?: boolean;
+}
+
+/** One event as a line for people. */
+export function formatEventLine(event: MacsEvent): string {
+  const time = event.ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  const data =
+    event.data && Object.keys(event.data).length
+      ? ` ${JSON.stringify(event.data)}`
+      : '';
+  return `${time}  ${event.agent}  ${event.type}${event.requestId ? `  ${event.requestId}` : ''}${data}`;
+}
+
+const FOLLOW_POLL_MS = 200;
+
+/** Query the event log; with --follow, keep printing new events until interrupted. */
+export async function runEvents(
+  opts: EventsOptions,
+  deps: CliDeps,
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const filter: EventFilter = {
+    ...(opts.agent ? { agent: opts.agent } : {}),
+    ...(opts.type ? { type: opts.type } : {}),
+    ...(opts.request ? { requestId: opts.request } : {}),
+  };
+  if (opts.since) {
+    const since = parseSince(opts.since);
+    if (!since)
+      throw new ConfigError(
+        `--since '${opts.since}' is not a duration (10m, 2h, 1d) or a date`,
+      );
+    filter.since = since;
+  }
+  const print = (event: MacsEvent) =>
+    opts.json
+      ? deps.output.out(JSON.stringify(event))
+      : deps.output.out(formatEventLine(event));
+  if (!opts.follow) {
+    const events = await readEvents(ctx.paths, filter);
+    if (opts.json) deps.output.json(events);
+    else if (events.length === 0) deps.output.out('no events');
+    else events.forEach(print);
+    return 0;
+  }
+  // Follow: print what exists, then new complete lines of every events file as they appear.
+  for (const event of await readEvents(ctx.paths, filter)) print(event);
+  const offsets = new Map<string, number>();
+  const files = async () =>
+    (await readdir(ctx.paths.events).catch(() => [] as string[])).filter((f) =>
+      f.endsWith('.jsonl'),
+    );
+  for (const f of await files())
+    offsets.set(f, (await stat(path.join(ctx.paths.events, f))).size);
+  let stopped = false;
+  void deps.interrupted.then(() => {
+    stopped = true;
+  });
+  while (!stopped) {
+    for (const f of await files()) {
+      const file = path.join(ctx.paths.events, f);
+      const size = (await stat(file).catch(() => undefined))?.size ?? 0;
+      let from = offsets.get(f) ?? 0;
+      if (size < from) from = 0;
+      if (size === from) continue;
+      const handle = await open(file, 'r');
+      const buf = Buffer.alloc(size - from);
+      await handle.read(buf, 0, buf.length, from);
+      await handle.close();
+      const text = buf.toString('utf8');
+      const complete = text.lastIndexOf('\n') + 1; // leave a half-written line for the next round
+      offsets.set(f, from + Buffer.byteLength(text.slice(0, complete)));
+      for (const event of parseEventLines(text.slice(0, complete)))
+        if (matchesEvent(event, filter)) print(event);
+    }
+    await Promise.race([delay(FOLLOW_POLL_MS), deps.interrupted]);
+  }
+  return 0;
+}
+
+export function registerEventsCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('events')
+      .description('query the event log (.macs/events/<agent>.jsonl)')
+      .option('--agent <name>', 'only this agent')
+      .option('--type <type>', 'only this type, or a prefix such as `request`')
+      .option('--request <id>', 'only this request')
+      .addOption(
+        new Option(
+          '--since <when>',
+          'only since a duration ago (30s, 10m, 2h, 1d) or an ISO date',
+        ),
+      )
+      .option('-f, --follow', 'keep printing new events until interrupted')
+      .option(
+        '--json',
+        'print JSON (an array; one object a line with --follow)',
+      ),
+  ).action((opts: EventsOptions) => run(runEvents(opts, deps)));
+}

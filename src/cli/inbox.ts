@@ -1,0 +1,72 @@
+import type { Command } from 'commander';
+import { listOpenRequests } from '../state/pending.js';
+import {
+  addCommonOptions,
+  createContext,
+  formatAge,
+  type CliDeps,
+  type CommonOptions,
+} from './common.js';
+
+export interface InboxOptions extends CommonOptions {
+  json?: boolean;
+  agent?: string;
+}
+
+/** List pending requests (every agent's, from their state files). */
+export async function runInbox(
+  opts: InboxOptions,
+  deps: CliDeps,
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const open = (await listOpenRequests(ctx.paths)).filter(
+    (r) => !opts.agent || r.agent === opts.agent,
+  );
+  if (opts.json) {
+    deps.output.json(
+      open.map((r) => ({
+        id: r.id,
+        agent: r.agent,
+        type: r.type,
+        priority: r.priority,
+        stage: r.stage,
+        backend: r.backend ?? null,
+        detectedAt: r.detectedAt,
+        body: r.body,
+        attributes: r.attributes,
+      })),
+    );
+    return 0;
+  }
+  if (open.length === 0) {
+    deps.output.out('no pending requests');
+    return 0;
+  }
+  for (const r of open) {
+    const first = r.body.split('\n', 1)[0] ?? '';
+    deps.output.out(
+      `${r.id}  ${r.agent}  ${r.type}  ${r.stage}  ${formatAge(r.detectedAt)}  ${first.slice(0, 72)}`,
+    );
+  }
+  deps.output.out('');
+  deps.output.out(
+    'answer with: macs respond <id> "text"   (full text: inbox/<id>.txt)',
+  );
+  return 0;
+}
+
+export function registerInboxCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('inbox')
+      .description(
+        'list pending requests: id, agent, type, stage, age, first line',
+      )
+      .option('--json', 'print the requests as JSON')
+      .option('--agent <name>', 'only this agent'),
+  ).action((opts: InboxOptions) => run(runInbox(opts, deps)));
+}

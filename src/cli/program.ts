@@ -1,0 +1,75 @@
+import { Command, CommanderError } from 'commander';
+import { registerBridgeCommand } from './bridge.js';
+import type { CliDeps } from './common.js';
+import { registerEventsCommand } from './events.js';
+import { registerInboxCommand } from './inbox.js';
+import { registerPresetCommand } from './preset-command.js';
+import { registerRespondCommand } from './respond.js';
+
+export const VERSION = '0.1.0';
+
+export interface Program {
+  command: Command;
+  /** Parse argv (without `node` and the script) and run; resolves to the exit code. */
+  run(argv: readonly string[]): Promise<number>;
+}
+
+/** Build the `macs` program with injected dependencies (tests call `run`). */
+export function buildProgram(deps: CliDeps): Program {
+  const command = new Command('macs')
+    .description(
+      'macs: a controller agent supervises worker coding agents in tmux panes.\n' +
+        "The bridge reads each worker's pane, routes its requests to an answerer and types the answer back safely.",
+    )
+    .version(VERSION)
+    .exitOverride()
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: deps.output.writeOut,
+      writeErr: deps.output.writeErr,
+    })
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 ok, 1 failure, 2 bad usage or config, 3 tmux missing or unreachable, 130 interrupted.
+Every option also reads MACS_<OPTION> from the environment (e.g. MACS_HOME, MACS_TMUX_SOCKET).`,
+    );
+
+  const action: { pending?: Promise<number> } = {};
+  const run = (p: Promise<number>) => {
+    action.pending = p;
+  };
+  registerBridgeCommand(command, deps, run);
+  registerInboxCommand(command, deps, run);
+  registerRespondCommand(command, deps, run);
+  registerEventsCommand(command, deps, run);
+  registerPresetCommand(command, deps, run);
+  for (const sub of command.commands)
+    sub.exitOverride().configureOutput({
+      writeOut: deps.output.writeOut,
+      writeErr: deps.output.writeErr,
+    });
+
+  return {
+    command,
+    async run(argv) {
+      delete action.pending;
+      try {
+        await command.parseAsync([...argv], { from: 'user' });
+      } catch (error) {
+        if (error instanceof CommanderError) {
+          if (
+            error.code === 'commander.helpDisplayed' ||
+            error.code === 'commander.version' ||
+            error.code === 'commander.help'
+          )
+            return 0;
+          return 2;
+        }
+        throw error;
+      }
+      const pending = action.pending as Promise<number> | undefined;
+      return pending === undefined ? 0 : pending;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { readFile, lstat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError, MacsError } from '../errors.js';
+import { isSafeFileName } from '../protocol/ids.js';
+import { ensurePrivateDir, fileExists, writeFileAtomic } from '../state/fs.js';
+import {
+  addCommonOptions,
+  createContext,
+  type CliDeps,
+  type CommonOptions,
+} from './common.js';
+
+export interface RespondOptions extends CommonOptions {
+  file?: string;
+  force?: boolean;
+}
+
+/**
+ * Answer a pending request: write `outbox/<id>.txt` atomically (temp file +
+ * rename), which the bridge picks up at once.
+ */
+export async function runRespond(
+  id: string,
+  text: string | undefined,
+  opts: RespondOptions,
+  deps: CliDeps,
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  if (!isSafeFileName(id)) {
+    throw new ConfigError(`'${id}' is not a request id`, {
+      hint: 'see the ids with `macs inbox`',
+    });
+  }
+  let answer: string;
+  if (opts.file !== undefined) {
+    if (text !== undefined)
+      throw new ConfigError('give the answer as TEXT or with --file, not both');
+    answer = await readFile(path.resolve(deps.cwd, opts.file), 'utf8');
+  } else if (text === '-' || (text === undefined && !deps.stdinIsTTY)) {
+    answer = await deps.readStdin();
+  } else if (text !== undefined) {
+    answer = text;
+  } else {
+    throw new ConfigError('no answer given', {
+      hint: 'macs respond <id> "text", --file F, or - to read stdin',
+    });
+  }
+  if (!answer.trim())
+    throw new ConfigError('the answer is empty; nothing was written');
+  const meta = path.join(ctx.paths.inbox, `${id}.json`);
+  if (!opts.force && !(await fileExists(meta))) {
+    throw new MacsError(`no pending request '${id}' in ${ctx.paths.inbox}`, {
+      hint: 'list pending requests with `macs inbox` (check --home); --force writes the answer anyway',
+    });
+  }
+  const target = path.join(ctx.paths.outbox, `${id}.txt`);
+  const existing = await lstat(target).catch(() => undefined);
+  if (existing && !opts.force) {
+    throw new MacsError(
+      `request '${id}' already has an answer waiting (${target})`,
+      {
+        hint: 'use --force to replace it',
+      },
+    );
+  }
+  await ensurePrivateDir(ctx.paths.outbox);
+  await writeFileAtomic(target, answer.endsWith('\n') ? answer : `${answer}\n`);
+  deps.output.out(
+    `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, target) || target}`,
+  );
+  return 0;
+}
+
+export function registerRespondCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('respond')
+      .description(
+        'answer a pending request (writes outbox/<id>.txt, which the bridge delivers)',
+      )
+      .argument('<id>', 'the request id, as `macs inbox` lists it')
+      .argument(
+        '[text]',
+        'the answer; `-` (or no text with piped stdin) reads stdin',
+      )
+      .option('--file <file>', 'read the answer from a file')
+      .option(
+        '--force',
+        'write even if the request is not pending or already answered',
+      )
+      .addHelpText(
+        'after',
+        `
+The answer may hold a "WORKER INSTRUCTIONS:" part (sent to the worker) and a
+"NOTES:" part (kept for people, never sent). Text without headers is all
+instructions.
+
+Examples:
+  macs respond worker-1-q-17 "Migrate after the API change."
+  macs respond worker-1-q-17 --file answer.md
+  printf 'WORKER INSTRUCTIONS:\\nGo ahead.\\n\\nNOTES:\\nWatch the tests.\\n' | macs respond worker-1-q-17 -`,
+      ),
+  ).action((id: string, text: string | undefined, opts: RespondOptions) =>
+    run(runRespond(id, text, opts, deps)),
+  );
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+import { buildProgram } from './cli/program.js';
+import { createOutput } from './cli/output.js';
+import { createRunTmux } from './tmux/run.js';
+import { MacsError } from './errors.js';
+
+/** The entry point: build the program, run it, one top-level catch, the only process.exit. */
+async function main(): Promise<number> {
+  const output = createOutput();
+  const argv = process.argv.slice(2);
+  const debug = argv.includes('--debug') || process.env.MACS_DEBUG === '1';
+  const interrupted = new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  const program = buildProgram({
+    output,
+    env: process.env,
+    cwd: process.cwd(),
+    runTmux: createRunTmux({ env: process.env }),
+    stdinIsTTY: Boolean(process.stdin.isTTY),
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+    interrupted,
+  });
+  try {
+    return await program.run(argv.filter((a) => a !== '--debug'));
+  } catch (error) {
+    if (error instanceof MacsError) {
+      output.err(`macs: ${error.message}`);
+      if (error.hint) output.err(`hint: ${error.hint}`);
+      if (debug && error.stack) output.err(error.stack);
+      return error.exitCode;
+    }
+    output.err(
+      `macs: unexpected error: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    if (error instanceof Error && error.stack)
+      output.err(
+        debug
+          ? error.stack
+          : 'hint: run again with --debug for the stack trace',
+      );
+    return 1;
+  }
+}
+
+const code = await main();
+process.exitCode = code;
+// Long-running commands leave watchers behind only on a bug; never hang on exit.
+setTimeout(() => process.exit(code), 200).unref();
