@@ -92,6 +92,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
   /** When each temp file was first seen. */
   const tempSeen = new Map<string, number>();
   let watcher: FSWatcher | undefined;
+  let inboxReady: Promise<void> | undefined;
   let poller: NodeJS.Timeout | undefined;
 
   async function warn(
@@ -225,7 +226,8 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
       await rescan();
     },
     async submit(request: BackendRequest) {
-      await ensurePrivateDir(paths.inbox);
+      inboxReady ??= ensurePrivateDir(paths.inbox);
+      await inboxReady;
       const meta: InboxMeta = {
         id: request.id,
         agent: request.agent,

@@ -419,7 +419,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       record.stage = 'routed';
       record.routedAt = new Date().toISOString();
       record.backend = backend.name;
-      await saveNow();
+      // Not urgent: a restart that finds the request still `detected` routes
+      // it again, which is idempotent.
+      saveLater();
     }
     await emit({
       type: 'request.routed',

@@ -99,15 +99,22 @@ export async function loadAgentState(
   }
 }
 
+/** State folders already made private by this process. */
+const readyStateDirs = new Set<string>();
+
 export async function saveAgentState(
   paths: HomePaths,
   state: AgentStateFile,
 ): Promise<void> {
-  await ensurePrivateDir(paths.state);
+  if (!readyStateDirs.has(paths.state)) {
+    await ensurePrivateDir(paths.state);
+    readyStateDirs.add(paths.state);
+  }
   state.updatedAt = new Date().toISOString();
+  // Compact: this is written on every request stage, on the detection path.
   await writeFileAtomic(
     stateFilePath(paths, state.agent),
-    `${JSON.stringify(state, null, 2)}\n`,
+    `${JSON.stringify(state)}\n`,
   );
 }
 
