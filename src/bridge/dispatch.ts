@@ -1,0 +1,397 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { CollectContext } from '../backends/context.js';
+import type { FileBackend } from '../backends/file.js';
+import { createPriorityQueue } from '../backends/queue.js';
+import type {
+  AnswerHandler,
+  AnswerVerdict,
+  AttemptBackend,
+  AttemptResult,
+  BackendRequest,
+  ControllerBackend,
+  SubmitResult,
+} from '../backends/types.js';
+import type { BackendName, MacsConfig } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import { readEvents, type EventSink } from '../events/log.js';
+import type { EventType } from '../events/types.js';
+import type { Logger } from '../log/logger.js';
+import { buildContextPacket, type ContextPacket } from '../protocol/context.js';
+import { ensurePrivateDir, fileExists, writeFileAtomic } from '../state/fs.js';
+import type { HomePaths } from '../state/paths.js';
+import {
+  checkGuards,
+  chooseRoute,
+  GUARD_HASH_CHARS,
+  GUARD_WINDOW_MS,
+  type GuardTrip,
+} from './router.js';
+
+export interface DispatcherOptions {
+  config: MacsConfig;
+  paths: HomePaths;
+  events: EventSink;
+  log: Logger;
+  file: FileBackend;
+  exec?: AttemptBackend;
+  interactive?: AttemptBackend;
+  collectContext: CollectContext;
+  now?: () => number;
+}
+
+/** The one backend a supervisor talks to: routing, fallback, loop guards. */
+export interface Dispatcher extends ControllerBackend {
+  /** Send answers to this agent's requests to its handler. */
+  register(agent: string, onAnswer: AnswerHandler): void;
+  start(): Promise<void>;
+  /** The backends this bridge can use. */
+  readonly available: readonly BackendName[];
+}
+
+/** Context packets built at once (each runs tmux twice and git once). */
+export const CONTEXT_MAX_PARALLEL = 4;
+
+/** What the loop guards remember about one agent. */
+interface AgentHistory {
+  requests: Map<string, { at: number; hash: string }>;
+  answered: Map<string, { id: string; at: number }>;
+}
+
+function describeGuard(trip: GuardTrip): string {
+  switch (trip.reason) {
+    case 'rate-limit':
+      return `${trip.count} requests in the last hour (limit ${trip.limit}); sent to a person instead of an AI answerer`;
+    case 'repeat':
+      return `the same request as ${trip.previousId}, answered at ${trip.answeredAt}; sent to a person instead of asking an AI again`;
+    default: {
+      const never: never = trip;
+      throw new Error(`unexpected guard ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** `archive/<day>/<id>.context.json`: the packet, archived with the request. */
+export function contextArchivePath(
+  paths: HomePaths,
+  request: { id: string; detectedAt: string },
+): string {
+  return path.join(
+    paths.archive,
+    request.detectedAt.slice(0, 10),
+    `${request.id}.context.json`,
+  );
+}
+
+/**
+ * The composite backend (SPEC §3 routing). For each request it picks the
+ * chain of backends (`bridge/router.ts`), applies the loop guards, builds
+ * the context packet once (archived as `archive/<day>/<id>.context.json`),
+ * and tries the backends in order: an exec or interactive failure is
+ * recorded (`request.failed`) and the request moves on
+ * (`request.fallback`, `request.routed`), ending with the file inbox.
+ * `submit` only decides and records the route; building the packet and
+ * handing the request over happen in the background, so neither tmux, git
+ * nor a slow answerer ever holds up the supervisor.
+ */
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { config, paths, events, log, file } = options;
+  const now = options.now ?? Date.now;
+  const attempts = new Map<BackendName, AttemptBackend>();
+  if (options.exec) attempts.set('exec', options.exec);
+  if (options.interactive) attempts.set('interactive', options.interactive);
+  const available: BackendName[] = ['file', ...attempts.keys()];
+  const handlers = new Map<string, AnswerHandler>();
+  const histories = new Map<string, Promise<AgentHistory>>();
+  const tasks = new Set<Promise<void>>();
+  const warnedSkips = new Set<string>();
+  const preparing = createPriorityQueue(CONTEXT_MAX_PARALLEL);
+  let stopped = false;
+
+  async function emit(
+    request: BackendRequest,
+    type: EventType,
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    try {
+      await events.emit({
+        agent: request.agent,
+        type,
+        requestId: request.id,
+        data,
+      });
+    } catch (error) {
+      log.error({ err: error, event: type }, 'could not record event');
+    }
+  }
+
+  /** The agent's recent requests and answers, read back from its events once. */
+  function historyFor(agent: string): Promise<AgentHistory> {
+    let history = histories.get(agent);
+    if (!history) {
+      history = seedHistory(agent);
+      histories.set(agent, history);
+    }
+    return history;
+  }
+
+  async function seedHistory(agent: string): Promise<AgentHistory> {
+    const history: AgentHistory = { requests: new Map(), answered: new Map() };
+    const since = new Date(now() - GUARD_WINDOW_MS);
+    try {
+      for (const event of await readEvents(paths, { agent, since })) {
+        if (!event.requestId) continue;
+        const at = Date.parse(event.ts);
+        if (event.type === 'request.detected') {
+          const hash = event.data?.hash;
+          if (typeof hash === 'string')
+            history.requests.set(event.requestId, { at, hash });
+        } else if (
+          event.type === 'request.answered' ||
+          event.type === 'request.answered-empty'
+        ) {
+          const seen = history.requests.get(event.requestId);
+          if (seen)
+            history.answered.set(seen.hash, { id: event.requestId, at });
+        }
+      }
+    } catch (error) {
+      log.warn({ err: error, agent }, 'could not read the event history');
+    }
+    return history;
+  }
+
+  function prune(history: AgentHistory, at: number): void {
+    const since = at - GUARD_WINDOW_MS;
+    for (const [id, seen] of history.requests)
+      if (seen.at < since) history.requests.delete(id);
+    for (const [hash, seen] of history.answered)
+      if (seen.at < since) history.answered.delete(hash);
+  }
+
+  function wrapHandler(agent: string, onAnswer: AnswerHandler): AnswerHandler {
+    return async (answer) => {
+      const verdict = await onAnswer(answer);
+      if (verdict === 'accepted') {
+        const history = await historyFor(agent);
+        const seen = history.requests.get(answer.id);
+        if (seen) history.answered.set(seen.hash, { id: answer.id, at: now() });
+      }
+      return verdict;
+    };
+  }
+
+  async function contextFor(request: BackendRequest): Promise<ContextPacket> {
+    if (request.context) return request.context;
+    const file = contextArchivePath(paths, request);
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as ContextPacket;
+    } catch {
+      // not built yet
+    }
+    let packet: ContextPacket;
+    try {
+      packet = await options.collectContext(request);
+    } catch (error) {
+      log.warn({ err: error, requestId: request.id }, 'context incomplete');
+      packet = buildContextPacket({
+        requestId: request.id,
+        agent: request.agent,
+        preset: request.preset,
+        type: request.type,
+        priority: request.priority,
+        attributes: request.attributes,
+        detectedAt: request.detectedAt,
+        body: request.body,
+        screenLines: [],
+        contextLines: config.contextLines,
+        recent: [],
+        now: new Date(now()),
+      });
+    }
+    await ensurePrivateDir(paths.archive);
+    await ensurePrivateDir(path.dirname(file));
+    await writeFileAtomic(file, `${JSON.stringify(packet, null, 2)}\n`);
+    return packet;
+  }
+
+  async function deliverAnswer(
+    request: BackendRequest,
+    backend: BackendName,
+    result: Extract<AttemptResult, { type: 'answered' }>,
+  ): Promise<void> {
+    const handler = handlers.get(request.agent);
+    let verdict: AnswerVerdict = 'unknown-request';
+    if (handler)
+      verdict = await handler({
+        id: request.id,
+        text: result.text,
+        source: result.source,
+      });
+    if (verdict !== 'accepted') {
+      await emit(request, 'warning', {
+        message: `the answer from ${backend} was not taken (${verdict})`,
+      });
+    }
+  }
+
+  /** Try the chain from `index` on; runs in the background. */
+  async function runChain(
+    request: BackendRequest,
+    chain: readonly BackendName[],
+    index: number,
+  ): Promise<void> {
+    for (let i = index; i < chain.length; i += 1) {
+      const name = chain[i] ?? 'file';
+      if (name === 'file') {
+        await file.submit(request);
+        return;
+      }
+      const backend = attempts.get(name);
+      let result: AttemptResult;
+      try {
+        result = backend
+          ? await backend.attempt(request)
+          : { type: 'failed', reason: 'unavailable' };
+      } catch (error) {
+        result = {
+          type: 'failed',
+          reason: 'error',
+          detail: { error: errorMessage(error) },
+        };
+      }
+      if (result.type === 'aborted') return;
+      if (result.type === 'answered') {
+        // Even while stopping: the supervisor saves it, a restart delivers it.
+        await deliverAnswer(request, name, result);
+        return;
+      }
+      if (stopped) return; // a restarted bridge routes it again
+      const next = chain[i + 1] ?? 'file';
+      await emit(request, 'request.failed', {
+        backend: name,
+        reason: result.reason,
+        ...result.detail,
+      });
+      await emit(request, 'request.fallback', {
+        from: name,
+        to: next,
+        reason: result.reason,
+      });
+      await emit(request, 'request.routed', {
+        backend: next,
+        from: name,
+        fallback: true,
+      });
+      log.info(
+        { requestId: request.id, from: name, to: next, reason: result.reason },
+        'falling back',
+      );
+    }
+  }
+
+  function track(task: Promise<void>, request: BackendRequest): void {
+    const guarded = task.catch(async (error: unknown) => {
+      log.error({ err: error, requestId: request.id }, 'dispatch failed');
+      await emit(request, 'error', {
+        where: 'dispatch',
+        message: errorMessage(error),
+      });
+    });
+    tasks.add(guarded);
+    void guarded.finally(() => tasks.delete(guarded));
+  }
+
+  async function submit(request: BackendRequest): Promise<SubmitResult> {
+    const at = now();
+    const history = await historyFor(request.agent);
+    prune(history, at);
+    const resumed = request.previousBackend !== undefined;
+    const withPerson = await fileExists(
+      path.join(paths.inbox, `${request.id}.json`),
+    );
+    const guard =
+      resumed || withPerson
+        ? undefined
+        : checkGuards({
+            requestId: request.id,
+            bodyHash: request.bodyHash,
+            now: at,
+            maxRequestsPerHour: config.maxRequestsPerHour,
+            history,
+          });
+    const detectedAt = Date.parse(request.detectedAt);
+    history.requests.set(request.id, {
+      at:
+        history.requests.get(request.id)?.at ??
+        (Number.isNaN(detectedAt) ? at : detectedAt),
+      hash: request.bodyHash.slice(0, GUARD_HASH_CHARS),
+    });
+    const decision = withPerson
+      ? { chain: ['file'] as BackendName[], skipped: [] }
+      : chooseRoute({
+          type: request.type,
+          config,
+          available,
+          ...(guard ? { guard } : {}),
+          ...(request.previousBackend
+            ? { resumeFrom: request.previousBackend }
+            : {}),
+        });
+    if (guard) {
+      await emit(request, 'attention', {
+        ...guard,
+        message: describeGuard(guard),
+      });
+    }
+    const skipKey = `${request.agent}:${decision.skipped.join(',')}`;
+    if (decision.skipped.length > 0 && !warnedSkips.has(skipKey)) {
+      warnedSkips.add(skipKey);
+      await emit(request, 'warning', {
+        message: `the config routes to ${decision.skipped.join(', ')}, which this bridge does not run; skipped`,
+      });
+    }
+    const first = decision.chain[0] ?? 'file';
+    await emit(request, 'request.routed', {
+      backend: first,
+      chain: decision.chain,
+      ...(guard ? { guard: guard.reason } : {}),
+      ...(resumed ? { resumed: true } : {}),
+    });
+    track(dispatch(request, decision.chain), request);
+    return { backend: first, recorded: true };
+  }
+
+  /**
+   * Build (or reuse) the context packet, then run the chain. A few at a
+   * time: a burst of requests must not start a burst of tmux and git runs.
+   */
+  async function dispatch(
+    request: BackendRequest,
+    chain: readonly BackendName[],
+  ): Promise<void> {
+    const full = await preparing.run(request.priority, async () =>
+      stopped ? undefined : { ...request, context: await contextFor(request) },
+    );
+    if (full) await runChain(full, chain, 0);
+  }
+
+  return {
+    name: config.backend,
+    available,
+    register(agent, onAnswer) {
+      const wrapped = wrapHandler(agent, onAnswer);
+      handlers.set(agent, wrapped);
+      file.register(agent, wrapped);
+    },
+    start: () => file.start(),
+    submit,
+    rescan: () => file.rescan(),
+    async stop() {
+      stopped = true;
+      await Promise.all([...attempts.values()].map((b) => b.stop()));
+      await Promise.allSettled([...tasks]);
+      await file.stop();
+    },
+  };
+}
