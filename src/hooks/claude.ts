@@ -1,0 +1,438 @@
+/**
+ * Pure: Claude Code's hook protocol. Claude Code runs a command hook with the
+ * event's JSON on stdin; on exit 0 it reads a JSON object from stdout (see
+ * docs/hooks.md for the fields and the sources). One handler per event:
+ * (input, context) → plan. Nothing here reads files, the clock or the
+ * environment; the runner passes all of it in.
+ */
+import { hashBody, makeRequestId } from '../protocol/ids.js';
+import { sanitizeText } from '../protocol/sanitize.js';
+import type { DecisionFile } from '../state/hook-files.js';
+import type { AgentStateName, RequestRecord } from '../state/types.js';
+import { evaluatePolicy, toolSubjects } from './policy.js';
+import type {
+  ApprovalAsk,
+  HookContext,
+  HookEventRecord,
+  HookPlan,
+} from './types.js';
+
+/** The Claude Code events macs installs hooks for. */
+export const CLAUDE_HOOK_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'Stop',
+  'Notification',
+  'PermissionRequest',
+  'PreToolUse',
+] as const;
+export type ClaudeHookEvent = (typeof CLAUDE_HOOK_EVENTS)[number];
+
+/**
+ * Stop hooks in a row that may hand over a queued answer before macs lets
+ * the agent stop (Claude Code itself gives up after more; docs/hooks.md).
+ */
+export const STOP_BLOCK_CAP = 3;
+
+/** Longest text of a subject or message copied into an event. */
+const EVENT_TEXT_CHARS = 200;
+
+export type ParsedHookInput =
+  { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+
+/** Parse a hook's stdin: one JSON object. Empty or anything else is an error. */
+export function parseHookInput(raw: string): ParsedHookInput {
+  if (!raw.trim()) return { ok: false, error: 'empty input' };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    return {
+      ok: false,
+      error: `not JSON: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { ok: false, error: 'not a JSON object' };
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+function str(input: Record<string, unknown>, key: string): string | undefined {
+  const value = input[key];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function record(
+  input: Record<string, unknown>,
+  key: string,
+): Record<string, unknown> {
+  const value = input[key];
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
+function clip(text: string, max = EVENT_TEXT_CHARS): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+function hookEvent(
+  event: string,
+  input: Record<string, unknown>,
+  data: Record<string, unknown>,
+  requestId?: string,
+): HookEventRecord {
+  const session = str(input, 'session_id');
+  return {
+    type: `hook.${event}`,
+    ...(requestId ? { requestId } : {}),
+    data: { ...(session ? { session } : {}), ...data },
+  };
+}
+
+/** A plan that only records an `error` event (bad input): no reply, no state. */
+export function errorPlan(event: string, message: string): HookPlan {
+  return {
+    events: [{ type: 'error', data: { where: 'hook', event, message } }],
+  };
+}
+
+/** The additional context SessionStart gives the agent. */
+export function formatSessionContext(
+  agent: string,
+  workerPrompt: string,
+): string {
+  const prompt = workerPrompt.trim();
+  return `${prompt ? `${prompt}\n\n` : ''}macs supervises you as agent "${agent}".`;
+}
+
+function planSessionStart(
+  input: Record<string, unknown>,
+  ctx: HookContext,
+): HookPlan {
+  return {
+    reply: {
+      hookSpecificOutput: {
+        hookEventName: 'SessionStart',
+        additionalContext: formatSessionContext(ctx.agent, ctx.workerPrompt),
+      },
+    },
+    observation: { state: 'idle', consecutiveBlocks: 0 },
+    events: [
+      hookEvent('SessionStart', input, {
+        source: str(input, 'source') ?? 'unknown',
+        ...(str(input, 'model') ? { model: str(input, 'model') } : {}),
+      }),
+    ],
+  };
+}
+
+function planUserPromptSubmit(input: Record<string, unknown>): HookPlan {
+  return {
+    observation: { state: 'working', consecutiveBlocks: 0 },
+    events: [
+      hookEvent('UserPromptSubmit', input, {
+        chars: (str(input, 'prompt') ?? '').length,
+      }),
+    ],
+  };
+}
+
+/** The answer a Stop hook may hand over: the oldest answered one not taken. */
+export function nextQueuedAnswer(ctx: HookContext): RequestRecord | undefined {
+  if (ctx.paused || !ctx.agentState) return undefined;
+  return Object.values(ctx.agentState.requests)
+    .filter(
+      (r) =>
+        r.stage === 'answered' &&
+        r.origin !== 'hook' &&
+        !ctx.unavailable.has(r.id) &&
+        sanitizeText(r.response?.instructions ?? '').trim() !== '',
+    )
+    .sort(
+      (a, b) =>
+        (a.answeredAt ?? '').localeCompare(b.answeredAt ?? '') ||
+        a.detectedAt.localeCompare(b.detectedAt),
+    )[0];
+}
+
+/** The block reason that hands an answer to the agent instead of typing it. */
+export function formatStopReason(record: RequestRecord): string {
+  const instructions = sanitizeText(record.response?.instructions ?? '')
+    .replace(/\n+$/, '')
+    .trim();
+  return `The controller answered your request ${record.workerId ?? record.id}:\n\n${instructions}`;
+}
+
+function planStop(input: Record<string, unknown>, ctx: HookContext): HookPlan {
+  const active = input.stop_hook_active === true;
+  // A new chain of stops starts whenever Claude Code says no Stop hook is active.
+  const blocks = active ? (ctx.previous?.consecutiveBlocks ?? 0) : 0;
+  const capped = blocks >= STOP_BLOCK_CAP;
+  const next = capped ? undefined : nextQueuedAnswer(ctx);
+  if (!next) {
+    return {
+      observation: { state: 'idle', consecutiveBlocks: 0 },
+      events: [
+        hookEvent('Stop', input, {
+          stopHookActive: active,
+          ...(capped ? { capped: true, blocks } : {}),
+        }),
+      ],
+    };
+  }
+  return {
+    claim: next.id,
+    reply: { decision: 'block', reason: formatStopReason(next) },
+    observation: {
+      state: 'working',
+      delivered: next.id,
+      consecutiveBlocks: blocks + 1,
+    },
+    events: [
+      hookEvent(
+        'Stop',
+        input,
+        { stopHookActive: active, delivered: true, blocks: blocks + 1 },
+        next.id,
+      ),
+    ],
+  };
+}
+
+/** The state a Notification implies (`notification_type`, else its message). */
+export function notificationState(
+  type: string | undefined,
+  message: string,
+): AgentStateName | undefined {
+  switch (type) {
+    case 'permission_prompt':
+    case 'elicitation_dialog':
+      return 'approval';
+    case 'idle_prompt':
+      return 'idle';
+    case undefined:
+      if (/\bpermission\b/i.test(message)) return 'approval';
+      if (/\bwaiting for your input\b/i.test(message)) return 'idle';
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+function planNotification(input: Record<string, unknown>): HookPlan {
+  const type = str(input, 'notification_type');
+  const message = str(input, 'message') ?? '';
+  const state = notificationState(type, message);
+  return {
+    ...(state ? { observation: { state } } : {}),
+    events: [
+      hookEvent('Notification', input, {
+        ...(type ? { notificationType: type } : {}),
+        message: clip(message),
+      }),
+    ],
+  };
+}
+
+function planPermissionRequest(input: Record<string, unknown>): HookPlan {
+  const tool = str(input, 'tool_name') ?? 'unknown';
+  const subject = toolSubjects(record(input, 'tool_input'))[0] ?? '';
+  return {
+    observation: { state: 'approval' },
+    events: [
+      hookEvent('PermissionRequest', input, { tool, subject: clip(subject) }),
+    ],
+  };
+}
+
+function denyReply(reason: string): Record<string, unknown> {
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'deny',
+      permissionDecisionReason: reason,
+    },
+  };
+}
+
+/** The id of the approval request a PreToolUse call becomes. */
+export function approvalRequestId(
+  agent: string,
+  toolUseId: string,
+  subject: string,
+  now: Date,
+): string {
+  const hash = hashBody(`${toolUseId}\n${subject}\n${now.toISOString()}`);
+  return makeRequestId({
+    agent,
+    workerId: `approval-${hash.slice(0, 12)}`,
+    body: subject,
+    now,
+  });
+}
+
+/** What the controller reads for an approval request. */
+export function formatApprovalBody(ask: {
+  agent: string;
+  tool: string;
+  subject: string;
+  rule: string;
+  pattern: string;
+  timeoutSec: number;
+  default: 'allow' | 'deny';
+}): string {
+  return [
+    `${ask.agent} wants to use a tool that the macs policy sends to you for approval.`,
+    '',
+    `Tool: ${ask.tool}`,
+    `${ask.tool === 'Bash' ? 'Command' : 'Target'}: ${ask.subject}`,
+    `Rule: ${ask.rule} (${ask.pattern})`,
+    '',
+    'Answer with "allow" or "deny" as the first word; the rest of the answer is passed to the agent as the reason.',
+    `The agent waits ${ask.timeoutSec}s; without an answer macs will ${ask.default} it.`,
+  ].join('\n');
+}
+
+function planPreToolUse(
+  input: Record<string, unknown>,
+  ctx: HookContext,
+): HookPlan {
+  const tool = str(input, 'tool_name') ?? 'unknown';
+  const toolInput = record(input, 'tool_input');
+  const verdict = evaluatePolicy({ tool, input: toolInput }, ctx.policy);
+  switch (verdict.type) {
+    case 'pass':
+      return {
+        observation: { state: 'working' },
+        events: [hookEvent('PreToolUse', input, { tool, decision: 'pass' })],
+      };
+    case 'deny': {
+      const why =
+        verdict.rule.reason ?? 'it matches a pattern the project denies';
+      return {
+        reply: denyReply(
+          `macs policy "${verdict.rule.name}" refused this: ${why}. ` +
+            `Do not try to get around it; if it is really needed, ask the controller with a CONTROLLER_REQUEST block of type=approval.`,
+        ),
+        observation: { state: 'working' },
+        events: [
+          hookEvent('PreToolUse', input, {
+            tool,
+            decision: 'deny',
+            rule: verdict.rule.name,
+            subject: clip(verdict.subject),
+          }),
+        ],
+      };
+    }
+    case 'ask': {
+      const toolUseId = str(input, 'tool_use_id');
+      const sessionId = str(input, 'session_id');
+      const id = approvalRequestId(
+        ctx.agent,
+        toolUseId ?? '',
+        verdict.subject,
+        ctx.now,
+      );
+      const ask: ApprovalAsk = {
+        id,
+        event: 'PreToolUse',
+        tool,
+        subject: verdict.subject,
+        rule: verdict.rule.name,
+        body: formatApprovalBody({
+          agent: ctx.agent,
+          tool,
+          subject: verdict.subject,
+          rule: verdict.rule.name,
+          pattern: verdict.rule.pattern,
+          timeoutSec: ctx.policy.askTimeoutSec,
+          default: ctx.policy.askDefault,
+        }),
+        timeoutSec: ctx.policy.askTimeoutSec,
+        default: ctx.policy.askDefault,
+        ...(toolUseId ? { toolUseId } : {}),
+        ...(sessionId ? { sessionId } : {}),
+      };
+      return { ask, observation: { state: 'approval' }, events: [] };
+    }
+    default: {
+      const never: never = verdict;
+      throw new Error(`unexpected verdict ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * Plan the answer to one Claude Code hook call. `event` is the name macs was
+ * called with (`macs hook <event>`); an event macs has no handler for is
+ * recorded and otherwise left alone.
+ */
+export function planClaudeHook(
+  event: string,
+  raw: string,
+  ctx: HookContext,
+): HookPlan {
+  const parsed = parseHookInput(raw);
+  if (!parsed.ok) return errorPlan(event, parsed.error);
+  const input = parsed.value;
+  switch (event) {
+    case 'SessionStart':
+      return planSessionStart(input, ctx);
+    case 'UserPromptSubmit':
+      return planUserPromptSubmit(input);
+    case 'Stop':
+      return planStop(input, ctx);
+    case 'Notification':
+      return planNotification(input);
+    case 'PermissionRequest':
+      return planPermissionRequest(input);
+    case 'PreToolUse':
+      return planPreToolUse(input, ctx);
+    default:
+      return { events: [hookEvent(event, input, {})] };
+  }
+}
+
+/** The reply to an approval once it is decided (or the hook gave up waiting). */
+export function resolveApproval(
+  ask: ApprovalAsk,
+  decision: Pick<DecisionFile, 'decision' | 'by' | 'reason'>,
+  waitedMs: number,
+  extra: Record<string, unknown> = {},
+): HookPlan {
+  const reason =
+    decision.by === 'timeout'
+      ? decision.reason ||
+        `no decision from the controller within ${ask.timeoutSec}s; macs applied its default (${decision.decision})`
+      : decision.decision === 'allow'
+        ? `The controller approved this: ${decision.reason}`
+        : `The controller refused this: ${decision.reason}`;
+  return {
+    reply: {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: decision.decision,
+        permissionDecisionReason: reason,
+      },
+    },
+    observation: { state: 'working' },
+    events: [
+      {
+        type: `hook.${ask.event}`,
+        requestId: ask.id,
+        data: {
+          ...(ask.sessionId ? { session: ask.sessionId } : {}),
+          tool: ask.tool,
+          decision: decision.decision,
+          by: decision.by,
+          rule: ask.rule,
+          subject: clip(ask.subject),
+          waitedMs,
+          ...extra,
+        },
+      },
+    ],
+  };
+}

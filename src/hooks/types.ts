@@ -1,0 +1,62 @@
+/**
+ * What a hook handler gets and gives. Handlers are pure: (input, context) →
+ * plan. The runner (runner.ts) does the I/O a plan asks for: it claims a
+ * request, asks the controller and waits, writes the observation and the
+ * events, and prints the reply.
+ */
+import type { PolicyConfig } from '../config/policy.js';
+import type { ApprovalDecision, HookObservation } from '../state/hook-files.js';
+import type { AgentStateFile, AgentStateName } from '../state/types.js';
+
+export interface HookContext {
+  agent: string;
+  now: Date;
+  /** The agent's state file as the bridge last saved it (hooks only read it). */
+  agentState: AgentStateFile | undefined;
+  /** The observation the previous hook call left. */
+  previous: HookObservation | undefined;
+  policy: PolicyConfig;
+  /** prompts/worker.md: what SessionStart adds as context. */
+  workerPrompt: string;
+  /** Requests someone else claimed first; the runner re-plans without them. */
+  unavailable: ReadonlySet<string>;
+  /** A person paused delivery to this agent (`.macs/control/<agent>.paused`). */
+  paused: boolean;
+}
+
+/** An event the runner records as `hook.<event>` or `error` for the agent. */
+export interface HookEventRecord {
+  type: string;
+  requestId?: string;
+  data?: Record<string, unknown>;
+}
+
+/** An approval to ask the controller for; the reply waits for its decision. */
+export interface ApprovalAsk {
+  id: string;
+  event: string;
+  tool: string;
+  subject: string;
+  rule: string;
+  body: string;
+  timeoutSec: number;
+  default: ApprovalDecision;
+  toolUseId?: string;
+  sessionId?: string;
+}
+
+export interface HookPlan {
+  /** JSON printed on stdout; undefined prints nothing (exit 0 either way). */
+  reply?: Record<string, unknown>;
+  /** The observation to write; undefined leaves the previous one. */
+  observation?: {
+    state?: AgentStateName;
+    delivered?: string;
+    consecutiveBlocks?: number;
+  };
+  events: HookEventRecord[];
+  /** Claim this request before replying; if taken, re-plan without it. */
+  claim?: string;
+  /** Ask the controller, then build the reply with resolveApproval. */
+  ask?: ApprovalAsk;
+}

@@ -1,0 +1,273 @@
+/**
+ * The files through which `macs hook` (a short-lived process that the agent
+ * starts) and the bridge (a long-running process) talk to each other. Each
+ * file has exactly one writer, so no lock is needed:
+ *
+ * - `.macs/hooks/<agent>.json`: the latest hook observation (written by hooks).
+ * - `.macs/hook-requests/<agent>/<id>.json`: an approval a hook asks for
+ *   (written by the hook, removed by the bridge once it has recorded it).
+ * - `.macs/decisions/<id>.json`: the decision on that approval (created once,
+ *   exclusively, by whoever decides first: the bridge with the controller's
+ *   answer, or the hook when it gives up waiting and applies its default).
+ *
+ * The bridge's own state file stays the bridge's: hooks only read it.
+ */
+import { randomBytes } from 'node:crypto';
+import { link, open, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { HomePaths } from './paths.js';
+import { ensurePrivateDir, FILE_MODE, writeFileAtomic } from './fs.js';
+import type { AgentStateName } from './types.js';
+
+export function hooksDir(paths: HomePaths): string {
+  return path.join(paths.runtime, 'hooks');
+}
+
+export function observationPath(paths: HomePaths, agent: string): string {
+  return path.join(hooksDir(paths), `${agent}.json`);
+}
+
+export function hookRequestsDir(paths: HomePaths, agent: string): string {
+  return path.join(paths.runtime, 'hook-requests', agent);
+}
+
+export function decisionsDir(paths: HomePaths): string {
+  return path.join(paths.runtime, 'decisions');
+}
+
+export function decisionPath(paths: HomePaths, id: string): string {
+  return path.join(decisionsDir(paths), `${id}.json`);
+}
+
+/** Where per-agent settings files for agents started by macs are written. */
+export function agentSettingsDir(paths: HomePaths): string {
+  return path.join(paths.runtime, 'settings');
+}
+
+/** The latest thing a hook saw: `.macs/hooks/<agent>.json`. */
+export interface HookObservation {
+  /** The agent state the hook implies; absent when the event says nothing about it. */
+  state?: AgentStateName;
+  /** The hook event (`Stop`, `UserPromptSubmit`, `notify`, ...). */
+  event: string;
+  /** When the hook ran (ISO). */
+  ts: string;
+  /** A Stop hook handed this request's answer to the agent (no typing). */
+  delivered?: string;
+  /** Stop hooks in a row that blocked (guard against endless blocking). */
+  consecutiveBlocks?: number;
+  /**
+   * When the agent last accepted a prompt (UserPromptSubmit), carried forward
+   * by later hooks so a bridge that reads the file late still sees it.
+   */
+  lastPromptAt?: string;
+}
+
+/** An approval a PreToolUse hook asks the controller for. */
+export interface HookRequestFile {
+  id: string;
+  agent: string;
+  type: 'approval';
+  /** The hook event that asked (`PreToolUse`). */
+  event: string;
+  tool: string;
+  /** What the tool would do: the command, file path or URL. */
+  subject: string;
+  /** The policy rule that made macs ask. */
+  rule: string;
+  /** The request text the controller sees. */
+  body: string;
+  createdAt: string;
+  /** The hook waits this long for a decision, then applies `default`. */
+  timeoutSec: number;
+  default: ApprovalDecision;
+  toolUseId?: string;
+  sessionId?: string;
+}
+
+export type ApprovalDecision = 'allow' | 'deny';
+
+/** `.macs/decisions/<id>.json`. */
+export interface DecisionFile {
+  id: string;
+  decision: ApprovalDecision;
+  /** Who decided: the controller's answer, or the hook's default on timeout. */
+  by: 'controller' | 'timeout';
+  /** The reason shown to the agent (the controller's instructions). */
+  reason: string;
+  decidedAt: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const STATES: readonly AgentStateName[] = [
+  'working',
+  'idle',
+  'approval',
+  'error',
+  'dead',
+  'unknown',
+];
+
+/** Pure: a parsed observation file, or undefined when it is not one. */
+export function parseObservation(text: string): HookObservation | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  if (typeof value.event !== 'string' || typeof value.ts !== 'string')
+    return undefined;
+  if (Number.isNaN(Date.parse(value.ts))) return undefined;
+  const state = STATES.find((s) => s === value.state);
+  return {
+    event: value.event,
+    ts: value.ts,
+    ...(state ? { state } : {}),
+    ...(typeof value.delivered === 'string'
+      ? { delivered: value.delivered }
+      : {}),
+    ...(typeof value.consecutiveBlocks === 'number'
+      ? { consecutiveBlocks: value.consecutiveBlocks }
+      : {}),
+    ...(typeof value.lastPromptAt === 'string'
+      ? { lastPromptAt: value.lastPromptAt }
+      : {}),
+  };
+}
+
+export async function readObservation(
+  paths: HomePaths,
+  agent: string,
+): Promise<HookObservation | undefined> {
+  try {
+    return parseObservation(
+      await readFile(observationPath(paths, agent), 'utf8'),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeObservation(
+  paths: HomePaths,
+  agent: string,
+  observation: HookObservation,
+): Promise<void> {
+  await ensurePrivateDir(hooksDir(paths));
+  await writeFileAtomic(
+    observationPath(paths, agent),
+    `${JSON.stringify(observation)}\n`,
+  );
+}
+
+/** Pure: a parsed hook request, or undefined when the text is not one. */
+export function parseHookRequest(text: string): HookRequestFile | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  const strings = [
+    'id',
+    'agent',
+    'event',
+    'tool',
+    'subject',
+    'rule',
+    'body',
+    'createdAt',
+  ];
+  if (!strings.every((k) => typeof value[k] === 'string')) return undefined;
+  if (value.type !== 'approval') return undefined;
+  if (value.default !== 'allow' && value.default !== 'deny') return undefined;
+  if (typeof value.timeoutSec !== 'number') return undefined;
+  return value as unknown as HookRequestFile;
+}
+
+/** Pure: a parsed decision file, or undefined. */
+export function parseDecision(text: string): DecisionFile | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) return undefined;
+  if (value.decision !== 'allow' && value.decision !== 'deny') return undefined;
+  if (typeof value.id !== 'string') return undefined;
+  return {
+    id: value.id,
+    decision: value.decision,
+    by: value.by === 'timeout' ? 'timeout' : 'controller',
+    reason: typeof value.reason === 'string' ? value.reason : '',
+    decidedAt: typeof value.decidedAt === 'string' ? value.decidedAt : '',
+  };
+}
+
+export async function readDecision(
+  paths: HomePaths,
+  id: string,
+): Promise<DecisionFile | undefined> {
+  try {
+    return parseDecision(await readFile(decisionPath(paths, id), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Create a file exclusively with its whole content: the content goes to a
+ * temp file first, which is then hard-linked to the target. `link(2)` fails
+ * with EEXIST when the target exists, exactly like `open(O_CREAT|O_EXCL)`,
+ * but a reader never sees the file half-written. Returns false when the
+ * target already existed.
+ */
+export async function createExclusive(
+  file: string,
+  data: string,
+): Promise<boolean> {
+  await ensurePrivateDir(path.dirname(file));
+  const temp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
+  const handle = await open(temp, 'wx', FILE_MODE);
+  try {
+    await handle.writeFile(data, 'utf8');
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+/**
+ * Record a decision unless one exists. Returns the decision that stands:
+ * ours when we were first, else the one already there.
+ */
+export async function decideOnce(
+  paths: HomePaths,
+  decision: DecisionFile,
+): Promise<{ first: boolean; decision: DecisionFile }> {
+  const created = await createExclusive(
+    decisionPath(paths, decision.id),
+    `${JSON.stringify(decision)}\n`,
+  );
+  if (created) return { first: true, decision };
+  const existing = await readDecision(paths, decision.id);
+  return { first: false, decision: existing ?? decision };
+}

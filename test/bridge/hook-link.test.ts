@@ -1,0 +1,287 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createHookLink,
+  inactiveReason,
+  type HookLink,
+} from '../../src/bridge/hook-link.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+import type { EventInput } from '../../src/events/types.js';
+import { createSilentLogger } from '../../src/log/logger.js';
+import { claimRequest } from '../../src/state/claim.js';
+import { writeFileAtomic, ensurePrivateDir } from '../../src/state/fs.js';
+import {
+  decideOnce,
+  hookRequestsDir,
+  readDecision,
+  writeObservation,
+  type HookRequestFile,
+} from '../../src/state/hook-files.js';
+import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { createSerialQueue } from '../../src/state/serial.js';
+import { freshAgentState } from '../../src/state/store.js';
+import type { AgentStateFile, RequestRecord } from '../../src/state/types.js';
+import { waitFor } from '../helpers/wait-for.js';
+
+describe('hook link (the bridge side of the hooks)', () => {
+  let paths: HomePaths;
+  let state: AgentStateFile;
+  let emitted: Omit<EventInput, 'agent'>[];
+  let finished: string[];
+  let routed: string[];
+  let link: HookLink;
+
+  beforeEach(() => {
+    paths = resolveHomePaths(mkdtempSync(path.join(os.tmpdir(), 'macs-link-')));
+    state = freshAgentState('w1', 'claude');
+    emitted = [];
+    finished = [];
+    routed = [];
+    link = createHookLink({
+      agent: 'w1',
+      paths,
+      config: ConfigSchema.parse({ pollIntervalMs: 20 }),
+      preset: 'claude',
+      log: createSilentLogger(),
+      serial: createSerialQueue(),
+      current: () => state,
+      emit: (e) => {
+        emitted.push(e);
+        return Promise.resolve();
+      },
+      saveNow: () => Promise.resolve(),
+      finish: (record) => {
+        delete state.requests[record.id];
+        finished.push(record.id);
+        return Promise.resolve();
+      },
+      route: (record) => {
+        record.stage = 'routed';
+        routed.push(record.id);
+        return Promise.resolve();
+      },
+      refreshState: () => Promise.resolve(),
+    });
+  });
+  afterEach(async () => {
+    await link.stop();
+    rmSync(paths.home, { recursive: true, force: true });
+  });
+
+  const types = () => emitted.map((e) => e.type);
+
+  function answered(
+    id: string,
+    instructions: string,
+    origin?: 'hook',
+  ): RequestRecord {
+    const now = new Date().toISOString();
+    const record: RequestRecord = {
+      id,
+      agent: 'w1',
+      type: origin ? 'approval' : 'question',
+      priority: 'normal',
+      attributes: {},
+      bodyHash: '0'.repeat(40),
+      body: 'b',
+      stage: 'answered',
+      detectedAt: now,
+      answeredAt: now,
+      response: {
+        instructions,
+        notes: '',
+        source: 'outbox',
+        receivedAt: now,
+        raw: instructions,
+      },
+      ...(origin ? { origin } : {}),
+    };
+    state.requests[id] = record;
+    return record;
+  }
+
+  it('waits for hooks at start, then says they are active when one calls', async () => {
+    await link.start();
+    expect(state.hooks?.status).toBe('waiting');
+    await writeObservation(paths, 'w1', {
+      event: 'SessionStart',
+      state: 'idle',
+      ts: new Date().toISOString(),
+    });
+    await waitFor(() => state.hooks?.status === 'active', {
+      message: 'active',
+    });
+    expect(types()).toContain('hooks.active');
+    expect(inactiveReason('w1', 30_000)).toMatch(
+      /30s.*macs hooks install w1.*trust/,
+    );
+  });
+
+  it('turns a hook request into an approval routed like any other', async () => {
+    await link.start();
+    const request: HookRequestFile = {
+      id: 'w1-approval-abc',
+      agent: 'w1',
+      type: 'approval',
+      event: 'PreToolUse',
+      tool: 'Bash',
+      subject: 'git push',
+      rule: 'ask-0',
+      body: 'w1 wants to run git push',
+      createdAt: new Date().toISOString(),
+      timeoutSec: 60,
+      default: 'deny',
+    };
+    const dir = hookRequestsDir(paths, 'w1');
+    await ensurePrivateDir(dir);
+    await writeFileAtomic(
+      path.join(dir, `${request.id}.json`),
+      JSON.stringify(request),
+    );
+    await waitFor(() => routed.includes(request.id), { message: 'routed' });
+    expect(state.requests[request.id]).toMatchObject({
+      type: 'approval',
+      origin: 'hook',
+      priority: 'high',
+      body: request.body,
+      attributes: { tool: 'Bash', rule: 'ask-0', hook: 'PreToolUse' },
+    });
+    expect(readdirSync(dir)).toEqual([]);
+    expect(
+      emitted.find((e) => e.type === 'request.detected')?.data,
+    ).toMatchObject({ origin: 'hook' });
+  });
+
+  it('writes the decision for the waiting hook, and never types it', async () => {
+    const record = answered(
+      'w1-approval-1',
+      'deny: wait for the release',
+      'hook',
+    );
+    await link.decideApproval(record);
+    expect(await readDecision(paths, record.id)).toMatchObject({
+      decision: 'deny',
+      by: 'controller',
+      reason: 'deny: wait for the release',
+    });
+    expect(record.stage).toBe('delivered');
+    expect(finished).toEqual([record.id]);
+    expect(emitted.find((e) => e.type === 'request.delivered')?.data).toEqual({
+      method: 'decision',
+      decision: 'deny',
+    });
+  });
+
+  it('an answer after the hook gave up does not change what the agent was told', async () => {
+    const record = answered('w1-approval-2', 'allow', 'hook');
+    await decideOnce(paths, {
+      id: record.id,
+      decision: 'deny',
+      by: 'timeout',
+      reason: 'no answer in 60s',
+      decidedAt: new Date().toISOString(),
+    });
+    await link.decideApproval(record);
+    expect(await readDecision(paths, record.id)).toMatchObject({
+      decision: 'deny',
+      by: 'timeout',
+    });
+    expect(record.stage).toBe('unconfirmed');
+    expect(types()).toContain('request.expired');
+  });
+
+  it('closes an approval the hook stopped waiting for', async () => {
+    await link.start();
+    const record = answered('w1-approval-3', '', 'hook');
+    record.stage = 'routed';
+    await decideOnce(paths, {
+      id: record.id,
+      decision: 'deny',
+      by: 'timeout',
+      reason: 'no answer',
+      decidedAt: new Date().toISOString(),
+    });
+    await waitFor(() => finished.includes(record.id), { message: 'expired' });
+    expect(record.stage).toBe('unconfirmed');
+  });
+
+  it('whoever claims first delivers: a Stop hook claim stops the typing', async () => {
+    await link.start();
+    const mine = answered('w1-q1', 'typed');
+    expect(await link.claimForTyping(mine)).toBe(true);
+    expect(await link.claimForTyping(mine)).toBe(true); // our own claim (a restarted bridge)
+    const raced = answered('w1-q0', 'claimed by the hook first');
+    await claimRequest(paths, raced.id, 'hook');
+    expect(await link.deliveredByHook(raced)).toBe(true);
+    expect(await link.claimForTyping(raced)).toBe(false);
+    const theirs = answered('w1-q2', 'handed over');
+    const signal = link.signalFor(theirs.id);
+    await claimRequest(paths, theirs.id, 'hook');
+    // The hook's observation makes the bridge notice at once.
+    await writeObservation(paths, 'w1', {
+      event: 'Stop',
+      state: 'working',
+      delivered: theirs.id,
+      ts: new Date().toISOString(),
+    });
+    await waitFor(() => finished.includes(theirs.id), {
+      message: 'marked delivered',
+    });
+    expect(signal.aborted).toBe(true);
+    expect(
+      emitted.find(
+        (e) => e.type === 'request.delivered' && e.requestId === theirs.id,
+      ),
+    ).toMatchObject({ data: { method: 'stop-hook' } });
+    // Both answers the hook claimed are delivered, the bridge's own is not.
+    expect(finished.sort()).toEqual([raced.id, theirs.id].sort());
+    expect(existsSync(path.join(paths.runtime, 'claims', mine.id))).toBe(true);
+  });
+
+  it('a UserPromptSubmit after typing confirms the delivery', async () => {
+    await link.start();
+    const record = answered('w1-q3', 'go on');
+    expect(await link.claimForTyping(record)).toBe(true);
+    record.stage = 'delivered';
+    delete state.requests[record.id];
+    state.recent = [
+      {
+        id: record.id,
+        type: 'question',
+        stage: 'delivered',
+        detectedAt: record.detectedAt,
+        firstLine: 'b',
+      },
+    ];
+    await writeObservation(paths, 'w1', {
+      event: 'UserPromptSubmit',
+      state: 'working',
+      ts: new Date().toISOString(),
+      lastPromptAt: new Date(Date.now() + 5).toISOString(),
+    });
+    await waitFor(() => types().includes('request.confirmed'), {
+      message: 'confirmed',
+    });
+    expect(record.stage).toBe('confirmed');
+    expect(state.recent[0]?.stage).toBe('confirmed');
+  });
+
+  it('hook state wins over the screen', async () => {
+    await link.start();
+    await writeObservation(paths, 'w1', {
+      event: 'UserPromptSubmit',
+      state: 'working',
+      ts: new Date().toISOString(),
+    });
+    expect(await link.resolveState('idle')).toEqual({
+      state: 'working',
+      source: 'hook',
+    });
+    expect(await link.resolveState('working')).toEqual({
+      state: 'working',
+      source: 'hook',
+    });
+  });
+});

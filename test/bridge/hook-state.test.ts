@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import {
+  arbitrateState,
+  DISAGREE_GRACE_MS,
+  DISAGREE_REPEAT_MS,
+  HOOK_STALE_MS,
+  type ArbiterMemo,
+} from '../../src/bridge/hook-state.js';
+import type { HookObservation } from '../../src/state/hook-files.js';
+import type { AgentStateName } from '../../src/state/types.js';
+
+const T0 = Date.parse('2026-11-21T10:00:00.000Z');
+const hook = (
+  state: AgentStateName,
+  atMs = T0,
+  event = 'UserPromptSubmit',
+): HookObservation => ({
+  state,
+  event,
+  ts: new Date(atMs).toISOString(),
+});
+
+describe('arbitrateState: hook > screen', () => {
+  it('without a hook observation the screen decides', () => {
+    expect(
+      arbitrateState({ hook: undefined, screen: 'working', now: T0 }, {}),
+    ).toMatchObject({ state: 'working', source: 'screen' });
+    expect(
+      arbitrateState(
+        { hook: undefined, screen: 'idle', screenSource: 'activity', now: T0 },
+        {},
+      ),
+    ).toMatchObject({ state: 'idle', source: 'activity' });
+  });
+
+  it('agreement, or a screen that knows nothing, gives the hook state', () => {
+    expect(
+      arbitrateState({ hook: hook('idle'), screen: 'idle', now: T0 }, {}),
+    ).toMatchObject({
+      state: 'idle',
+      source: 'hook',
+    });
+    expect(
+      arbitrateState({ hook: hook('working'), screen: 'unknown', now: T0 }, {}),
+    ).toEqual({ state: 'working', source: 'hook', memo: {} });
+  });
+
+  it('a dead pane is dead whatever the hooks said', () => {
+    expect(
+      arbitrateState(
+        {
+          hook: hook('working'),
+          screen: 'dead',
+          screenSource: 'pane',
+          now: T0,
+        },
+        {},
+      ),
+    ).toMatchObject({
+      state: 'dead',
+      source: 'pane',
+    });
+  });
+
+  it('the hook wins a disagreement, which is reported after the grace, once', () => {
+    let memo: ArbiterMemo = {};
+    const step = (now: number) => {
+      const r = arbitrateState(
+        { hook: hook('working'), screen: 'idle', now },
+        memo,
+      );
+      memo = r.memo;
+      return r;
+    };
+    const first = step(T0 + 100);
+    expect(first).toMatchObject({ state: 'working', source: 'hook' });
+    expect(first.report).toBeUndefined(); // the screen may just lag a redraw
+    const later = step(T0 + 100 + DISAGREE_GRACE_MS);
+    expect(later.report).toMatchObject({
+      hook: 'working',
+      screen: 'idle',
+      winner: 'hook',
+      hookEvent: 'UserPromptSubmit',
+    });
+    expect(step(T0 + 100 + DISAGREE_GRACE_MS + 500).report).toBeUndefined();
+  });
+
+  it('a stale hook state gives way to the screen (an interrupted turn has no Stop hook)', () => {
+    let memo: ArbiterMemo = {};
+    const at = (now: number) => {
+      const r = arbitrateState(
+        { hook: hook('working', T0), screen: 'idle', now },
+        memo,
+      );
+      memo = r.memo;
+      return r;
+    };
+    at(T0 + 1000);
+    expect(at(T0 + 1000 + HOOK_STALE_MS - 1).state).toBe('working');
+    const stale = at(T0 + 1000 + HOOK_STALE_MS);
+    expect(stale).toMatchObject({ state: 'idle', source: 'screen' });
+    expect(stale.report).toMatchObject({ winner: 'screen' });
+  });
+
+  it('a newer hook call keeps the hook state fresh', () => {
+    let memo: ArbiterMemo = {};
+    arbitrateState(
+      { hook: hook('working', T0), screen: 'idle', now: T0 },
+      memo,
+    );
+    memo = { pair: 'working/idle', since: T0 };
+    const r = arbitrateState(
+      {
+        hook: hook('working', T0 + HOOK_STALE_MS, 'PreToolUse'),
+        screen: 'idle',
+        now: T0 + HOOK_STALE_MS + 10,
+      },
+      memo,
+    );
+    expect(r.state).toBe('working');
+  });
+
+  it('never believes idle while the screen shows a dialog', () => {
+    const r = arbitrateState(
+      { hook: hook('idle', T0, 'Stop'), screen: 'approval', now: T0 },
+      {},
+    );
+    expect(r).toMatchObject({ state: 'approval', source: 'screen' });
+  });
+
+  it('reports the same disagreement again only after a while', () => {
+    let memo: ArbiterMemo = {};
+    const reports: number[] = [];
+    for (let t = 0; t <= DISAGREE_REPEAT_MS * 2; t += 1000) {
+      const r = arbitrateState(
+        {
+          hook: hook('idle', T0 + t, 'Notification'),
+          screen: 'working',
+          now: T0 + t,
+        },
+        memo,
+      );
+      memo = r.memo;
+      if (r.report) reports.push(t);
+    }
+    expect(reports).toEqual([2000, 2000 + DISAGREE_REPEAT_MS]);
+  });
+});

@@ -1,0 +1,195 @@
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliDeps } from '../../src/cli/common.js';
+import { createMemoryOutput } from '../../src/cli/output.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { createEventLog } from '../../src/events/log.js';
+import { resolveHomePaths } from '../../src/state/paths.js';
+
+function makeDeps(cwd: string, stdin = '', env: NodeJS.ProcessEnv = {}) {
+  const output = createMemoryOutput();
+  const deps: CliDeps = {
+    output,
+    env,
+    cwd,
+    runTmux: () => Promise.reject(new Error('no tmux in this test')),
+    readStdin: () => Promise.resolve(stdin),
+    stdinIsTTY: false,
+    interrupted: new Promise(() => undefined),
+  };
+  return { deps, output };
+}
+
+describe('macs hook / macs hooks / macs events --stats', () => {
+  let home: string;
+  let project: string;
+  beforeEach(() => {
+    home = mkdtempSync(path.join(os.tmpdir(), 'macs-cli-hooks-'));
+    project = path.join(home, 'project');
+    mkdirSync(project);
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  it('`macs hook` prints only the reply and exits 0, even for bad input or unknown flags', async () => {
+    const ok = makeDeps(
+      home,
+      JSON.stringify({
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'rm -rf ~' },
+      }),
+    );
+    expect(
+      await buildProgram(ok.deps).run([
+        'hook',
+        'PreToolUse',
+        '--agent',
+        'w1',
+        '--home',
+        home,
+      ]),
+    ).toBe(0);
+    expect(ok.output.stdout).toHaveLength(1);
+    expect(
+      JSON.parse(ok.output.stdout[0] ?? '').hookSpecificOutput
+        .permissionDecision,
+    ).toBe('deny');
+    expect(ok.output.stderr).toEqual([]);
+
+    const bad = makeDeps(home, '{not json', {
+      MACS_AGENT: 'w1',
+      MACS_HOME: home,
+    });
+    expect(
+      await buildProgram(bad.deps).run([
+        'hook',
+        'Stop',
+        '--from-a-newer-macs',
+        'x',
+        'extra',
+      ]),
+    ).toBe(0);
+    expect(bad.output.stdout).toEqual([]);
+    expect(bad.output.stderr).toEqual([]);
+  });
+
+  it('`macs hooks install` twice changes nothing the second time; uninstall keeps the user hooks', async () => {
+    const file = path.join(project, '.claude', 'settings.local.json');
+    mkdirSync(path.dirname(file));
+    const user = {
+      hooks: {
+        Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }],
+      },
+    };
+    writeFileSync(file, JSON.stringify(user, null, 2));
+    const run = async (args: string[]) => {
+      const { deps, output } = makeDeps(home);
+      const code = await buildProgram(deps).run([
+        ...args,
+        '--home',
+        home,
+        '--dir',
+        project,
+      ]);
+      return { code, out: output.stdout.join('\n') };
+    };
+    const first = await run(['hooks', 'install', 'worker-1']);
+    expect(first.code).toBe(0);
+    expect(first.out).toMatch(/installed macs hooks for worker-1/);
+    const installed = readFileSync(file, 'utf8');
+    expect(JSON.parse(installed).hooks.Stop).toHaveLength(2);
+    const second = await run(['hooks', 'install', 'worker-1']);
+    expect(second.out).toMatch(/already installed.*nothing changed/);
+    expect(readFileSync(file, 'utf8')).toBe(installed);
+    const removed = await run(['hooks', 'uninstall', 'worker-1']);
+    expect(removed.out).toMatch(/removed 6 macs hooks/);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(user);
+  });
+
+  it('`macs hooks install` for Codex prints the notify line instead of editing ~/.codex', async () => {
+    const { deps, output } = makeDeps(home);
+    const code = await buildProgram(deps).run([
+      'hooks',
+      'install',
+      'cx',
+      '--preset',
+      'codex',
+      '--home',
+      home,
+      '--dir',
+      project,
+    ]);
+    expect(code).toBe(0);
+    expect(output.stdout.join('\n')).toMatch(/notify = ?\[.*"hook", "notify"/);
+  });
+
+  it('`macs events --stats` prints counts and latency percentiles', async () => {
+    const log = createEventLog(resolveHomePaths(home));
+    const t = (s: number) =>
+      new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    await log.emit({
+      ts: t(0),
+      agent: 'w1',
+      type: 'request.detected',
+      requestId: 'w1-a',
+    });
+    await log.emit({
+      ts: t(2),
+      agent: 'w1',
+      type: 'request.routed',
+      requestId: 'w1-a',
+    });
+    await log.emit({ ts: t(9), agent: 'w1', type: 'hook.Stop' });
+    const { deps, output } = makeDeps(home);
+    expect(
+      await buildProgram(deps).run([
+        'events',
+        '--stats',
+        '--home',
+        home,
+        '--log-level',
+        'silent',
+      ]),
+    ).toBe(0);
+    const text = output.stdout.join('\n');
+    expect(text).toContain('3 events');
+    expect(text).toMatch(/hook\.Stop\s+1/);
+    expect(text).toMatch(/detected→routed\s+1\s+2\.0s\s+2\.0s/);
+    const json = makeDeps(home);
+    await buildProgram(json.deps).run([
+      'events',
+      '--stats',
+      '--json',
+      '--home',
+      home,
+      '--log-level',
+      'silent',
+    ]);
+    expect(JSON.parse(json.output.stdout.join('\n'))).toMatchObject({
+      total: 3,
+      requests: 1,
+    });
+    const follow = makeDeps(home);
+    expect(
+      await buildProgram(follow.deps)
+        .run([
+          'events',
+          '--stats',
+          '--follow',
+          '--home',
+          home,
+          '--log-level',
+          'silent',
+        ])
+        .catch((e: Error) => e.message),
+    ).toMatch(/--stats and --follow/);
+  });
+});

@@ -1,0 +1,458 @@
+import { describe, expect, it } from 'vitest';
+import { defaultPolicy, PolicySchema } from '../../src/config/policy.js';
+import {
+  formatSessionContext,
+  notificationState,
+  parseHookInput,
+  planClaudeHook,
+  resolveApproval,
+  STOP_BLOCK_CAP,
+} from '../../src/hooks/claude.js';
+import type { HookContext } from '../../src/hooks/types.js';
+import { freshAgentState } from '../../src/state/store.js';
+import type { AgentStateFile, RequestRecord } from '../../src/state/types.js';
+
+// Inputs follow Claude Code's hooks reference: every event gets session_id,
+// transcript_path, cwd, permission_mode and hook_event_name, plus its own fields.
+const base = (event: string) => ({
+  session_id: 'abc123',
+  transcript_path: '/home/u/.claude/projects/p/abc123.jsonl',
+  cwd: '/work/repo',
+  permission_mode: 'default',
+  hook_event_name: event,
+});
+
+const NOW = new Date('2026-11-21T10:00:00.000Z');
+
+function answered(
+  id: string,
+  instructions: string,
+  answeredAt: string,
+  extra: Partial<RequestRecord> = {},
+): RequestRecord {
+  return {
+    id,
+    agent: 'w1',
+    workerId: id.replace(/^w1-/, ''),
+    type: 'question',
+    priority: 'normal',
+    attributes: {},
+    bodyHash: 'x'.repeat(40),
+    body: 'may I?',
+    stage: 'answered',
+    detectedAt: '2026-11-21T09:00:00.000Z',
+    answeredAt,
+    response: {
+      instructions,
+      notes: 'for people only',
+      source: 'outbox',
+      receivedAt: answeredAt,
+      raw: `WORKER INSTRUCTIONS:\n${instructions}\n\nNOTES:\nfor people only`,
+    },
+    ...extra,
+  };
+}
+
+function stateWith(...records: RequestRecord[]): AgentStateFile {
+  const s = freshAgentState('w1', 'claude', NOW);
+  for (const r of records) s.requests[r.id] = r;
+  return s;
+}
+
+function ctx(overrides: Partial<HookContext> = {}): HookContext {
+  return {
+    agent: 'w1',
+    now: NOW,
+    agentState: undefined,
+    previous: undefined,
+    policy: defaultPolicy(),
+    workerPrompt: '# Working under macs\nPrint <<CONTROLLER_REQUEST>> blocks.',
+    unavailable: new Set(),
+    paused: false,
+    ...overrides,
+  };
+}
+
+const plan = (event: string, input: unknown, c: Partial<HookContext> = {}) =>
+  planClaudeHook(
+    event,
+    typeof input === 'string' ? input : JSON.stringify(input),
+    ctx(c),
+  );
+
+describe('parseHookInput', () => {
+  it.each([
+    ['', 'empty input'],
+    ['   \n', 'empty input'],
+    ['{"session_id":', 'not JSON'],
+    ['[1,2]', 'not a JSON object'],
+    ['"Stop"', 'not a JSON object'],
+    ['null', 'not a JSON object'],
+  ])('rejects %j', (raw, message) => {
+    const parsed = parseHookInput(raw);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toContain(message);
+  });
+});
+
+describe('malformed or empty stdin never answers', () => {
+  it.each([
+    'SessionStart',
+    'UserPromptSubmit',
+    'Stop',
+    'Notification',
+    'PermissionRequest',
+    'PreToolUse',
+  ])('%s: no reply, no state, one error event', (event) => {
+    for (const raw of ['', 'not json', '{"a":', '42']) {
+      const p = plan(event, raw);
+      expect(p.reply).toBeUndefined();
+      expect(p.observation).toBeUndefined();
+      expect(p.claim).toBeUndefined();
+      expect(p.ask).toBeUndefined();
+      expect(p.events).toEqual([
+        {
+          type: 'error',
+          data: { where: 'hook', event, message: expect.any(String) },
+        },
+      ]);
+    }
+  });
+});
+
+describe('SessionStart', () => {
+  it('adds the worker protocol as context and marks the agent idle', () => {
+    const p = plan('SessionStart', {
+      ...base('SessionStart'),
+      source: 'startup',
+      model: 'claude-sonnet-4-5',
+    });
+    expect(p.reply).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'SessionStart',
+        additionalContext: expect.stringContaining('<<CONTROLLER_REQUEST>>'),
+      },
+    });
+    expect(p.observation).toEqual({ state: 'idle', consecutiveBlocks: 0 });
+    expect(p.events).toEqual([
+      {
+        type: 'hook.SessionStart',
+        data: {
+          session: 'abc123',
+          source: 'startup',
+          model: 'claude-sonnet-4-5',
+        },
+      },
+    ]);
+  });
+
+  it.each(['resume', 'clear', 'compact'])(
+    'adds the context again after %s (the conversation lost it)',
+    (source) => {
+      const p = plan('SessionStart', { ...base('SessionStart'), source });
+      expect(JSON.stringify(p.reply)).toContain('additionalContext');
+    },
+  );
+
+  it('names the agent even without a prompt file', () => {
+    expect(formatSessionContext('w1', '')).toBe(
+      'macs supervises you as agent "w1".',
+    );
+  });
+});
+
+describe('UserPromptSubmit', () => {
+  it('marks the agent working, prints nothing (stdout would become context)', () => {
+    const p = plan('UserPromptSubmit', {
+      ...base('UserPromptSubmit'),
+      prompt: 'Migrate after the API change.',
+    });
+    expect(p.reply).toBeUndefined();
+    expect(p.observation).toEqual({ state: 'working', consecutiveBlocks: 0 });
+    expect(p.events).toEqual([
+      { type: 'hook.UserPromptSubmit', data: { session: 'abc123', chars: 29 } },
+    ]);
+  });
+});
+
+describe('Stop', () => {
+  const stop = (active = false) => ({
+    ...base('Stop'),
+    stop_hook_active: active,
+    last_assistant_message: 'Done.',
+  });
+
+  it('with nothing queued: idle, no reply', () => {
+    const p = plan('Stop', stop(), { agentState: stateWith() });
+    expect(p.reply).toBeUndefined();
+    expect(p.claim).toBeUndefined();
+    expect(p.observation).toEqual({ state: 'idle', consecutiveBlocks: 0 });
+  });
+
+  it('hands the oldest queued answer over as a block decision, instructions only', () => {
+    const state = stateWith(
+      answered('w1-q2', 'second', '2026-11-21T09:30:00.000Z'),
+      answered(
+        'w1-q1',
+        'Migrate after the API change.',
+        '2026-11-21T09:20:00.000Z',
+      ),
+    );
+    const p = plan('Stop', stop(), { agentState: state });
+    expect(p.claim).toBe('w1-q1');
+    expect(p.reply).toEqual({
+      decision: 'block',
+      reason:
+        'The controller answered your request q1:\n\nMigrate after the API change.',
+    });
+    expect(JSON.stringify(p.reply)).not.toContain('for people only');
+    expect(p.observation).toEqual({
+      state: 'working',
+      delivered: 'w1-q1',
+      consecutiveBlocks: 1,
+    });
+    expect(p.events[0]).toMatchObject({
+      type: 'hook.Stop',
+      requestId: 'w1-q1',
+      data: { delivered: true, stopHookActive: false },
+    });
+  });
+
+  it('skips answers claimed by someone else, requests not yet answered, approvals and empty ones', () => {
+    const state = stateWith(
+      answered('w1-a', 'taken', '2026-11-21T09:00:00.000Z'),
+      answered('w1-b', 'routed', '2026-11-21T09:01:00.000Z', {
+        stage: 'routed',
+      }),
+      answered('w1-c', 'allow', '2026-11-21T09:02:00.000Z', { origin: 'hook' }),
+      answered('w1-d', '\u001b[0m \n', '2026-11-21T09:03:00.000Z'),
+      answered('w1-e', 'this one', '2026-11-21T09:04:00.000Z'),
+    );
+    const p = plan('Stop', stop(), {
+      agentState: state,
+      unavailable: new Set(['w1-a']),
+    });
+    expect(p.claim).toBe('w1-e');
+  });
+
+  it('does not hand answers over while delivery is paused', () => {
+    const state = stateWith(
+      answered('w1-q1', 'go', '2026-11-21T09:20:00.000Z'),
+    );
+    expect(
+      plan('Stop', stop(), { agentState: state, paused: true }).claim,
+    ).toBeUndefined();
+  });
+
+  it('guards against endless blocking: after the cap it lets the agent stop', () => {
+    const state = stateWith(
+      answered('w1-q1', 'go', '2026-11-21T09:20:00.000Z'),
+    );
+    const previous = {
+      event: 'Stop',
+      ts: NOW.toISOString(),
+      consecutiveBlocks: STOP_BLOCK_CAP,
+    };
+    const capped = plan('Stop', stop(true), { agentState: state, previous });
+    expect(capped.reply).toBeUndefined();
+    expect(capped.observation).toEqual({ state: 'idle', consecutiveBlocks: 0 });
+    expect(capped.events[0]).toMatchObject({ data: { capped: true } });
+    // Below the cap, or when Claude Code says no Stop hook is active, it delivers.
+    expect(
+      plan('Stop', stop(true), {
+        agentState: state,
+        previous: { ...previous, consecutiveBlocks: STOP_BLOCK_CAP - 1 },
+      }).observation,
+    ).toMatchObject({ consecutiveBlocks: STOP_BLOCK_CAP });
+    expect(
+      plan('Stop', stop(false), { agentState: state, previous }).claim,
+    ).toBe('w1-q1');
+  });
+});
+
+describe('Notification', () => {
+  it.each([
+    [
+      'permission_prompt',
+      'Claude needs your permission to use Bash',
+      'approval',
+    ],
+    ['idle_prompt', 'Claude is waiting for your input', 'idle'],
+    ['elicitation_dialog', 'MCP server asks a question', 'approval'],
+    ['auth_success', 'Logged in', undefined],
+    [undefined, 'Claude needs your permission to use Bash', 'approval'],
+    [undefined, 'Claude is waiting for your input', 'idle'],
+    [undefined, 'Task completed', undefined],
+  ])('%s %j → %s', (type, message, state) => {
+    const p = plan('Notification', {
+      ...base('Notification'),
+      message,
+      ...(type ? { notification_type: type } : {}),
+    });
+    expect(p.reply).toBeUndefined();
+    expect(p.observation?.state).toBe(state);
+    expect(p.events[0]).toMatchObject({
+      type: 'hook.Notification',
+      data: { message },
+    });
+    expect(notificationState(type, message)).toBe(state);
+  });
+});
+
+describe('PermissionRequest', () => {
+  it('marks the agent as waiting for approval and leaves the decision to the person', () => {
+    const p = plan('PermissionRequest', {
+      ...base('PermissionRequest'),
+      tool_name: 'Bash',
+      tool_input: { command: 'npm publish', description: 'Publish' },
+      permission_suggestions: [],
+    });
+    expect(p.reply).toBeUndefined();
+    expect(p.observation).toEqual({ state: 'approval' });
+    expect(p.events[0]).toMatchObject({
+      type: 'hook.PermissionRequest',
+      data: { tool: 'Bash', subject: 'npm publish' },
+    });
+  });
+});
+
+describe('PreToolUse', () => {
+  const call = (tool: string, input: Record<string, unknown>) => ({
+    ...base('PreToolUse'),
+    tool_name: tool,
+    tool_input: input,
+    tool_use_id: 'toolu_01ABC',
+  });
+
+  it('denies rm -rf / with a reason the agent sees', () => {
+    const p = plan('PreToolUse', call('Bash', { command: 'rm -rf /' }));
+    expect(p.reply).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: expect.stringContaining('rm-everything'),
+      },
+    });
+    expect(p.events[0]).toMatchObject({
+      type: 'hook.PreToolUse',
+      data: { tool: 'Bash', decision: 'deny', rule: 'rm-everything' },
+    });
+  });
+
+  it('denies reading a secrets file with any tool', () => {
+    for (const [tool, input] of [
+      ['Read', { file_path: '/work/repo/.env' }],
+      ['Bash', { command: 'cat ~/.ssh/id_rsa' }],
+      ['Grep', { pattern: 'KEY', path: '/work/repo/.env.local' }],
+    ] as const) {
+      const p = plan('PreToolUse', call(tool, input));
+      expect(JSON.stringify(p.reply), tool).toContain('"deny"');
+    }
+  });
+
+  it('passes ordinary calls without a reply (Claude Code asks as usual)', () => {
+    for (const [tool, input] of [
+      ['Bash', { command: 'npm test' }],
+      [
+        'Write',
+        {
+          file_path: '/work/repo/README.md',
+          content: 'copy .env.example to .env',
+        },
+      ],
+      ['Read', { file_path: '/work/repo/.env.example' }],
+    ] as const) {
+      const p = plan('PreToolUse', call(tool, input));
+      expect(p.reply, tool).toBeUndefined();
+      expect(p.observation).toEqual({ state: 'working' });
+      expect(p.events[0]).toMatchObject({ data: { decision: 'pass' } });
+    }
+  });
+
+  it('turns an ask rule into an approval to wait for', () => {
+    const policy = PolicySchema.parse({
+      ask: ['\\bgit\\s+push\\b'],
+      askTimeoutSec: 30,
+    });
+    const p = plan(
+      'PreToolUse',
+      call('Bash', { command: 'git push origin main' }),
+      {
+        policy,
+      },
+    );
+    expect(p.reply).toBeUndefined();
+    expect(p.observation).toEqual({ state: 'approval' });
+    expect(p.ask).toMatchObject({
+      event: 'PreToolUse',
+      tool: 'Bash',
+      subject: 'git push origin main',
+      rule: 'ask-0',
+      timeoutSec: 30,
+      default: 'deny',
+      toolUseId: 'toolu_01ABC',
+    });
+    expect(p.ask?.id).toMatch(/^w1-approval-[0-9a-f]{12}$/);
+    expect(p.ask?.body).toContain('Command: git push origin main');
+    expect(p.ask?.body).toContain('"allow" or "deny"');
+  });
+
+  it('denies before it asks', () => {
+    const policy = PolicySchema.parse({ ask: ['.*'] });
+    const p = plan(
+      'PreToolUse',
+      call('Bash', { command: 'git push --force' }),
+      {
+        policy,
+      },
+    );
+    expect(p.ask).toBeUndefined();
+    expect(JSON.stringify(p.reply)).toContain('force-push');
+  });
+
+  it('resolves an approval into allow or deny', () => {
+    const policy = PolicySchema.parse({ ask: ['push'] });
+    const ask = plan('PreToolUse', call('Bash', { command: 'git push' }), {
+      policy,
+    }).ask;
+    if (!ask) throw new Error('expected an ask');
+    const allow = resolveApproval(
+      ask,
+      { decision: 'allow', by: 'controller', reason: 'allow: CI is green' },
+      1200,
+    );
+    expect(allow.reply).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        permissionDecisionReason:
+          'The controller approved this: allow: CI is green',
+      },
+    });
+    expect(allow.events[0]).toMatchObject({
+      type: 'hook.PreToolUse',
+      requestId: ask.id,
+      data: { decision: 'allow', by: 'controller', waitedMs: 1200 },
+    });
+    const timeout = resolveApproval(
+      ask,
+      { decision: 'deny', by: 'timeout', reason: '' },
+      120_000,
+    );
+    expect(JSON.stringify(timeout.reply)).toContain(
+      'no decision from the controller',
+    );
+  });
+});
+
+describe('other events', () => {
+  it('records events macs has no handler for and leaves them alone', () => {
+    const p = plan('SubagentStop', {
+      ...base('SubagentStop'),
+      stop_hook_active: false,
+    });
+    expect(p).toEqual({
+      events: [{ type: 'hook.SubagentStop', data: { session: 'abc123' } }],
+    });
+  });
+});
