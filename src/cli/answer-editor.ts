@@ -1,0 +1,106 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { splitResponse } from '../protocol/response.js';
+import type { HomePaths } from '../state/paths.js';
+import type { RequestSnapshot } from '../state/snapshot.js';
+import type { IntentResult } from '../ui/intents.js';
+import { describeAnswerResult } from './status-answer.js';
+import { writeOutboxAnswer } from '../state/outbox.js';
+
+/** Lines starting with this are the template's comments, removed before sending. */
+export const TEMPLATE_COMMENT = '#|';
+
+/** The file a person edits: the request as comments, then the two answer parts. */
+export function buildAnswerTemplate(request: RequestSnapshot): string {
+  const quoted = request.body
+    .split('\n')
+    .map((l) => `${TEMPLATE_COMMENT}   ${l}`);
+  return [
+    `${TEMPLATE_COMMENT} Answer to ${request.id} (${request.agent}, ${request.type}).`,
+    `${TEMPLATE_COMMENT} Lines starting with "${TEMPLATE_COMMENT}" are removed. Save and quit to send;`,
+    `${TEMPLATE_COMMENT} leave both parts empty to cancel. NOTES are never sent to the worker.`,
+    `${TEMPLATE_COMMENT}`,
+    `${TEMPLATE_COMMENT} The request:`,
+    ...quoted,
+    '',
+    'WORKER INSTRUCTIONS:',
+    '',
+    '',
+    'NOTES:',
+    '',
+  ].join('\n');
+}
+
+/** The answer in an edited template; undefined when the person wrote nothing. */
+export function readEditedAnswer(text: string): string | undefined {
+  const kept = text
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .filter((l) => !l.startsWith(TEMPLATE_COMMENT))
+    .join('\n')
+    .trim();
+  const parts = splitResponse(kept);
+  if (!parts.instructions.trim() && !parts.notes.trim()) return undefined;
+  return `${kept}\n`;
+}
+
+/** `$VISUAL`, else `$EDITOR`, else `vi`, split into argv (no shell). */
+export function editorCommand(env: NodeJS.ProcessEnv): string[] {
+  const value = (env.VISUAL ?? env.EDITOR ?? '').trim() || 'vi';
+  return value.split(/\s+/);
+}
+
+/** Runs the editor on a file with the terminal; resolves to its exit code. */
+export type RunEditor = (argv: readonly string[]) => {
+  exitCode: number | null;
+  error?: string;
+};
+
+/**
+ * The real editor run: synchronous, with this terminal. Blocking is the
+ * point: while the editor runs, the status view neither reads keys nor
+ * draws.
+ */
+export const runEditorSync: RunEditor = (argv) => {
+  const [command = 'vi', ...args] = argv;
+  const result = spawnSync(command, args, { stdio: 'inherit' });
+  return result.error
+    ? { exitCode: null, error: result.error.message }
+    : { exitCode: result.status };
+};
+
+/** Answer a request in `$EDITOR`: a private temp file, then `outbox/<id>.txt`. */
+export async function editAnswerInEditor(options: {
+  paths: HomePaths;
+  request: RequestSnapshot;
+  env: NodeJS.ProcessEnv;
+  runEditor: RunEditor;
+}): Promise<IntentResult> {
+  const { request } = options;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'macs-answer-'));
+  const file = path.join(dir, `${request.id}.md`);
+  try {
+    await writeFile(file, buildAnswerTemplate(request), { mode: 0o600 });
+    const argv = [...editorCommand(options.env), file];
+    const run = options.runEditor(argv);
+    if (run.error !== undefined || run.exitCode !== 0)
+      return {
+        ok: false,
+        message: `editor '${argv[0] ?? ''}' failed (${run.error ?? `exit ${String(run.exitCode)}`}); nothing was sent — set $EDITOR`,
+      };
+    const answer = readEditedAnswer(await readFile(file, 'utf8'));
+    if (answer === undefined)
+      return {
+        ok: true,
+        message: `nothing written; ${request.id} not answered`,
+      };
+    return describeAnswerResult(
+      request.id,
+      await writeOutboxAnswer(options.paths, request.id, answer),
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

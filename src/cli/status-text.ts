@@ -1,0 +1,113 @@
+import type { Snapshot } from '../state/snapshot.js';
+import {
+  describeEventData,
+  formatAgeAt,
+  formatClock,
+  formatRoundTrip,
+  truncate,
+} from '../ui/format.js';
+import { requestStatus } from '../ui/view-model.js';
+
+function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, [...cell].length);
+    });
+  return rows.map((row) =>
+    row
+      .map((cell, i) =>
+        i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0),
+      )
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/**
+ * The status as plain text, for `macs status` without a terminal (a pipe, a
+ * log): agents, pending requests and the last few events. Pure.
+ */
+export function formatStatusText(
+  snapshot: Snapshot,
+  now: number,
+  options: { events?: number; width?: number } = {},
+): string[] {
+  const width = options.width ?? 100;
+  const t = snapshot.totals;
+  const lines = [
+    `macs status · ${snapshot.home} · ${t.agents} agent${t.agents === 1 ? '' : 's'} · ${t.pending} pending (${t.waitingForPerson} waiting for you) · ${t.paused} paused`,
+    '',
+  ];
+  if (snapshot.agents.length === 0) lines.push('no agents');
+  else
+    lines.push(
+      ...table([
+        [
+          'AGENT',
+          'PRESET',
+          'STATE',
+          'SOURCE',
+          'FOR',
+          'PANE',
+          'PEND',
+          'DELIV',
+          'LAST RT',
+          '',
+        ],
+        ...snapshot.agents.map((a) => [
+          a.name,
+          a.preset,
+          a.state,
+          a.stateSource,
+          formatAgeAt(a.stateSince, now),
+          a.pane ?? '-',
+          String(a.counts.pending),
+          String(a.counts.delivered),
+          formatRoundTrip(a.lastRoundTripMs),
+          [a.paused ? 'paused' : '', a.bridge.running ? '' : 'no bridge']
+            .filter(Boolean)
+            .join(', '),
+        ]),
+      ]),
+    );
+  lines.push('');
+  if (snapshot.requests.length === 0) lines.push('no pending requests');
+  else {
+    const rows = table([
+      ['', 'AGE', 'AGENT', 'TYPE', 'STATUS', 'ID', 'REQUEST'],
+      ...snapshot.requests.map((r) => [
+        r.waitingForPerson ? '*' : '',
+        formatAgeAt(r.detectedAt, now),
+        r.agent,
+        r.type,
+        requestStatus(r),
+        r.id,
+        r.firstLine,
+      ]),
+    ]);
+    lines.push(...rows.map((row) => truncate(row, width)));
+    if (snapshot.requests.some((r) => r.waitingForPerson))
+      lines.push('* waiting for you: macs respond <id> "text" answers');
+  }
+  const events = snapshot.events.slice(-(options.events ?? 10));
+  if (events.length > 0) {
+    lines.push('', 'recent events:');
+    for (const e of events)
+      lines.push(
+        truncate(
+          [
+            formatClock(e.ts),
+            e.agent,
+            e.type,
+            e.requestId ?? '',
+            describeEventData(e.type, e.data),
+          ]
+            .filter(Boolean)
+            .join('  '),
+          width,
+        ),
+      );
+  }
+  return lines;
+}

@@ -1,0 +1,247 @@
+import type { Command } from 'commander';
+import { errorMessage } from '../errors.js';
+import { createEventLog } from '../events/log.js';
+import { setDeliveryPaused } from '../state/control.js';
+import { writeOutboxAnswer } from '../state/outbox.js';
+import { buildSnapshot, type Snapshot } from '../state/snapshot.js';
+import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
+import type { StatusIntents } from '../ui/intents.js';
+import {
+  editAnswerInEditor,
+  runEditorSync,
+  type RunEditor,
+} from './answer-editor.js';
+import {
+  addCommonOptions,
+  createContext,
+  type CliDeps,
+  type CommandContext,
+  type CommonOptions,
+} from './common.js';
+import { describeAnswerResult } from './status-answer.js';
+import { createAttentionNotifier } from './status-attention.js';
+import { formatStatusText } from './status-text.js';
+import { jumpToPane, showMessageNearPanes } from './status-tmux.js';
+
+export interface StatusOptions extends CommonOptions {
+  json?: boolean;
+  watch?: boolean;
+}
+
+/** The terminal the live view draws on. */
+export interface StatusTerminal {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  /** Both stdin and stdout are terminals. */
+  interactive: boolean;
+}
+
+/** What `runStatus` needs beyond the common deps (tests inject fakes). */
+export interface StatusDeps {
+  terminal?: StatusTerminal;
+  runEditor?: RunEditor;
+}
+
+/** This process's terminal. */
+export function processTerminal(): StatusTerminal {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+  };
+}
+
+/** The intents of the live view, done with files and tmux. */
+export function createStatusIntents(options: {
+  ctx: CommandContext;
+  env: NodeJS.ProcessEnv;
+  feed: Pick<SnapshotFeed, 'refresh'>;
+  runEditor: RunEditor;
+}): StatusIntents {
+  const { ctx, feed } = options;
+  const events = createEventLog(ctx.paths);
+  return {
+    async answer(requestId, text) {
+      const result = describeAnswerResult(
+        requestId,
+        await writeOutboxAnswer(ctx.paths, requestId, text),
+      );
+      await feed.refresh();
+      return result;
+    },
+    async editAnswer(request) {
+      const result = await editAnswerInEditor({
+        paths: ctx.paths,
+        request,
+        env: options.env,
+        runEditor: options.runEditor,
+      });
+      await feed.refresh();
+      return result;
+    },
+    async setPaused(agent, paused) {
+      try {
+        await setDeliveryPaused(ctx.paths, agent, paused);
+        await events.emit({
+          agent,
+          type: paused ? 'delivery.paused' : 'delivery.resumed',
+          data: { by: 'macs status' },
+        });
+      } catch (error) {
+        return { ok: false, message: errorMessage(error) };
+      } finally {
+        await feed.refresh();
+      }
+      return {
+        ok: true,
+        message: paused
+          ? `delivery to ${agent} paused: answers wait until you press p again`
+          : `delivery to ${agent} resumed`,
+      };
+    },
+    jumpToPane: (agent, pane) => jumpToPane(ctx.tmux, agent, pane, options.env),
+  };
+}
+
+/** Print one snapshot per change, until interrupted (no terminal, or --json --watch). */
+async function streamSnapshots(
+  feed: SnapshotFeed,
+  deps: CliDeps,
+  print: (snapshot: Snapshot) => void,
+): Promise<number> {
+  const first = await feed.start();
+  print(first);
+  const unsubscribe = feed.subscribe(print);
+  try {
+    const signal = await deps.interrupted;
+    return signal === 'SIGINT' ? 130 : 0;
+  } finally {
+    unsubscribe();
+    feed.stop();
+  }
+}
+
+/**
+ * `macs status`: the live view on a terminal; one JSON snapshot with
+ * `--json`; a plain-text summary without a terminal. `--watch` keeps the
+ * non-terminal forms going, one output per change.
+ */
+export async function runStatus(
+  opts: StatusOptions,
+  deps: CliDeps,
+  statusDeps: StatusDeps = {},
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const terminal = statusDeps.terminal ?? processTerminal();
+  const now = () => Date.now();
+  if (opts.json && !opts.watch) {
+    deps.output.json(await buildSnapshot(ctx.paths));
+    return 0;
+  }
+  const feed = createSnapshotFeed({
+    paths: ctx.paths,
+    onError: (error) => ctx.log.warn({ err: error }, 'status read failed'),
+    // Without the view's terminal input, nothing else keeps `--watch` running.
+    keepAlive: opts.json === true || !terminal.interactive,
+  });
+  if (opts.json)
+    return streamSnapshots(feed, deps, (s) =>
+      deps.output.out(JSON.stringify(s)),
+    );
+  if (!terminal.interactive) {
+    if (!opts.watch) {
+      const snapshot = await buildSnapshot(ctx.paths);
+      for (const line of formatStatusText(snapshot, now()))
+        deps.output.out(line);
+      return 0;
+    }
+    return streamSnapshots(feed, deps, (s) => {
+      for (const line of formatStatusText(s, now())) deps.output.out(line);
+      deps.output.out('');
+    });
+  }
+
+  const { config } = await ctx.loadConfig();
+  const attention = createAttentionNotifier({
+    paths: ctx.paths,
+    config: config.attention,
+    events: createEventLog(ctx.paths),
+    log: ctx.log.child({ component: 'status' }),
+    ringBell: () => void terminal.stdout.write('\u0007'),
+    showMessage: (panes, text) => showMessageNearPanes(ctx.tmux, panes, text),
+  });
+  const notify = (snapshot: Snapshot) =>
+    void attention
+      .check(snapshot)
+      .catch((error: unknown) =>
+        ctx.log.warn({ err: error }, 'attention failed'),
+      );
+  const intents = createStatusIntents({
+    ctx,
+    env: deps.env,
+    feed,
+    runEditor: statusDeps.runEditor ?? runEditorSync,
+  });
+  notify(await feed.start());
+  const unsubscribe = feed.subscribe(notify);
+  const stop = new AbortController();
+  let signal: 'SIGINT' | 'SIGTERM' | undefined;
+  void deps.interrupted.then((received) => {
+    signal = received;
+    stop.abort();
+  });
+  let ended: 'quit' | 'interrupted';
+  try {
+    // React's development build re-renders many times slower (a 1 s clock
+    // tick cost ~5% CPU with it); it reads NODE_ENV when first loaded.
+    process.env.NODE_ENV ??= 'production';
+    // Loaded only here: `--json` and the plain-text forms never load React.
+    const { runStatusApp } = await import('../ui/run.js');
+    ended = await runStatusApp({
+      source: feed,
+      intents,
+      stdin: terminal.stdin,
+      stdout: terminal.stdout,
+      stderr: terminal.stderr,
+      signal: stop.signal,
+    });
+  } finally {
+    unsubscribe();
+    feed.stop();
+  }
+  return ended === 'interrupted' || signal === 'SIGINT' ? 130 : 0;
+}
+
+export function registerStatusCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('status')
+      .description(
+        'the status view: agents, pending requests, answers and events (one JSON snapshot with --json)',
+      )
+      .option('--json', 'print one snapshot as JSON (schema: docs/status.md)')
+      .option(
+        '--watch',
+        'keep going: the live view (the default on a terminal); without a terminal or with --json, print again on each change',
+      )
+      .addHelpText(
+        'after',
+        `
+On a terminal, the live view: arrows or j/k select, enter shows the detail,
+r answers the selected request inline (Ctrl-D sends, Esc cancels), e answers
+it in $EDITOR, p pauses or resumes delivery to the agent, a jumps to the
+agent's pane, ? lists every key, q quits.
+
+Examples:
+  macs status
+  macs status --json | jq '.requests[] | select(.waitingForPerson) | .id'
+  macs status --json --watch     # one JSON snapshot per line, on each change`,
+      ),
+  ).action((opts: StatusOptions) => run(runStatus(opts, deps)));
+}

@@ -1,0 +1,487 @@
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { parseEventLines } from '../events/log.js';
+import type { MacsEvent } from '../events/types.js';
+import { readPausedAgents } from './control.js';
+import type { HomePaths } from './paths.js';
+import { readAllAgentStates } from './pending.js';
+import { freshAgentState } from './store.js';
+import type {
+  AgentStateFile,
+  RecentRequest,
+  RequestRecord,
+  RequestStage,
+  StoredResponse,
+} from './types.js';
+
+/**
+ * The status snapshot: everything `macs status` shows, as data. It is the
+ * output of `macs status --json` and the input of the live view. The schema
+ * is versioned and documented field by field in docs/status.md; fields may
+ * be added in a minor release, never renamed or removed without a new
+ * `version`.
+ */
+export const SNAPSHOT_VERSION = 1;
+
+const isoTime = z.iso.datetime({ offset: true });
+const count = z.number().int().nonnegative();
+
+export const AgentStateNameSchema = z.enum([
+  'working',
+  'idle',
+  'approval',
+  'error',
+  'dead',
+  'unknown',
+]);
+
+const REQUEST_STAGES = [
+  'detected',
+  'routed',
+  'answered',
+  'answered-empty',
+  'delivering',
+  'pasted',
+  'delivered',
+  'confirmed',
+  'unconfirmed',
+] as const satisfies readonly RequestStage[];
+
+/**
+ * A stage added to `RequestStage` must be added to REQUEST_STAGES (and to
+ * docs/status.md): the snapshot's schema lists every stage.
+ */
+type UndocumentedStage = Exclude<RequestStage, (typeof REQUEST_STAGES)[number]>;
+const EVERY_STAGE_LISTED: [UndocumentedStage] extends [never]
+  ? true
+  : UndocumentedStage = true;
+void EVERY_STAGE_LISTED;
+
+export const RequestStageSchema = z.enum(REQUEST_STAGES);
+
+export const AnswerSnapshotSchema = z.strictObject({
+  requestId: z.string(),
+  stage: RequestStageSchema,
+  instructions: z.string(),
+  notes: z.string(),
+  source: z.string().nullable(),
+  receivedAt: isoTime.nullable(),
+  deliveredAt: isoTime.nullable(),
+});
+
+export const AgentSnapshotSchema = z.strictObject({
+  name: z.string(),
+  preset: z.string(),
+  pane: z.string().nullable(),
+  state: AgentStateNameSchema,
+  stateSource: z.string(),
+  stateSince: isoTime,
+  stateAgeMs: count,
+  paused: z.boolean(),
+  bridge: z.strictObject({
+    running: z.boolean(),
+    pid: z.number().int().positive().nullable(),
+  }),
+  counts: z.strictObject({
+    pending: count,
+    waitingForPerson: count,
+    detected: count,
+    delivered: count,
+    duplicates: count,
+    malformed: count,
+  }),
+  lastRoundTripMs: count.nullable(),
+  lastResponse: AnswerSnapshotSchema.nullable(),
+  updatedAt: isoTime,
+});
+
+export const RequestSnapshotSchema = z.strictObject({
+  id: z.string(),
+  agent: z.string(),
+  workerId: z.string().nullable(),
+  type: z.string(),
+  priority: z.enum(['low', 'normal', 'high']),
+  stage: RequestStageSchema,
+  backend: z.string().nullable(),
+  waitingForPerson: z.boolean(),
+  detectedAt: isoTime,
+  ageMs: count,
+  firstLine: z.string(),
+  body: z.string(),
+  attributes: z.record(z.string(), z.string()),
+  context: z.unknown().nullable(),
+  answer: AnswerSnapshotSchema.nullable(),
+});
+
+export const EventSnapshotSchema = z.strictObject({
+  ts: z.string(),
+  agent: z.string(),
+  type: z.string(),
+  requestId: z.string().nullable(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+});
+
+export const SnapshotSchema = z.strictObject({
+  version: z.literal(SNAPSHOT_VERSION),
+  generatedAt: isoTime,
+  home: z.string(),
+  totals: z.strictObject({
+    agents: count,
+    pending: count,
+    waitingForPerson: count,
+    paused: count,
+  }),
+  agents: z.array(AgentSnapshotSchema),
+  requests: z.array(RequestSnapshotSchema),
+  events: z.array(EventSnapshotSchema),
+});
+
+export type AnswerSnapshot = z.infer<typeof AnswerSnapshotSchema>;
+export type AgentSnapshot = z.infer<typeof AgentSnapshotSchema>;
+export type RequestSnapshot = z.infer<typeof RequestSnapshotSchema>;
+export type EventSnapshot = z.infer<typeof EventSnapshotSchema>;
+export type Snapshot = z.infer<typeof SnapshotSchema>;
+
+/** How many recent events a snapshot carries. */
+export const SNAPSHOT_EVENTS = 50;
+/** How much of the end of each events file is read for recent events. */
+const EVENT_TAIL_BYTES = 64 * 1024;
+const PRIORITY_RANK = { high: 0, normal: 1, low: 2 } as const;
+
+/** The first line of a text, without trailing blanks. */
+export function firstLineOf(text: string): string {
+  const line = text.split('\n').find((l) => l.trim()) ?? '';
+  return line.trimEnd();
+}
+
+/**
+ * A request waits for a person when it was routed to the file backend and no
+ * answer has come yet (SPEC §3: "a person (or any program) writes the answer
+ * to outbox/").
+ */
+export function isWaitingForPerson(
+  record: Pick<RequestRecord, 'backend' | 'stage'>,
+): boolean {
+  return (
+    record.backend === 'file' &&
+    (record.stage === 'routed' || record.stage === 'detected')
+  );
+}
+
+function answerOf(
+  requestId: string,
+  stage: RequestSnapshot['stage'],
+  response: StoredResponse,
+  deliveredAt: string | undefined,
+): AnswerSnapshot {
+  return {
+    requestId,
+    stage,
+    instructions: response.instructions,
+    notes: response.notes,
+    source: response.source,
+    receivedAt: response.receivedAt,
+    deliveredAt: deliveredAt ?? null,
+  };
+}
+
+function toRequestSnapshot(
+  record: RequestRecord,
+  context: unknown,
+  now: number,
+): RequestSnapshot {
+  return {
+    id: record.id,
+    agent: record.agent,
+    workerId: record.workerId ?? null,
+    type: record.type,
+    priority: record.priority,
+    stage: record.stage,
+    backend: record.backend ?? null,
+    waitingForPerson: isWaitingForPerson(record),
+    detectedAt: record.detectedAt,
+    ageMs: Math.max(0, now - Date.parse(record.detectedAt)),
+    firstLine: firstLineOf(record.body),
+    body: record.body,
+    attributes: record.attributes,
+    context: context ?? null,
+    answer: record.response
+      ? answerOf(record.id, record.stage, record.response, record.deliveredAt)
+      : null,
+  };
+}
+
+function toEventSnapshot(event: MacsEvent): EventSnapshot {
+  return {
+    ts: event.ts,
+    agent: event.agent,
+    type: event.type,
+    requestId: event.requestId ?? null,
+    data: event.data ?? null,
+  };
+}
+
+/** Round trip of the newest delivered request: detection to delivery. */
+function lastRoundTrip(recent: readonly RecentRequest[]): number | null {
+  const last = recent.find((r) => r.deliveredAt !== undefined);
+  if (!last?.deliveredAt) return null;
+  const ms = Date.parse(last.deliveredAt) - Date.parse(last.detectedAt);
+  return Number.isFinite(ms) ? Math.max(0, ms) : null;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Reads a home into snapshots; caches what never changes (archived answers). */
+export interface SnapshotReader {
+  read(now?: Date): Promise<Snapshot>;
+}
+
+export interface SnapshotReaderOptions {
+  /** Recent events carried (default SNAPSHOT_EVENTS). */
+  eventLimit?: number;
+}
+
+/**
+ * A reader of snapshots for one home. Each `read` is a handful of small
+ * reads: every state file, the end of every events file (skipped when its
+ * size and mtime are unchanged), `inbox/<id>.json` for open requests' context,
+ * and each agent's newest archived answer (read once).
+ */
+export function createSnapshotReader(
+  paths: HomePaths,
+  options: SnapshotReaderOptions = {},
+): SnapshotReader {
+  const eventLimit = options.eventLimit ?? SNAPSHOT_EVENTS;
+  const archived = new Map<string, StoredResponse | null>();
+  const tails = new Map<
+    string,
+    { size: number; mtimeMs: number; events: MacsEvent[] }
+  >();
+
+  async function readContext(id: string): Promise<unknown> {
+    try {
+      const meta = JSON.parse(
+        await readFile(path.join(paths.inbox, `${id}.json`), 'utf8'),
+      ) as { context?: unknown };
+      return meta.context ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The archived answer of a finished request (see bridge/archive.ts for the layout). */
+  async function readArchivedResponse(
+    recent: RecentRequest,
+  ): Promise<StoredResponse | null> {
+    const cached = archived.get(recent.id);
+    if (cached !== undefined) return cached;
+    let response: StoredResponse | null = null;
+    try {
+      const meta = JSON.parse(
+        await readFile(
+          path.join(
+            paths.archive,
+            recent.detectedAt.slice(0, 10),
+            `${recent.id}.json`,
+          ),
+          'utf8',
+        ),
+      ) as { response?: StoredResponse };
+      response = meta.response ?? null;
+    } catch {
+      response = null;
+    }
+    // A missing archive may still appear (the bridge archives before it forgets).
+    if (response) archived.set(recent.id, response);
+    return response;
+  }
+
+  async function lastResponseOf(
+    state: AgentStateFile,
+  ): Promise<AnswerSnapshot | null> {
+    const newest = state.recent.find(
+      (r) => r.instructions !== undefined || r.stage === 'answered-empty',
+    );
+    if (!newest) return null;
+    const stored = await readArchivedResponse(newest);
+    if (stored) {
+      return answerOf(newest.id, newest.stage, stored, newest.deliveredAt);
+    }
+    return {
+      requestId: newest.id,
+      stage: newest.stage,
+      instructions: newest.instructions ?? '',
+      notes: '',
+      source: null,
+      receivedAt: null,
+      deliveredAt: newest.deliveredAt ?? null,
+    };
+  }
+
+  async function readBridge(
+    agent: string,
+  ): Promise<{ running: boolean; pid: number | null }> {
+    const text = await readFile(
+      path.join(paths.state, `${agent}.lock`),
+      'utf8',
+    ).catch(() => '');
+    const pid = Number.parseInt(text, 10);
+    if (!Number.isFinite(pid) || pid <= 0) return { running: false, pid: null };
+    return isAlive(pid)
+      ? { running: true, pid }
+      : { running: false, pid: null };
+  }
+
+  async function readEventTail(file: string): Promise<MacsEvent[]> {
+    const info = await stat(file).catch(() => undefined);
+    if (!info) return [];
+    const cached = tails.get(file);
+    if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs)
+      return cached.events;
+    const start = Math.max(0, info.size - EVENT_TAIL_BYTES);
+    const handle = await open(file, 'r');
+    let text: string;
+    try {
+      const buffer = Buffer.alloc(info.size - start);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+      text = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
+    // Reading from the middle: the first (partial) line is not an event.
+    if (start > 0) text = text.slice(text.indexOf('\n') + 1);
+    const events = parseEventLines(text).slice(-eventLimit);
+    tails.set(file, { size: info.size, mtimeMs: info.mtimeMs, events });
+    return events;
+  }
+
+  async function readRecentEvents(): Promise<MacsEvent[]> {
+    let files: string[];
+    try {
+      files = (await readdir(paths.events)).filter((f) => f.endsWith('.jsonl'));
+    } catch {
+      return [];
+    }
+    const all: MacsEvent[] = [];
+    for (const file of files.sort())
+      all.push(...(await readEventTail(path.join(paths.events, file))));
+    return all
+      .sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0))
+      .slice(-eventLimit);
+  }
+
+  /** A state file written by an older bridge may lack newer fields. */
+  function normalize(state: AgentStateFile): AgentStateFile {
+    const base = freshAgentState(state.agent, state.preset ?? 'generic');
+    return {
+      ...base,
+      ...state,
+      requests: state.requests ?? {},
+      recent: state.recent ?? [],
+      counters: { ...base.counters, ...state.counters },
+    };
+  }
+
+  return {
+    async read(at = new Date()) {
+      const now = at.getTime();
+      const [states, paused, events] = await Promise.all([
+        readAllAgentStates(paths),
+        readPausedAgents(paths),
+        readRecentEvents(),
+      ]);
+      const agents: AgentSnapshot[] = [];
+      const requests: RequestSnapshot[] = [];
+      for (const state of states.map(normalize)) {
+        const open = Object.values(state.requests);
+        for (const record of open) {
+          const context =
+            record.backend === 'file' ? await readContext(record.id) : null;
+          requests.push(toRequestSnapshot(record, context, now));
+        }
+        agents.push({
+          name: state.agent,
+          preset: state.preset,
+          pane: state.pane ?? null,
+          state: state.state,
+          stateSource: state.stateSource,
+          stateSince: state.stateSince,
+          stateAgeMs: Math.max(0, now - Date.parse(state.stateSince)),
+          paused: state.paused || paused.has(state.agent),
+          bridge: await readBridge(state.agent),
+          counts: {
+            pending: open.length,
+            waitingForPerson: open.filter(isWaitingForPerson).length,
+            detected: state.counters.detected,
+            delivered: state.counters.delivered,
+            duplicates: state.counters.duplicates,
+            malformed: state.counters.malformed,
+          },
+          lastRoundTripMs: lastRoundTrip(state.recent),
+          lastResponse: await lastResponseOf(state),
+          updatedAt: state.updatedAt,
+        });
+      }
+      requests.sort(
+        (a, b) =>
+          PRIORITY_RANK[a.priority] - PRIORITY_RANK[b.priority] ||
+          a.detectedAt.localeCompare(b.detectedAt) ||
+          a.id.localeCompare(b.id),
+      );
+      return {
+        version: SNAPSHOT_VERSION,
+        generatedAt: at.toISOString(),
+        home: paths.home,
+        totals: {
+          agents: agents.length,
+          pending: requests.length,
+          waitingForPerson: requests.filter((r) => r.waitingForPerson).length,
+          paused: agents.filter((a) => a.paused).length,
+        },
+        agents,
+        requests,
+        events: events.map(toEventSnapshot),
+      };
+    },
+  };
+}
+
+/** One snapshot of a home (`macs status --json`). */
+export function buildSnapshot(
+  paths: HomePaths,
+  now: Date = new Date(),
+): Promise<Snapshot> {
+  return createSnapshotReader(paths).read(now);
+}
+
+/**
+ * What changed for people, ignoring the clock (and `updatedAt`, which moves
+ * whenever a bridge saves its log offset): two snapshots with the same
+ * signature render the same, apart from ages.
+ */
+export function snapshotSignature(snapshot: Snapshot): string {
+  return JSON.stringify(snapshot, (key, value: unknown) =>
+    key === 'generatedAt' ||
+    key === 'ageMs' ||
+    key === 'stateAgeMs' ||
+    key === 'updatedAt'
+      ? undefined
+      : value,
+  );
+}
+
+/** Requests that wait for a person and are not in `seen` (the attention rule). */
+export function selectNewAttention(
+  snapshot: Snapshot,
+  seen: ReadonlySet<string>,
+): RequestSnapshot[] {
+  return snapshot.requests.filter((r) => r.waitingForPerson && !seen.has(r.id));
+}

@@ -1,0 +1,152 @@
+import { watch, type FSWatcher } from 'node:fs';
+import { controlDir } from './control.js';
+import type { HomePaths } from './paths.js';
+import {
+  createSnapshotReader,
+  snapshotSignature,
+  type Snapshot,
+  type SnapshotReader,
+} from './snapshot.js';
+
+/** A live source of snapshots: the status view subscribes to it. */
+export interface SnapshotFeed {
+  /** The newest snapshot (undefined before `start` resolves). */
+  current(): Snapshot | undefined;
+  /** Called with each snapshot that differs (apart from the clock) from the last. */
+  subscribe(listener: (snapshot: Snapshot) => void): () => void;
+  /** Read the first snapshot and start watching. */
+  start(): Promise<Snapshot>;
+  /** Read again now (after the view itself changed something). */
+  refresh(): Promise<void>;
+  stop(): void;
+}
+
+export interface SnapshotFeedOptions {
+  paths: HomePaths;
+  reader?: SnapshotReader;
+  /** Changes closer together than this are read once (default 150 ms). */
+  throttleMs?: number;
+  /** A slow re-read in case a change notification was lost (default 5 s). */
+  backstopMs?: number;
+  onError?: (error: unknown) => void;
+  /** Keep the process running while the feed runs (nothing else may, e.g. without a terminal). */
+  keepAlive?: boolean;
+}
+
+export const FEED_THROTTLE_MS = 150;
+export const FEED_BACKSTOP_MS = 5000;
+
+/**
+ * Snapshots driven by change notifications: `fs.watch` (inotify, kqueue) on
+ * `.macs/`, `.macs/state/`, `.macs/events/` and `.macs/control/`, with a
+ * slow backstop read. Nothing is read while nothing changes, apart from the
+ * backstop. Folders that do not exist yet are watched once they appear (the
+ * home is watched until `.macs/` exists).
+ */
+export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
+  const { paths } = options;
+  const reader = options.reader ?? createSnapshotReader(paths);
+  const throttleMs = options.throttleMs ?? FEED_THROTTLE_MS;
+  const backstopMs = options.backstopMs ?? FEED_BACKSTOP_MS;
+  const keepAlive = options.keepAlive ?? false;
+  const dirs = [paths.runtime, paths.state, paths.events, controlDir(paths)];
+  const watchers = new Map<string, FSWatcher>();
+  const listeners = new Set<(snapshot: Snapshot) => void>();
+  let latest: Snapshot | undefined;
+  let signature = '';
+  let timer: NodeJS.Timeout | undefined;
+  let backstop: NodeJS.Timeout | undefined;
+  let reading: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  function watchDir(dir: string): void {
+    if (watchers.has(dir)) return;
+    try {
+      const watcher = watch(dir, { persistent: keepAlive }, () => schedule());
+      watcher.on('error', () => {
+        watcher.close();
+        watchers.delete(dir);
+        schedule();
+      });
+      watchers.set(dir, watcher);
+    } catch {
+      // not there yet: attached on a later read
+    }
+  }
+
+  function attach(): void {
+    for (const dir of dirs) watchDir(dir);
+    // Until `.macs/` exists, the home itself is watched to see it appear.
+    if (!watchers.has(paths.runtime)) watchDir(paths.home);
+    else if (watchers.has(paths.home)) {
+      watchers.get(paths.home)?.close();
+      watchers.delete(paths.home);
+    }
+  }
+
+  function schedule(): void {
+    if (timer || stopped) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void readNow();
+    }, throttleMs);
+    timer.unref();
+  }
+
+  async function readOnce(): Promise<void> {
+    attach();
+    const next = await reader.read(new Date());
+    const nextSignature = snapshotSignature(next);
+    // Unchanged (apart from the clock): keep the snapshot the view already has.
+    if (nextSignature === signature && latest) return;
+    latest = next;
+    signature = nextSignature;
+    for (const listener of [...listeners]) listener(next);
+  }
+
+  /** One read at a time; a change during a read causes one more read. */
+  function readNow(): Promise<void> {
+    if (reading) {
+      again = true;
+      return reading;
+    }
+    reading = (async () => {
+      do {
+        again = false;
+        try {
+          await readOnce();
+        } catch (error) {
+          options.onError?.(error);
+        }
+      } while (again && !stopped);
+    })().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  }
+
+  return {
+    current: () => latest,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async start() {
+      await readNow();
+      backstop = setInterval(() => void readNow(), backstopMs);
+      if (!keepAlive) backstop.unref();
+      if (!latest) latest = await reader.read(new Date());
+      return latest;
+    },
+    refresh: () => readNow(),
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      if (backstop) clearInterval(backstop);
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+      listeners.clear();
+    },
+  };
+}

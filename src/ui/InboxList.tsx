@@ -1,0 +1,129 @@
+import { Box, Text } from 'ink';
+import { Cell, Mark, type CellProps } from './Cell.js';
+import {
+  windowRows,
+  type ColumnSpec,
+  type RequestColumnKey,
+} from './layout.js';
+import type { RequestRowData } from './view-model.js';
+
+export interface RequestRowProps {
+  row: RequestRowData;
+  columns: readonly ColumnSpec<RequestColumnKey>[];
+  selected: boolean;
+}
+
+function requestCell(
+  row: RequestRowData,
+  key: RequestColumnKey,
+  selected: boolean,
+): Omit<CellProps, 'width'> {
+  const loud = row.waitingForPerson;
+  switch (key) {
+    case 'age':
+      return {
+        text: row.age,
+        right: true,
+        ...(loud ? { colour: 'yellow' } : {}),
+      };
+    case 'agent':
+      return { text: row.agent, bold: selected };
+    case 'type':
+      return { text: row.type, dim: !loud };
+    case 'status':
+      return { text: row.status, colour: row.colour, bold: loud };
+    case 'text':
+      return { text: row.firstLine, bold: selected || loud };
+    default: {
+      const never: never = key;
+      return never;
+    }
+  }
+}
+
+/** One pending request: age, agent, type, status and the first line. */
+export function RequestRow({ row, columns, selected }: RequestRowProps) {
+  const mark = row.waitingForPerson ? '●' : row.high ? '!' : ' ';
+  return (
+    <Box>
+      <Mark text={selected ? '›' : ' '} bold />
+      <Mark
+        text={`${mark} `}
+        colour={row.waitingForPerson ? 'yellow' : 'red'}
+        bold
+      />
+      {columns.map((c) => (
+        <Cell
+          key={c.key}
+          {...requestCell(row, c.key, selected)}
+          {...(c.key === 'text' ? {} : { width: c.width })}
+        />
+      ))}
+    </Box>
+  );
+}
+
+export interface InboxListProps {
+  rows: readonly RequestRowData[];
+  columns: readonly ColumnSpec<RequestColumnKey>[];
+  selectedKey: string | undefined;
+  maxRows: number;
+}
+
+/** The pending requests; those waiting for a person are marked ● in yellow. */
+export function InboxList({
+  rows,
+  columns,
+  selectedKey,
+  maxRows,
+}: InboxListProps) {
+  const selected = rows.findIndex((r) => r.key === selectedKey);
+  const { start, end } = windowRows(
+    rows.length,
+    Math.max(0, selected),
+    Math.max(1, maxRows),
+  );
+  const waiting = rows.filter((r) => r.waitingForPerson).length;
+  const range =
+    rows.length > end - start ? ` ${start + 1}–${end} of ${rows.length}` : '';
+  return (
+    <Box flexDirection="column">
+      <Box>
+        <Mark text={`REQUESTS (${rows.length})${range}`} bold />
+        {waiting > 0 ? (
+          <Box flexGrow={1} flexShrink={1} flexBasis={0}>
+            <Text color="yellow" bold wrap="truncate">
+              {`  ● ${waiting} waiting for you`}
+            </Text>
+          </Box>
+        ) : null}
+      </Box>
+      <Box>
+        <Mark text="   " />
+        {columns.map((c) =>
+          c.key === 'text' ? (
+            <Cell key={c.key} text={c.title} dim />
+          ) : (
+            <Cell key={c.key} width={c.width} text={c.title} dim />
+          ),
+        )}
+      </Box>
+      {rows.length === 0 ? (
+        <Text dimColor wrap="truncate">
+          {'   No pending requests.'}
+        </Text>
+      ) : (
+        rows
+          .slice(start, end)
+          .map((row) => (
+            <RequestRow
+              key={row.key}
+              row={row}
+              columns={columns}
+              selected={row.key === selectedKey}
+            />
+          ))
+      )}
+    </Box>
+  );
+}

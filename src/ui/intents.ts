@@ -1,0 +1,29 @@
+import type { RequestSnapshot, Snapshot } from '../state/snapshot.js';
+
+/** What an intent reports back to the view (shown on the message line). */
+export interface IntentResult {
+  ok: boolean;
+  message: string;
+}
+
+/**
+ * What the status view asks the outside world to do. The view never writes
+ * files or runs tmux itself: `macs status` (src/cli/status.ts) implements
+ * these.
+ */
+export interface StatusIntents {
+  /** Write the answer for a file-backend request (`outbox/<id>.txt`). */
+  answer(requestId: string, text: string): Promise<IntentResult>;
+  /** Answer in `$EDITOR`; the terminal belongs to the editor meanwhile. */
+  editAnswer(request: RequestSnapshot): Promise<IntentResult>;
+  /** Pause or resume delivery to an agent. */
+  setPaused(agent: string, paused: boolean): Promise<IntentResult>;
+  /** Show the agent's pane in tmux. */
+  jumpToPane(agent: string, pane: string | null): Promise<IntentResult>;
+}
+
+/** Where the view gets snapshots from (a `SnapshotFeed`, or a fixed one in tests). */
+export interface SnapshotSource {
+  current(): Snapshot | undefined;
+  subscribe(listener: () => void): () => void;
+}

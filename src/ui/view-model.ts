@@ -1,0 +1,332 @@
+/**
+ * Selectors: snapshot (+ the clock) -> the plain props rows are drawn from.
+ * Pure; no React.
+ */
+import type {
+  AgentSnapshot,
+  AnswerSnapshot,
+  EventSnapshot,
+  RequestSnapshot,
+  Snapshot,
+} from '../state/snapshot.js';
+import {
+  describeEventData,
+  formatAgeAt,
+  formatClock,
+  formatRoundTrip,
+  truncate,
+  wrapText,
+} from './format.js';
+import {
+  eventColour,
+  requestColour,
+  stateColour,
+  type Colour,
+} from './theme.js';
+
+export interface AgentRowData {
+  key: string;
+  name: string;
+  preset: string;
+  state: AgentSnapshot['state'];
+  stateColour: Colour;
+  source: string;
+  since: string;
+  pane: string;
+  pending: number;
+  waiting: number;
+  delivered: number;
+  lastRoundTrip: string;
+  /** Short flags: `paused`, `no bridge`. */
+  flags: string;
+}
+
+export interface RequestRowData {
+  key: string;
+  id: string;
+  agent: string;
+  type: string;
+  age: string;
+  firstLine: string;
+  status: string;
+  colour: Colour;
+  waitingForPerson: boolean;
+  high: boolean;
+}
+
+export interface EventRowData {
+  key: string;
+  time: string;
+  agent: string;
+  type: string;
+  requestId: string;
+  summary: string;
+  colour: Colour;
+}
+
+/** Something the cursor can sit on: an agent row or a request row. */
+export type SelectableItem =
+  | { kind: 'agent'; key: string; agent: AgentSnapshot }
+  | {
+      kind: 'request';
+      key: string;
+      request: RequestSnapshot;
+      agent: AgentSnapshot | undefined;
+    };
+
+export const agentKey = (name: string) => `agent:${name}`;
+export const requestKey = (id: string) => `request:${id}`;
+
+export function selectAgentRows(
+  snapshot: Snapshot,
+  now: number,
+): AgentRowData[] {
+  return snapshot.agents.map((a) => ({
+    key: agentKey(a.name),
+    name: a.name,
+    preset: a.preset,
+    state: a.state,
+    stateColour: stateColour(a.state),
+    source: a.stateSource,
+    since: formatAgeAt(a.stateSince, now),
+    pane: a.pane ?? '—',
+    pending: a.counts.pending,
+    waiting: a.counts.waitingForPerson,
+    delivered: a.counts.delivered,
+    lastRoundTrip: formatRoundTrip(a.lastRoundTripMs),
+    flags: [a.paused ? 'paused' : '', a.bridge.running ? '' : 'no bridge']
+      .filter(Boolean)
+      .join(' · '),
+  }));
+}
+
+/** The short status word of a pending request. */
+export function requestStatus(request: RequestSnapshot): string {
+  if (request.waitingForPerson) return 'needs you';
+  switch (request.stage) {
+    case 'detected':
+      return 'detected';
+    case 'routed':
+      return request.backend ? `at ${request.backend}` : 'routed';
+    case 'answered':
+      return 'answered';
+    case 'delivering':
+    case 'pasted':
+      return 'delivering';
+    case 'answered-empty':
+    case 'delivered':
+    case 'confirmed':
+    case 'unconfirmed':
+      return request.stage;
+    default: {
+      const never: never = request.stage;
+      return never;
+    }
+  }
+}
+
+export function selectRequestRows(
+  snapshot: Snapshot,
+  now: number,
+): RequestRowData[] {
+  return snapshot.requests.map((r) => ({
+    key: requestKey(r.id),
+    id: r.id,
+    agent: r.agent,
+    type: r.type,
+    age: formatAgeAt(r.detectedAt, now),
+    firstLine: r.firstLine || '(empty)',
+    status: requestStatus(r),
+    colour: requestColour(r),
+    waitingForPerson: r.waitingForPerson,
+    high: r.priority === 'high',
+  }));
+}
+
+/** Newest last, at most `limit`. */
+export function selectEventRows(
+  events: readonly EventSnapshot[],
+  limit: number,
+  timeZone?: string,
+): EventRowData[] {
+  return events.slice(-Math.max(0, limit)).map((e, i) => ({
+    key: `${e.ts}:${e.agent}:${e.type}:${i}`,
+    time: formatClock(e.ts, timeZone),
+    agent: e.agent,
+    type: e.type,
+    requestId: e.requestId ?? '',
+    summary: describeEventData(e.type, e.data),
+    colour: eventColour(e.type),
+  }));
+}
+
+/** Every row the cursor can visit, in the order they are drawn. */
+export function selectItems(snapshot: Snapshot): SelectableItem[] {
+  const byName = new Map(snapshot.agents.map((a) => [a.name, a]));
+  return [
+    ...snapshot.agents.map((agent): SelectableItem => ({
+      kind: 'agent',
+      key: agentKey(agent.name),
+      agent,
+    })),
+    ...snapshot.requests.map((request): SelectableItem => ({
+      kind: 'request',
+      key: requestKey(request.id),
+      request,
+      agent: byName.get(request.agent),
+    })),
+  ];
+}
+
+/** Why a request cannot be answered from the view; undefined when it can. */
+export function whyNotAnswerable(request: RequestSnapshot): string | undefined {
+  if (request.waitingForPerson) return undefined;
+  if (
+    request.answer ||
+    request.stage === 'delivering' ||
+    request.stage === 'pasted'
+  )
+    return `${request.id} is already answered; it is waiting to be delivered`;
+  if (request.backend && request.backend !== 'file')
+    return `${request.id} is answered by the ${request.backend} backend, not by a person`;
+  return `${request.id} is not waiting for an answer yet (stage ${request.stage})`;
+}
+
+export type DetailTone = 'title' | 'dim' | 'text' | 'attention' | 'notes';
+export interface DetailLine {
+  text: string;
+  tone: DetailTone;
+}
+
+function section(title: string, width: number): DetailLine {
+  const bar = '─'.repeat(Math.max(0, width - [...title].length - 4));
+  return { text: truncate(`── ${title} ${bar}`, width), tone: 'title' };
+}
+
+function textLines(text: string, width: number, tone: DetailTone = 'text') {
+  return wrapText(text, width).map((line) => ({ text: line, tone }));
+}
+
+/** Context from the inbox metadata: objects as `key: value` lines. */
+function contextText(context: unknown): string {
+  if (typeof context === 'string') return context;
+  if (context && typeof context === 'object' && !Array.isArray(context)) {
+    return Object.entries(context as Record<string, unknown>)
+      .map(([key, value]) =>
+        typeof value === 'string' && value.includes('\n')
+          ? `${key}:\n${value}`
+          : `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+      )
+      .join('\n');
+  }
+  return JSON.stringify(context, null, 2);
+}
+
+function answerLines(
+  answer: AnswerSnapshot,
+  width: number,
+  now: number,
+): DetailLine[] {
+  const when = answer.deliveredAt
+    ? `delivered ${formatAgeAt(answer.deliveredAt, now)} ago`
+    : answer.receivedAt
+      ? `answered ${formatAgeAt(answer.receivedAt, now)} ago`
+      : answer.stage;
+  const lines: DetailLine[] = [
+    { text: `${answer.requestId} · ${when}`, tone: 'dim' },
+  ];
+  if (answer.instructions)
+    lines.push(...textLines(`instructions: ${answer.instructions}`, width));
+  else lines.push({ text: 'instructions: (none)', tone: 'dim' });
+  if (answer.notes)
+    lines.push(...textLines(`notes: ${answer.notes}`, width, 'notes'));
+  else lines.push({ text: 'notes: (none)', tone: 'dim' });
+  return lines;
+}
+
+/** The detail panel's lines for the selected row, wrapped to `width`. */
+export function buildDetailLines(
+  item: SelectableItem | undefined,
+  width: number,
+  now: number,
+): DetailLine[] {
+  if (!item) return [{ text: 'Nothing selected.', tone: 'dim' }];
+  if (item.kind === 'agent') {
+    const a = item.agent;
+    const lines: DetailLine[] = [
+      ...textLines(
+        [
+          `agent ${a.name}`,
+          `preset ${a.preset}`,
+          `pane ${a.pane ?? '—'}`,
+          `${a.state} (${a.stateSource}) for ${formatAgeAt(a.stateSince, now)}`,
+          a.bridge.running
+            ? `bridge running (pid ${a.bridge.pid ?? '?'})`
+            : 'no bridge running',
+          a.paused ? 'delivery PAUSED (p resumes)' : 'delivery on',
+        ].join(' · '),
+        width,
+      ),
+      ...textLines(
+        `requests: ${a.counts.pending} pending (${a.counts.waitingForPerson} need you) · ${a.counts.detected} detected · ${a.counts.delivered} delivered · ${a.counts.duplicates} duplicates · ${a.counts.malformed} malformed · last round trip ${formatRoundTrip(a.lastRoundTripMs)}`,
+        width,
+        'dim',
+      ),
+      section('last response', width),
+    ];
+    if (a.lastResponse) lines.push(...answerLines(a.lastResponse, width, now));
+    else lines.push({ text: 'none yet', tone: 'dim' });
+    return lines;
+  }
+  const r = item.request;
+  const lines: DetailLine[] = [
+    ...textLines(
+      `${r.id} · agent ${r.agent} · ${r.type} · ${r.priority} priority · ${r.stage}${r.backend ? ` via ${r.backend}` : ''} · ${formatAgeAt(r.detectedAt, now)} old`,
+      width,
+      'dim',
+    ),
+  ];
+  if (r.waitingForPerson)
+    lines.push(
+      ...textLines(
+        '● waiting for you: r answers here, e answers in $EDITOR',
+        width,
+        'attention',
+      ),
+    );
+  else {
+    const why = whyNotAnswerable(r);
+    if (why) lines.push(...textLines(why, width, 'dim'));
+  }
+  lines.push(section('request', width), ...textLines(r.body, width));
+  if (r.context !== null)
+    lines.push(
+      section('context', width),
+      ...textLines(contextText(r.context), width, 'dim'),
+    );
+  if (r.answer)
+    lines.push(
+      section('answer (not yet delivered)', width),
+      ...answerLines(r.answer, width, now),
+    );
+  lines.push(section(`last response to ${r.agent}`, width));
+  if (item.agent?.lastResponse)
+    lines.push(...answerLines(item.agent.lastResponse, width, now));
+  else lines.push({ text: 'none yet', tone: 'dim' });
+  return lines;
+}
+
+/** Every time whose age the view shows (to know when to redraw). */
+export function selectShownTimes(snapshot: Snapshot): string[] {
+  const times: string[] = [];
+  for (const a of snapshot.agents) {
+    times.push(a.stateSince);
+    if (a.lastResponse?.deliveredAt) times.push(a.lastResponse.deliveredAt);
+    else if (a.lastResponse?.receivedAt) times.push(a.lastResponse.receivedAt);
+  }
+  for (const r of snapshot.requests) {
+    times.push(r.detectedAt);
+    if (r.answer?.receivedAt) times.push(r.answer.receivedAt);
+  }
+  return times;
+}

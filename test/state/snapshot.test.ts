@@ -1,0 +1,284 @@
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setDeliveryPaused } from '../../src/state/control.js';
+import {
+  buildSnapshot,
+  createSnapshotReader,
+  firstLineOf,
+  isWaitingForPerson,
+  selectNewAttention,
+  snapshotSignature,
+  SnapshotSchema,
+} from '../../src/state/snapshot.js';
+import { createHomeFixture, makeRecord } from './home-fixture.js';
+
+const NOW = new Date('2025-03-01T12:00:00.000Z');
+
+describe('buildSnapshot', () => {
+  let fx: ReturnType<typeof createHomeFixture>;
+  beforeEach(() => {
+    fx = createHomeFixture();
+  });
+  afterEach(() => fx.cleanup());
+
+  it('is an empty, valid snapshot for a home where nothing ran', async () => {
+    const snapshot = await buildSnapshot(fx.paths, NOW);
+    expect(SnapshotSchema.parse(snapshot)).toEqual(snapshot);
+    expect(snapshot).toMatchObject({
+      version: 1,
+      generatedAt: NOW.toISOString(),
+      home: fx.home,
+      totals: { agents: 0, pending: 0, waitingForPerson: 0, paused: 0 },
+      agents: [],
+      requests: [],
+      events: [],
+    });
+  });
+
+  it('reads agents, open requests with context, last answers with notes, pauses and events', async () => {
+    await fx.writeState('worker-1', (s) => {
+      s.pane = '%3';
+      s.state = 'working';
+      s.stateSource = 'hook';
+      s.stateSince = '2025-03-01T11:59:30.000Z';
+      s.requests['worker-1-q-17'] = makeRecord();
+      s.requests['worker-1-q-18'] = makeRecord({
+        id: 'worker-1-q-18',
+        workerId: 'q-18',
+        priority: 'high',
+        detectedAt: '2025-03-01T11:59:00.000Z',
+        stage: 'answered',
+        body: '\n  \nMay I delete build/?',
+        response: {
+          instructions: 'Yes.',
+          notes: 'It is generated.',
+          source: 'outbox/worker-1-q-18.txt',
+          receivedAt: '2025-03-01T11:59:10.000Z',
+          raw: 'Yes.\nNOTES:\nIt is generated.',
+        },
+      });
+      s.recent = [
+        {
+          id: 'worker-1-q-16',
+          type: 'question',
+          stage: 'delivered',
+          detectedAt: '2025-03-01T11:50:00.000Z',
+          deliveredAt: '2025-03-01T11:50:08.200Z',
+          firstLine: 'Which test runner?',
+          instructions: 'vitest',
+        },
+      ];
+      s.counters = { detected: 3, delivered: 1, duplicates: 2, malformed: 1 };
+    });
+    fx.writeArchive({
+      ...makeRecord({
+        id: 'worker-1-q-16',
+        detectedAt: '2025-03-01T11:50:00.000Z',
+      }),
+      stage: 'delivered',
+      response: {
+        instructions: 'vitest',
+        notes: 'Keep an eye on flaky tests.',
+        source: 'outbox/worker-1-q-16.txt',
+        receivedAt: '2025-03-01T11:50:05.000Z',
+        raw: 'vitest\nNOTES:\nKeep an eye on flaky tests.',
+      },
+    });
+    fx.writeInboxMeta('worker-1-q-17', {
+      id: 'worker-1-q-17',
+      context: { branch: 'main', screen: 'line 1\nline 2' },
+    });
+    await fx.writeState(
+      'worker-2',
+      (s) => {
+        s.state = 'dead';
+        s.stateSource = 'pane';
+      },
+      'codex',
+    );
+    await setDeliveryPaused(fx.paths, 'worker-2', true);
+    // This process holds worker-1's lock: its bridge counts as running.
+    writeFileSync(
+      path.join(fx.paths.state, 'worker-1.lock'),
+      `${process.pid}\n`,
+    );
+    fx.writeEvents('worker-1', [
+      JSON.stringify({
+        ts: '2025-03-01T11:58:00.000Z',
+        agent: 'worker-1',
+        type: 'request.detected',
+        requestId: 'worker-1-q-17',
+      }),
+      '{"ts":"2025-03-01T11:58:0', // a torn line is skipped
+    ]);
+    fx.writeEvents('worker-2', [
+      JSON.stringify({
+        ts: '2025-03-01T11:57:00.000Z',
+        agent: 'worker-2',
+        type: 'state.changed',
+        data: { from: 'idle', to: 'dead', source: 'pane' },
+      }),
+    ]);
+
+    const snapshot = await buildSnapshot(fx.paths, NOW);
+    expect(SnapshotSchema.safeParse(snapshot).success).toBe(true);
+    expect(snapshot.totals).toEqual({
+      agents: 2,
+      pending: 2,
+      waitingForPerson: 1,
+      paused: 1,
+    });
+    const [w1, w2] = snapshot.agents;
+    expect(w1).toMatchObject({
+      name: 'worker-1',
+      preset: 'claude',
+      pane: '%3',
+      state: 'working',
+      stateSource: 'hook',
+      stateAgeMs: 30_000,
+      paused: false,
+      bridge: { running: true, pid: process.pid },
+      counts: {
+        pending: 2,
+        waitingForPerson: 1,
+        detected: 3,
+        delivered: 1,
+        duplicates: 2,
+        malformed: 1,
+      },
+      lastRoundTripMs: 8200,
+      lastResponse: {
+        requestId: 'worker-1-q-16',
+        stage: 'delivered',
+        instructions: 'vitest',
+        notes: 'Keep an eye on flaky tests.',
+        deliveredAt: '2025-03-01T11:50:08.200Z',
+      },
+    });
+    expect(w2).toMatchObject({
+      name: 'worker-2',
+      preset: 'codex',
+      pane: null,
+      state: 'dead',
+      paused: true,
+      bridge: { running: false, pid: null },
+      lastRoundTripMs: null,
+      lastResponse: null,
+    });
+    // High priority first, then oldest first.
+    expect(snapshot.requests.map((r) => r.id)).toEqual([
+      'worker-1-q-18',
+      'worker-1-q-17',
+    ]);
+    expect(snapshot.requests[0]).toMatchObject({
+      firstLine: 'May I delete build/?',
+      waitingForPerson: false,
+      context: null,
+      answer: { instructions: 'Yes.', notes: 'It is generated.' },
+    });
+    expect(snapshot.requests[1]).toMatchObject({
+      waitingForPerson: true,
+      ageMs: 120_000,
+      backend: 'file',
+      context: { branch: 'main', screen: 'line 1\nline 2' },
+      answer: null,
+    });
+    expect(snapshot.events.map((e) => e.type)).toEqual([
+      'state.changed',
+      'request.detected',
+    ]);
+    expect(snapshot.events[1]).toEqual({
+      ts: '2025-03-01T11:58:00.000Z',
+      agent: 'worker-1',
+      type: 'request.detected',
+      requestId: 'worker-1-q-17',
+      data: null,
+    });
+  });
+
+  it('reads only the end of a long events file, and re-reads it only when it changed', async () => {
+    const line = (i: number) =>
+      JSON.stringify({
+        ts: new Date(
+          Date.parse('2025-03-01T00:00:00.000Z') + i * 1000,
+        ).toISOString(),
+        agent: 'worker-1',
+        type: 'state.changed',
+        data: { n: i, pad: 'x'.repeat(200) },
+      });
+    fx.writeEvents(
+      'worker-1',
+      Array.from({ length: 2000 }, (_, i) => line(i)),
+    );
+    const reader = createSnapshotReader(fx.paths, { eventLimit: 5 });
+    const first = await reader.read(NOW);
+    expect(first.events.map((e) => e.data?.n)).toEqual([
+      1995, 1996, 1997, 1998, 1999,
+    ]);
+    appendFileSync(
+      path.join(fx.paths.events, 'worker-1.jsonl'),
+      `${line(2000)}\n`,
+    );
+    const second = await reader.read(NOW);
+    expect(second.events.at(-1)?.data?.n).toBe(2000);
+  });
+
+  it('tolerates a state file from an older bridge without counters or recent', async () => {
+    mkdirSync(fx.paths.state, { recursive: true });
+    writeFileSync(
+      path.join(fx.paths.state, 'old.json'),
+      JSON.stringify({
+        version: 1,
+        agent: 'old',
+        preset: 'generic',
+        state: 'idle',
+        stateSource: 'screen',
+        stateSince: '2025-03-01T11:00:00.000Z',
+        logOffset: 0,
+        updatedAt: '2025-03-01T11:00:00.000Z',
+      }),
+    );
+    const snapshot = await buildSnapshot(fx.paths, NOW);
+    expect(SnapshotSchema.safeParse(snapshot).success).toBe(true);
+    expect(snapshot.agents[0]?.counts.delivered).toBe(0);
+  });
+});
+
+describe('snapshot helpers', () => {
+  it.each([
+    [{ backend: 'file', stage: 'routed' }, true],
+    [{ backend: 'file', stage: 'detected' }, true],
+    [{ backend: 'file', stage: 'answered' }, false],
+    [{ backend: 'exec', stage: 'routed' }, false],
+    [{ backend: undefined, stage: 'detected' }, false],
+  ] as const)('isWaitingForPerson(%o) is %s', (record, expected) => {
+    expect(isWaitingForPerson(record)).toBe(expected);
+  });
+
+  it.each([
+    ['one line', 'one line'],
+    ['\n\n  \nsecond  \nthird', 'second'],
+    ['', ''],
+  ])('firstLineOf(%j) is %j', (text, expected) => {
+    expect(firstLineOf(text)).toBe(expected);
+  });
+
+  it('ignores the clock and updatedAt in the signature, and selects new attention', async () => {
+    const fx = createHomeFixture();
+    try {
+      await fx.writeState('worker-1', (s) => {
+        s.requests['worker-1-q-17'] = makeRecord();
+      });
+      const a = await buildSnapshot(fx.paths, NOW);
+      const b = await buildSnapshot(fx.paths, new Date(NOW.getTime() + 5000));
+      expect(snapshotSignature(a)).toBe(snapshotSignature(b));
+      expect(selectNewAttention(a, new Set()).map((r) => r.id)).toEqual([
+        'worker-1-q-17',
+      ]);
+      expect(selectNewAttention(a, new Set(['worker-1-q-17']))).toEqual([]);
+    } finally {
+      fx.cleanup();
+    }
+  });
+});

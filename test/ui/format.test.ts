@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import {
+  describeEventData,
+  formatAge,
+  formatClock,
+  msUntilAgeChanges,
+  msUntilNextAgeChange,
+  formatDuration,
+  formatRoundTrip,
+  truncate,
+  wrapText,
+} from '../../src/ui/format.js';
+
+describe('view formatting', () => {
+  it.each([
+    [0, '0s'],
+    [59_999, '59s'],
+    [65_000, '1m05s'],
+    [3_600_000, '1h00m'],
+    [90_061_000, '1d01h'],
+    [-5, '0s'],
+  ])('formatDuration(%d) is %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+
+  it.each([
+    [null, '—'],
+    [850, '850ms'],
+    [8200, '8.2s'],
+    [125_000, '2m05s'],
+  ])('formatRoundTrip(%s) is %s', (ms, text) => {
+    expect(formatRoundTrip(ms)).toBe(text);
+  });
+
+  it.each([
+    [0, '0s'],
+    [59_999, '59s'],
+    [65_000, '1m'],
+    [3_599_999, '59m'],
+    [3_600_000, '1h00m'],
+    [90_061_000, '1d01h'],
+  ])('formatAge(%d) is %s: whole minutes past a minute', (ms, text) => {
+    expect(formatAge(ms)).toBe(text);
+  });
+
+  it('knows when an age on screen changes next, so an idle view redraws rarely', () => {
+    expect(msUntilAgeChanges(12_300)).toBe(700);
+    expect(msUntilAgeChanges(125_000)).toBe(55_000);
+    expect(msUntilAgeChanges(90_061_000)).toBe(3_539_000);
+    const now = Date.parse('2025-03-01T12:00:00.000Z');
+    expect(
+      msUntilNextAgeChange(
+        ['2025-03-01T11:55:00.000Z', '2025-03-01T11:58:30.000Z', 'junk'],
+        now,
+      ),
+    ).toBe(30_000);
+    expect(msUntilNextAgeChange([], now)).toBeUndefined();
+  });
+
+  it('formats clock times in a given zone', () => {
+    expect(formatClock('2025-03-01T11:59:48.000Z', 'UTC')).toBe('11:59:48');
+    expect(formatClock('not a date')).toBe('--:--:--');
+  });
+
+  it('truncates with an ellipsis, counting characters not bytes', () => {
+    expect(truncate('héllo wörld', 6)).toBe('héllo…');
+    expect(truncate('short', 10)).toBe('short');
+  });
+
+  it('wraps at spaces, hard-wraps long words, keeps blank lines', () => {
+    expect(wrapText('one two three four', 9)).toEqual([
+      'one two',
+      'three',
+      'four',
+    ]);
+    expect(wrapText('abcdefghij', 4)).toEqual(['abcd', 'efgh', 'ij']);
+    expect(wrapText('a\r\n\nb\tc', 10)).toEqual(['a', '', 'b  c']);
+  });
+
+  it('describes common events in a few words', () => {
+    expect(
+      describeEventData('state.changed', {
+        from: 'idle',
+        to: 'working',
+        source: 'hook',
+      }),
+    ).toBe('idle → working (hook)');
+    expect(
+      describeEventData('request.answered', { notes: 'n1\nn2', chars: 3 }),
+    ).toBe('notes: n1');
+    expect(describeEventData('bridge.started', { pane: '%3' })).toBe(
+      '{"pane":"%3"}',
+    );
+    expect(describeEventData('bridge.stopped', null)).toBe('');
+  });
+});

@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildDetailLines,
+  requestStatus,
+  selectAgentRows,
+  selectEventRows,
+  selectItems,
+  selectRequestRows,
+  whyNotAnswerable,
+} from '../../src/ui/view-model.js';
+import {
+  NOW,
+  ago,
+  makeAgent,
+  makeEvent,
+  makeRequest,
+  makeSnapshot,
+} from './fixtures.js';
+
+describe('selectors', () => {
+  const snapshot = makeSnapshot({
+    agents: [
+      makeAgent({
+        paused: true,
+        bridge: { running: false, pid: null },
+        lastRoundTripMs: 1234,
+      }),
+    ],
+    requests: [makeRequest({ priority: 'high' })],
+    events: [
+      makeEvent(),
+      makeEvent({ type: 'error', data: { message: 'boom' } }),
+    ],
+  });
+
+  it('agent rows carry plain, formatted props', () => {
+    expect(selectAgentRows(snapshot, NOW)).toEqual([
+      {
+        key: 'agent:worker-1',
+        name: 'worker-1',
+        preset: 'claude',
+        state: 'idle',
+        stateColour: 'green',
+        source: 'screen',
+        since: '42s',
+        pane: '%3',
+        pending: 0,
+        waiting: 0,
+        delivered: 0,
+        lastRoundTrip: '1.2s',
+        flags: 'paused · no bridge',
+      },
+    ]);
+  });
+
+  it('request rows and items, in drawing order', () => {
+    expect(selectRequestRows(snapshot, NOW)[0]).toMatchObject({
+      key: 'request:worker-1-q-17',
+      age: '2m',
+      status: 'needs you',
+      colour: 'yellow',
+      waitingForPerson: true,
+      high: true,
+    });
+    expect(selectItems(snapshot).map((i) => i.key)).toEqual([
+      'agent:worker-1',
+      'request:worker-1-q-17',
+    ]);
+  });
+
+  it('event rows: newest last, limited', () => {
+    const rows = selectEventRows(snapshot.events, 1, 'UTC');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      type: 'error',
+      summary: 'boom',
+      colour: 'red',
+      time: '11:59:55',
+    });
+  });
+
+  it.each([
+    [{ waitingForPerson: true }, 'needs you', undefined],
+    [
+      { waitingForPerson: false, backend: 'exec' },
+      'at exec',
+      'answered by the exec backend',
+    ],
+    [
+      { waitingForPerson: false, stage: 'delivering' as const },
+      'delivering',
+      'already answered',
+    ],
+    [
+      { waitingForPerson: false, stage: 'detected' as const, backend: null },
+      'detected',
+      'not waiting for an answer yet',
+    ],
+  ])('request %o: status %s', (over, status, why) => {
+    const request = makeRequest(over);
+    expect(requestStatus(request)).toBe(status);
+    if (why === undefined) expect(whyNotAnswerable(request)).toBeUndefined();
+    else expect(whyNotAnswerable(request)).toContain(why);
+  });
+});
+
+describe('buildDetailLines', () => {
+  it('a request: header, body, context (text as is), its answer, the agent’s last notes', () => {
+    const agent = makeAgent({
+      lastResponse: {
+        requestId: 'worker-1-q-16',
+        stage: 'delivered',
+        instructions: 'Use vitest.',
+        notes: 'Plan it.',
+        source: null,
+        receivedAt: null,
+        deliveredAt: ago(60_000),
+      },
+    });
+    const request = makeRequest({
+      stage: 'answered',
+      waitingForPerson: false,
+      context: 'screen line 1\nscreen line 2',
+      answer: {
+        requestId: 'worker-1-q-17',
+        stage: 'answered',
+        instructions: 'Later.',
+        notes: '',
+        source: 'outbox/x.txt',
+        receivedAt: ago(3000),
+        deliveredAt: null,
+      },
+    });
+    const text = buildDetailLines(
+      { kind: 'request', key: 'k', request, agent },
+      80,
+      NOW,
+    )
+      .map((l) => l.text)
+      .join('\n');
+    expect(text).toContain('already answered');
+    expect(text).toContain('── request');
+    expect(text).toContain('screen line 1\nscreen line 2');
+    expect(text).toContain('── answer (not yet delivered)');
+    expect(text).toContain('worker-1-q-17 · answered 3s ago');
+    expect(text).toContain('instructions: Later.\nnotes: (none)');
+    expect(text).toContain('worker-1-q-16 · delivered 1m ago');
+    expect(text).toContain('notes: Plan it.');
+  });
+
+  it('every line fits the width', () => {
+    const request = makeRequest({
+      body: 'x'.repeat(300),
+      context: { long: 'y '.repeat(200) },
+    });
+    for (const line of buildDetailLines(
+      { kind: 'request', key: 'k', request, agent: undefined },
+      30,
+      NOW,
+    ))
+      expect([...line.text].length).toBeLessThanOrEqual(30);
+  });
+});
