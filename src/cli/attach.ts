@@ -1,0 +1,58 @@
+import type { Command } from 'commander';
+import { MacsError } from '../errors.js';
+import { SESSION_NAME } from '../session/record.js';
+import { checkTmux, isSessionRunning } from '../session/start.js';
+import { createAttachSession, type AttachSession } from '../tmux/attach.js';
+import { createTmuxClient } from '../tmux/client.js';
+import {
+  addCommonOptions,
+  createContext,
+  type CliDeps,
+  type CommonOptions,
+} from './common.js';
+import {
+  hintCommand,
+  isOnTerminal,
+  resolveSessionSocket,
+} from './session-common.js';
+
+/** `macs attach`: put this terminal on the home's session. */
+export async function runAttach(
+  opts: CommonOptions,
+  deps: CliDeps,
+  attach: AttachSession = createAttachSession(deps.env),
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  await checkTmux(deps.runTmux);
+  const socket = await resolveSessionSocket(opts, ctx.paths, deps.env);
+  const tmux = createTmuxClient(socket, deps.runTmux);
+  if (!(await isSessionRunning(tmux))) {
+    throw new MacsError(
+      `no macs session is running for ${ctx.paths.home} (tmux -L ${socket})`,
+      {
+        hint: `start one with \`${hintCommand('start', opts, deps)}\`, or try \`${hintCommand('start --demo', opts, deps)}\``,
+      },
+    );
+  }
+  if (!isOnTerminal(deps)) {
+    throw new MacsError('not on a terminal: attaching needs one', {
+      hint: `from a terminal run \`${hintCommand('attach', opts, deps)}\` (or: tmux -L ${socket} attach -t ${SESSION_NAME})`,
+    });
+  }
+  const code = await attach({ socket, session: SESSION_NAME });
+  return code === 0 ? 0 : 1;
+}
+
+export function registerAttachCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('attach')
+      .description(
+        "attach this terminal to the home's session (detach again: tmux prefix, then d)",
+      ),
+  ).action((opts: CommonOptions) => run(runAttach(opts, deps)));
+}

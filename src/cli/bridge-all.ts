@@ -1,0 +1,266 @@
+import { resolveExecArgv } from '../backends/exec-presets.js';
+import { createAnswerers, type ControllerPane } from '../bridge/answerers.js';
+import { createDeliverer } from '../bridge/deliver.js';
+import { createMultiBridge, type MultiAgent } from '../bridge/multi.js';
+import type { AgentProfile } from '../bridge/supervisor.js';
+import { getPreset, type Preset } from '../config/presets/index.js';
+import type { MacsConfig } from '../config/schema.js';
+import { loadPrompt } from '../config/prompts.js';
+import { ConfigError } from '../errors.js';
+import { createEventLog } from '../events/log.js';
+import { discoverPane } from '../session/discover.js';
+import {
+  loadFirstMessage,
+  prepareFirstMessage,
+} from '../session/first-message.js';
+import {
+  readSessionRecord,
+  updateSessionAgent,
+  type AgentRole,
+  type SessionRecord,
+} from '../session/record.js';
+import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
+import type { BridgeOptions } from './bridge.js';
+import { createContext, type CliDeps } from './common.js';
+import { formatEventLine } from './events.js';
+
+interface AgentEntry {
+  name: string;
+  role: AgentRole;
+  preset: string;
+  prompt?: { file: string; promptedAt?: string };
+  /** A pane given in the config (used only without a session). */
+  pane?: string;
+}
+
+/**
+ * The agents to supervise: the session's (`.macs/session.json`), else the
+ * config's workers and controller; plus any pane tagged `@macs_agent` on the
+ * server with a name not yet known.
+ */
+function listAgents(
+  record: SessionRecord | undefined,
+  config: MacsConfig,
+): AgentEntry[] {
+  if (record)
+    return record.agents.map((a) => ({
+      name: a.name,
+      role: a.role,
+      preset: a.preset,
+      ...(a.prompt ? { prompt: a.prompt } : {}),
+    }));
+  return [
+    ...(config.controller
+      ? [
+          {
+            name: config.controller.name,
+            role: 'controller' as const,
+            preset: config.controller.preset ?? 'generic',
+            ...(config.controller.pane ? { pane: config.controller.pane } : {}),
+          },
+        ]
+      : []),
+    ...config.workers.map((w) => ({
+      name: w.name,
+      role: 'worker' as const,
+      preset: w.preset ?? 'generic',
+      ...(w.pane ? { pane: w.pane } : {}),
+    })),
+  ];
+}
+
+async function taggedAgents(
+  tmux: TmuxClient,
+  config: MacsConfig,
+  known: ReadonlySet<string>,
+  detectPresetName: (command: string, config: MacsConfig) => string,
+): Promise<AgentEntry[]> {
+  const found = new Map<string, AgentEntry>();
+  for (const pane of await tmux.listPanes()) {
+    const name = pane.agentTag;
+    if (!name || known.has(name) || found.has(name)) continue;
+    const role: AgentRole =
+      config.controller?.name === name ? 'controller' : 'worker';
+    const configured =
+      role === 'controller'
+        ? config.controller?.preset
+        : config.workers.find((w) => w.name === name)?.preset;
+    found.set(name, {
+      name,
+      role,
+      preset: configured ?? detectPresetName(pane.currentCommand, config),
+    });
+  }
+  return [...found.values()];
+}
+
+/**
+ * `macs bridge --all`: supervise every agent of the session from this one
+ * process, with one shared backend and one deliverer.
+ */
+export async function runBridgeAll(
+  opts: BridgeOptions,
+  deps: CliDeps,
+  presets: {
+    profileFromPreset: (preset: Preset) => AgentProfile;
+    detectPresetName: (command: string, config: MacsConfig) => string;
+  },
+): Promise<number> {
+  if (opts.workerPane)
+    throw new ConfigError('--all and --worker-pane do not go together', {
+      hint: '--all supervises every agent of the session; --worker-pane one pane',
+    });
+  const ctx = createContext(opts, deps);
+  const record = await readSessionRecord(ctx.paths);
+  const socket = opts.tmuxSocket ?? record?.socket;
+  const tmux = createTmuxClient(socket, deps.runTmux);
+  const backendFlag = (opts.backend ?? record?.backend) as
+    MacsConfig['backend'] | undefined;
+  const { config } = await ctx.loadConfig({
+    ...(backendFlag ? { backend: backendFlag } : {}),
+    ...(opts.split === false ? { noSplit: true } : {}),
+  });
+
+  let entries = listAgents(record, config);
+  entries = [
+    ...entries,
+    ...(await taggedAgents(
+      tmux,
+      config,
+      new Set(entries.map((e) => e.name)),
+      presets.detectPresetName,
+    )),
+  ];
+  if (entries.length === 0) {
+    throw new ConfigError(
+      'no agents to supervise: no session in .macs/session.json, no agents in the config, and no pane tagged @macs_agent',
+      {
+        hint: 'start a session with `macs start`, or tag a pane: tmux set-option -p -t %3 @macs_agent worker-1',
+      },
+    );
+  }
+
+  const toAgent = async (entry: AgentEntry): Promise<MultiAgent> => {
+    const preset = getPreset(entry.preset, config.presets);
+    let firstMessage: MultiAgent['firstMessage'];
+    if (entry.role === 'worker' && entry.prompt) {
+      const message = await loadFirstMessage(
+        entry.name,
+        entry.prompt.file,
+      ).catch(async () => {
+        const prompt = await loadPrompt('worker', { home: ctx.paths.home });
+        return prompt
+          ? prepareFirstMessage(entry.name, prompt.text)
+          : undefined;
+      });
+      if (message)
+        firstMessage = { ...message, sent: Boolean(entry.prompt.promptedAt) };
+    }
+    return {
+      name: entry.name,
+      role: entry.role,
+      profile: presets.profileFromPreset(preset),
+      ...(firstMessage ? { firstMessage } : {}),
+    };
+  };
+  const agents = await Promise.all(entries.map(toAgent));
+  const programOf = (agent: MultiAgent) =>
+    getPreset(agent.profile.preset, config.presets).program || undefined;
+  const configuredPane = new Map(
+    entries.flatMap((e) => (e.pane ? [[e.name, e.pane] as const] : [])),
+  );
+  const resolvePane = async (agent: MultiAgent) => {
+    const given = configuredPane.get(agent.name);
+    if (given) return given;
+    const program = programOf(agent);
+    return (
+      await discoverPane({
+        agent: agent.name,
+        tmux,
+        paths: ctx.paths,
+        ...(program ? { program } : {}),
+      })
+    ).pane;
+  };
+
+  const events = createEventLog(ctx.paths, {
+    onEvent: opts.quiet
+      ? undefined
+      : (event) => deps.output.out(formatEventLine(event)),
+  });
+  const log = ctx.log.child({ component: 'bridge', mode: 'all' });
+  const deliverer = createDeliverer(tmux);
+
+  // The interactive backend types into the controller's pane.
+  const controllerAgent = agents.find((a) => a.role === 'controller');
+  let controller: ControllerPane | undefined;
+  if (
+    controllerAgent &&
+    (config.backend === 'interactive' ||
+      Object.values(config.routes).some((chain) =>
+        chain.includes('interactive'),
+      ) ||
+      config.fallback.includes('interactive'))
+  ) {
+    controller = {
+      pane: await resolvePane(controllerAgent),
+      ...controllerAgent.profile,
+    };
+  }
+  const exec = resolveExecArgv({
+    ...(opts.exec ? { flagExec: opts.exec } : {}),
+    ...(opts.execPreset ? { flagPreset: opts.execPreset } : {}),
+    config,
+  });
+  const { dispatcher, describe } = await createAnswerers({
+    config,
+    paths: ctx.paths,
+    tmux,
+    events,
+    log,
+    deliverer,
+    ...(exec ? { exec } : {}),
+    ...(controller ? { controller } : {}),
+  });
+
+  const bridge = createMultiBridge({
+    agents,
+    paths: ctx.paths,
+    config,
+    tmux,
+    events,
+    log,
+    backend: dispatcher,
+    deliverer,
+    resolvePane,
+    findNewAgents: async (known) =>
+      Promise.all(
+        (await taggedAgents(tmux, config, known, presets.detectPresetName)).map(
+          toAgent,
+        ),
+      ),
+    onNotice: (line) => deps.output.err(line),
+    onPrompted: (agent) =>
+      updateSessionAgent(ctx.paths, agent, (entry) => {
+        if (entry.prompt) entry.prompt.promptedAt = new Date().toISOString();
+      }),
+  });
+  try {
+    await bridge.start();
+    await dispatcher.start();
+    deps.output.err(
+      `macs bridge --all: supervising ${agents.length} agents with the ${config.backend} backend in ${ctx.paths.home}${socket ? ` (tmux -L ${socket})` : ''}`,
+    );
+    for (const slot of bridge.snapshot())
+      deps.output.err(
+        `  ${slot.agent}: ${slot.status === 'running' ? `pane ${slot.pane ?? '?'}` : slot.status}${slot.problem ? ` (${slot.problem})` : ''}`,
+      );
+    for (const line of describe) deps.output.err(`  ${line}`);
+    deps.output.err('  Ctrl-C stops');
+    const signal = await deps.interrupted;
+    return signal === 'SIGINT' ? 130 : 0;
+  } finally {
+    await bridge.stop();
+    await dispatcher.stop();
+  }
+}

@@ -1,0 +1,85 @@
+import { existsSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../errors.js';
+import { defaultSocketName, tmuxSocketPath } from '../session/layout.js';
+import { readSessionRecord, type SessionRecord } from '../session/record.js';
+import type { HomePaths } from '../state/paths.js';
+import type { CliDeps, CommonOptions } from './common.js';
+
+/**
+ * How to run macs itself in the session's bridge and status windows: the
+ * built `dist/main.js` next to this module, else (running from the
+ * TypeScript sources) the script and loader flags of this process.
+ */
+export function resolveMacsArgv(): string[] {
+  const main = fileURLToPath(new URL('../main.js', import.meta.url));
+  if (existsSync(main)) return [process.execPath, main];
+  return [process.execPath, ...process.execArgv, process.argv[1] ?? main];
+}
+
+/** How the person invoked macs, for hints: `macs`, or `node dist/main.js`. */
+export function selfCommand(cwd: string): string {
+  const script = process.argv[1] ?? '';
+  if (!script || path.basename(script) === 'macs') return 'macs';
+  const relative = path.relative(cwd, script);
+  return `node ${relative.startsWith('..') ? script : relative}`;
+}
+
+/** A macs command line for hints, with the flags that point at this session. */
+export function hintCommand(
+  sub: string,
+  opts: CommonOptions,
+  deps: Pick<CliDeps, 'cwd' | 'env'>,
+): string {
+  const flags = [
+    ...(opts.home && opts.home !== deps.env.MACS_HOME
+      ? [`--home ${opts.home}`]
+      : []),
+    ...(opts.tmuxSocket && opts.tmuxSocket !== deps.env.MACS_TMUX_SOCKET
+      ? [`--tmux-socket ${opts.tmuxSocket}`]
+      : []),
+  ];
+  return [selfCommand(deps.cwd), sub, ...flags].join(' ');
+}
+
+/** The private server of a home: `macs-<project>-<hash>` (layout.ts). */
+export async function defaultSessionSocket(
+  paths: HomePaths,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  const home = await realpath(paths.home).catch(() => paths.home);
+  const uid = process.getuid?.() ?? 0;
+  const name = defaultSocketName(home, env, uid);
+  if (!name) {
+    throw new ConfigError(
+      `the tmux socket for this home would not fit a unix socket path (${tmuxSocketPath('macs-00000000', env, uid)} is too long)`,
+      {
+        hint: 'set TMUX_TMPDIR to a short folder such as /tmp, or name a server with --tmux-socket NAME',
+      },
+    );
+  }
+  return name;
+}
+
+/**
+ * The tmux server of a home's session: `--tmux-socket`/MACS_TMUX_SOCKET,
+ * else the one the session recorded, else the home's default.
+ */
+export async function resolveSessionSocket(
+  opts: CommonOptions,
+  paths: HomePaths,
+  env: NodeJS.ProcessEnv,
+  record?: SessionRecord,
+): Promise<string> {
+  if (opts.tmuxSocket) return opts.tmuxSocket;
+  const recorded = record ?? (await readSessionRecord(paths));
+  if (recorded) return recorded.socket;
+  return defaultSessionSocket(paths, env);
+}
+
+/** Both ends of the terminal are a TTY (attaching makes sense). */
+export function isOnTerminal(deps: Pick<CliDeps, 'stdinIsTTY'>): boolean {
+  return deps.stdinIsTTY && Boolean(process.stdout.isTTY);
+}

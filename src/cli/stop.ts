@@ -1,0 +1,113 @@
+import { Option, type Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import { createEventLog } from '../events/log.js';
+import { readSessionRecord } from '../session/record.js';
+import { checkTmux } from '../session/start.js';
+import { stopSession, type StoppedPane } from '../session/stop.js';
+import { createTmuxClient } from '../tmux/client.js';
+import {
+  addCommonOptions,
+  createContext,
+  type CliDeps,
+  type CommonOptions,
+} from './common.js';
+import { resolveSessionSocket } from './session-common.js';
+
+export interface StopOptions extends CommonOptions {
+  graceSec?: string;
+}
+
+const DEFAULT_GRACE_SEC = 5;
+
+function describeEnding(pane: StoppedPane): string {
+  switch (pane.ended) {
+    case 'exited':
+      return 'exited when interrupted';
+    case 'killed':
+      return 'did not exit in time; pane killed';
+    case 'already-exited':
+      return 'had already exited';
+    default: {
+      const never: never = pane.ended;
+      return String(never);
+    }
+  }
+}
+
+/**
+ * `macs stop`: end the session of this home (agents first, then the bridge
+ * and the status view, then the tmux server). With no session running it
+ * says so and succeeds.
+ */
+export async function runStop(
+  opts: StopOptions,
+  deps: CliDeps,
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  await checkTmux(deps.runTmux);
+  let graceSec: number;
+  if (opts.graceSec !== undefined) {
+    graceSec = Number(opts.graceSec);
+    if (!Number.isFinite(graceSec) || graceSec < 0)
+      throw new ConfigError(
+        `--grace-sec '${opts.graceSec}' is not a number of seconds`,
+      );
+  } else {
+    // A broken config must not keep a session from being stopped.
+    graceSec = await ctx
+      .loadConfig()
+      .then(({ config }) => config.stopGraceSec)
+      .catch(() => DEFAULT_GRACE_SEC);
+  }
+  const record = await readSessionRecord(ctx.paths);
+  const socket = await resolveSessionSocket(opts, ctx.paths, deps.env, record);
+  const tmux = createTmuxClient(socket, deps.runTmux);
+  const result = await stopSession({
+    tmux,
+    paths: ctx.paths,
+    graceMs: graceSec * 1000,
+    events: createEventLog(ctx.paths),
+    log: ctx.log.child({ component: 'stop' }),
+    ...(record ? { record } : {}),
+  });
+  const out = deps.output.out;
+  if (!result.running) {
+    out(
+      `no macs session is running for ${ctx.paths.home} (tmux -L ${socket}); nothing to stop`,
+    );
+    return 0;
+  }
+  out(`macs: stopped the session in ${ctx.paths.home} (tmux -L ${socket})`);
+  for (const pane of [...result.agents, ...result.windows])
+    out(
+      `  ${pane.name.padEnd(12)} ${pane.pane.padEnd(4)} ${describeEnding(pane)}`,
+    );
+  if (result.leftovers.length > 0)
+    out(
+      `  ended ${result.leftovers.length} leftover process(es): ${result.leftovers.join(' ')}`,
+    );
+  out(
+    '  the tmux server is gone; worktrees, inbox/, archive/ and .macs/ are kept',
+  );
+  return 0;
+}
+
+export function registerStopCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('stop')
+      .description(
+        'end the session: each agent gets the interrupt key, then its pane is killed after a grace period; then the bridge, the status view and the tmux server',
+      )
+      .addOption(
+        new Option(
+          '--grace-sec <seconds>',
+          'how long each program gets to exit after the interrupt key (default: stopGraceSec, 5)',
+        ).env('MACS_STOP_GRACE_SEC'),
+      ),
+  ).action((opts: StopOptions) => run(runStop(opts, deps)));
+}

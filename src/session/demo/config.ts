@@ -1,0 +1,92 @@
+/**
+ * The agents of `macs start --demo`: the scripted controller and worker,
+ * run with the node that runs macs.
+ *
+ * Switch point: the demo's controller answers through the file backend
+ * until the interactive backend is wired into `macs bridge --all`. Then set
+ * DEMO_BACKEND to 'interactive': the controller is started with
+ * `--via interactive` and answers the requests pasted into its pane.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AgentConfig, BackendName } from '../../config/schema.js';
+
+export const DEMO_BACKEND: BackendName = 'file';
+export const DEMO_WORKER = 'worker-1';
+export const DEMO_CONTROLLER = 'controller';
+/** `macs start --demo --detach` waits this long for the demo to finish. */
+export const DEMO_WAIT_MS = 60_000;
+
+/** A fresh id per demo run, so request ids never repeat across runs (dedup). */
+export function newDemoRunId(): string {
+  return randomBytes(2).toString('hex');
+}
+
+export function demoResultFile(runtimeDir: string, runId: string): string {
+  return path.join(runtimeDir, 'demo', `${runId}.json`);
+}
+
+/**
+ * How to run one of the demo scripts: the emitted `.js` next to this module
+ * (dist/session/demo/), or, when macs runs from its TypeScript sources, the
+ * `.ts` with the same loader flags (tsx) as this process.
+ */
+export function demoScriptArgv(name: 'worker' | 'controller'): string[] {
+  const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
+  if (existsSync(js)) return [process.execPath, js];
+  const ts = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+  return [process.execPath, ...process.execArgv, ts];
+}
+
+/** The demo's controller and worker as config entries. */
+export function buildDemoAgents(options: {
+  home: string;
+  runId: string;
+  resultFile: string;
+  backend?: BackendName;
+}): { controller: AgentConfig; workers: AgentConfig[] } {
+  const via =
+    (options.backend ?? DEMO_BACKEND) === 'interactive'
+      ? 'interactive'
+      : 'file';
+  return {
+    controller: {
+      name: DEMO_CONTROLLER,
+      preset: 'generic',
+      command: [
+        ...demoScriptArgv('controller'),
+        '--via',
+        via,
+        '--agents',
+        DEMO_WORKER,
+        '--home',
+        options.home,
+      ],
+      env: {},
+      worktree: false,
+      prompt: false,
+    },
+    workers: [
+      {
+        name: DEMO_WORKER,
+        preset: 'generic',
+        command: [
+          ...demoScriptArgv('worker'),
+          '--agent',
+          DEMO_WORKER,
+          '--run',
+          options.runId,
+          '--result',
+          options.resultFile,
+          '--home',
+          options.home,
+        ],
+        env: {},
+        worktree: false,
+        prompt: true,
+      },
+    ],
+  };
+}

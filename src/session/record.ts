@@ -1,0 +1,157 @@
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { BackendName } from '../config/schema.js';
+import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
+import type { HomePaths } from '../state/paths.js';
+
+/** The tmux session name `macs start` creates on its private server. */
+export const SESSION_NAME = 'macs';
+
+export type AgentRole = 'controller' | 'worker';
+
+/** One agent of a running session, as `.macs/session.json` records it. */
+export interface SessionAgentRecord {
+  name: string;
+  role: AgentRole;
+  preset: string;
+  pane: string;
+  /** The pid of the agent's program (the pane's process) when it started. */
+  pid?: number;
+  /** What runs in the pane, for people (argv, or `sh -c TEXT`). */
+  command: string[];
+  cwd: string;
+  worktree?: { path: string; branch: string };
+  /** The first message (prompts/worker.md) the bridge types into the worker. */
+  prompt?: { file: string; promptedAt?: string };
+}
+
+/** `.macs/session.json`: what `macs start` created, for stop, attach, bridge --all and status. */
+export interface SessionRecord {
+  version: 1;
+  home: string;
+  /** The private tmux server: `tmux -L <socket>`. */
+  socket: string;
+  session: string;
+  createdAt: string;
+  backend: BackendName;
+  /** An explicit `--config` file the session was started with. */
+  config?: string;
+  demo?: { runId: string; result: string };
+  /** Pane ids of the bridge and status windows. */
+  panes: { bridge: string; status: string };
+  agents: SessionAgentRecord[];
+}
+
+export function sessionFilePath(paths: HomePaths): string {
+  return path.join(paths.runtime, 'session.json');
+}
+
+function isSessionRecord(value: unknown): value is SessionRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Partial<SessionRecord>;
+  return (
+    v.version === 1 &&
+    typeof v.socket === 'string' &&
+    typeof v.session === 'string' &&
+    Array.isArray(v.agents)
+  );
+}
+
+/** The session record, or undefined when there is none (or it is unreadable). */
+export async function readSessionRecord(
+  paths: HomePaths,
+): Promise<SessionRecord | undefined> {
+  try {
+    const value: unknown = JSON.parse(
+      await readFile(sessionFilePath(paths), 'utf8'),
+    );
+    return isSessionRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeSessionRecord(
+  paths: HomePaths,
+  record: SessionRecord,
+): Promise<void> {
+  await ensurePrivateDir(paths.runtime);
+  await writeFileAtomic(
+    sessionFilePath(paths),
+    `${JSON.stringify(record, null, 2)}\n`,
+  );
+}
+
+export async function removeSessionRecord(paths: HomePaths): Promise<void> {
+  await rm(sessionFilePath(paths), { force: true });
+}
+
+/** Change one agent's entry (read, modify, write atomically). */
+export async function updateSessionAgent(
+  paths: HomePaths,
+  agent: string,
+  change: (entry: SessionAgentRecord) => void,
+): Promise<void> {
+  const record = await readSessionRecord(paths);
+  const entry = record?.agents.find((a) => a.name === agent);
+  if (!record || !entry) return;
+  change(entry);
+  await writeSessionRecord(paths, record);
+}
+
+// ---- pins (`macs target`) --------------------------------------------------
+
+/** A pane pinned to an agent name with `macs target`, on one tmux server. */
+export interface PinnedPane {
+  pane: string;
+  /** The `-L` socket the pane id belongs to; absent for the default server. */
+  socket?: string;
+  pinnedAt: string;
+}
+
+export function targetsFilePath(paths: HomePaths): string {
+  return path.join(paths.runtime, 'targets.json');
+}
+
+export async function readPins(
+  paths: HomePaths,
+): Promise<Record<string, PinnedPane>> {
+  try {
+    const value: unknown = JSON.parse(
+      await readFile(targetsFilePath(paths), 'utf8'),
+    );
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, PinnedPane>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Pin (or, with `pin` undefined, unpin) the pane of an agent. */
+export async function writePin(
+  paths: HomePaths,
+  agent: string,
+  pin: PinnedPane | undefined,
+): Promise<void> {
+  const pins = await readPins(paths);
+  if (pin) pins[agent] = pin;
+  else delete pins[agent];
+  await ensurePrivateDir(paths.runtime);
+  await writeFileAtomic(
+    targetsFilePath(paths),
+    `${JSON.stringify(pins, null, 2)}\n`,
+  );
+}
+
+/** The pane pinned for an agent on this server, if any. */
+export async function readPin(
+  paths: HomePaths,
+  agent: string,
+  socket: string | undefined,
+): Promise<string | undefined> {
+  const pin = (await readPins(paths))[agent];
+  if (!pin || (pin.socket ?? undefined) !== (socket ?? undefined))
+    return undefined;
+  return pin.pane;
+}

@@ -1,0 +1,267 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { EventSink } from '../events/log.js';
+import type { Logger } from '../log/logger.js';
+import type { HomePaths } from '../state/paths.js';
+import type { PaneInfo, TmuxClient } from '../tmux/client.js';
+import {
+  buildKillPaneArgs,
+  buildKillSessionArgs,
+  buildListSessionsArgs,
+} from '../tmux/session-args.js';
+import { BRIDGE_WINDOW, STATUS_WINDOW } from './layout.js';
+import {
+  SESSION_NAME,
+  removeSessionRecord,
+  type SessionRecord,
+} from './record.js';
+import { isSessionRunning } from './start.js';
+
+/** The key that asks a program to stop (SIGINT through the terminal). */
+export const INTERRUPT_KEY = 'C-c';
+const STOP_POLL_MS = 100;
+/** After the server is gone, a leftover process gets this long after SIGTERM. */
+const LEFTOVER_GRACE_MS = 1000;
+
+export type PaneEnding = 'exited' | 'killed' | 'already-exited';
+
+export interface StoppedPane {
+  name: string;
+  pane: string;
+  ended: PaneEnding;
+}
+
+export interface StopResult {
+  /** Was a session running at all? */
+  running: boolean;
+  socket: string | undefined;
+  agents: StoppedPane[];
+  windows: StoppedPane[];
+  /** Processes of the session still alive after its panes were gone, then ended. */
+  leftovers: number[];
+}
+
+/**
+ * Every process whose session id is one of `sids` (a pane's program is a
+ * session leader, so this finds its children too). Linux /proc; elsewhere
+ * only the leaders themselves are known.
+ */
+export async function listSessionProcesses(
+  sids: ReadonlySet<number>,
+): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return [...sids];
+  }
+  const found: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const sid = Number(fields[3]);
+      if (sids.has(sid)) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * Is the process still running? A zombie has ended (it only waits for its
+ * parent to reap it: after kill-server that is PID 1, which in some
+ * containers never does), so it does not count.
+ */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return (
+      stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+    );
+  } catch {
+    // Gone meanwhile; or no /proc at all (macOS), where kill(0) is all we know.
+    return !existsSync('/proc/self');
+  }
+}
+
+/**
+ * Ask the programs in these panes to stop: the interrupt key, and again
+ * halfway through the grace period (several agents want it twice), then
+ * `kill-pane` for those still running.
+ */
+async function stopPanes(
+  tmux: TmuxClient,
+  panes: readonly { name: string; info: PaneInfo }[],
+  graceMs: number,
+): Promise<StoppedPane[]> {
+  const results = new Map<string, StoppedPane>();
+  const running = panes.filter(({ info, name }) => {
+    if (!info.dead) return true;
+    results.set(info.id, { name, pane: info.id, ended: 'already-exited' });
+    return false;
+  });
+  const alive = async (pane: string): Promise<boolean> =>
+    tmux.paneInfo(pane).then(
+      (info) => !info.dead,
+      () => false,
+    );
+  const interrupt = (pane: string) =>
+    tmux.sendKey(pane, INTERRUPT_KEY).catch(() => undefined);
+  await Promise.all(running.map(({ info }) => interrupt(info.id)));
+  const deadline = Date.now() + graceMs;
+  let again = Date.now() + graceMs / 2;
+  let waiting = running;
+  while (waiting.length > 0 && Date.now() < deadline) {
+    await delay(STOP_POLL_MS);
+    const still: typeof waiting = [];
+    for (const item of waiting) {
+      if (await alive(item.info.id)) still.push(item);
+      else
+        results.set(item.info.id, {
+          name: item.name,
+          pane: item.info.id,
+          ended: 'exited',
+        });
+    }
+    waiting = still;
+    if (Date.now() >= again) {
+      again = Infinity;
+      await Promise.all(waiting.map(({ info }) => interrupt(info.id)));
+    }
+  }
+  for (const item of waiting) {
+    await tmux.command(buildKillPaneArgs(item.info.id)).catch(() => undefined);
+    results.set(item.info.id, {
+      name: item.name,
+      pane: item.info.id,
+      ended: 'killed',
+    });
+  }
+  return panes.map(
+    ({ name, info }) =>
+      results.get(info.id) ?? { name, pane: info.id, ended: 'killed' },
+  );
+}
+
+/**
+ * End the session of `macs start` (SPEC §5): the agents first (interrupt
+ * key, then kill-pane after the grace period), then the bridge and the
+ * status view the same way, then the tmux server. Any process of the
+ * session's panes still alive afterwards (a child that ignored SIGHUP) is
+ * ended by its pid. The session record is removed.
+ */
+export async function stopSession(options: {
+  tmux: TmuxClient;
+  paths: HomePaths;
+  graceMs: number;
+  events: EventSink;
+  log: Logger;
+  record?: SessionRecord;
+}): Promise<StopResult> {
+  const { tmux, paths, graceMs, events, log, record } = options;
+  if (!(await isSessionRunning(tmux))) {
+    await removeSessionRecord(paths);
+    return {
+      running: false,
+      socket: tmux.socket,
+      agents: [],
+      windows: [],
+      leftovers: [],
+    };
+  }
+  const panes = (await tmux.listPanes()).filter(
+    (p) => p.sessionName === SESSION_NAME,
+  );
+  const sids = new Set(
+    panes.filter((p) => !p.dead && p.pid > 0).map((p) => p.pid),
+  );
+  const before = await listSessionProcesses(sids);
+
+  const agentPanes = panes
+    .filter((p) => p.agentTag)
+    .map((info) => ({ name: info.agentTag, info }));
+  const windowPanes = panes
+    .filter(
+      (p) =>
+        !p.agentTag &&
+        (p.id === record?.panes.bridge ||
+          p.id === record?.panes.status ||
+          p.windowName === BRIDGE_WINDOW ||
+          p.windowName === STATUS_WINDOW),
+    )
+    .map((info) => ({
+      name:
+        info.id === record?.panes.status || info.windowName === STATUS_WINDOW
+          ? STATUS_WINDOW
+          : BRIDGE_WINDOW,
+      info,
+    }));
+
+  const agents = await stopPanes(tmux, agentPanes, graceMs);
+  const windows = await stopPanes(tmux, windowPanes, graceMs);
+
+  const sessions = (await tmux.command(buildListSessionsArgs()).catch(() => ''))
+    .split('\n')
+    .filter((s) => s && s !== SESSION_NAME);
+  if (sessions.length === 0) await tmux.killServer();
+  else
+    await tmux
+      .command(buildKillSessionArgs(SESSION_NAME))
+      .catch(() => undefined);
+  const deadline = Date.now() + 2000;
+  while (
+    sessions.length === 0 &&
+    (await tmux.isServerRunning()) &&
+    Date.now() < deadline
+  )
+    await delay(STOP_POLL_MS);
+
+  // Whatever of the session is still running now ignored every signal so far.
+  const leftovers = [
+    ...new Set([...before, ...(await listSessionProcesses(sids))]),
+  ].filter(
+    (pid) => pid !== process.pid && pid !== process.ppid && isAlive(pid),
+  );
+  for (const pid of leftovers) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // gone
+    }
+  }
+  const until = Date.now() + LEFTOVER_GRACE_MS;
+  while (leftovers.some(isAlive) && Date.now() < until)
+    await delay(STOP_POLL_MS);
+  for (const pid of leftovers.filter(isAlive)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+
+  await removeSessionRecord(paths);
+  await events
+    .emit({
+      agent: 'session',
+      type: 'session.stopped',
+      data: {
+        socket: tmux.socket ?? null,
+        agents: agents.map((a) => ({ name: a.name, ended: a.ended })),
+        leftovers: leftovers.length,
+      },
+    })
+    .catch((error: unknown) =>
+      log.warn({ err: error }, 'could not record session.stopped'),
+    );
+  return { running: true, socket: tmux.socket, agents, windows, leftovers };
+}
