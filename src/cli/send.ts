@@ -1,0 +1,356 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { Option, type Command } from 'commander';
+import {
+  createDeliverer,
+  UNKNOWN_QUIET_MS,
+  type DeliveryResult,
+} from '../bridge/deliver.js';
+import { getPreset, listPresetNames } from '../config/presets/index.js';
+import type { Preset } from '../config/presets/types.js';
+import type { MacsConfig } from '../config/schema.js';
+import { AgentError, ConfigError } from '../errors.js';
+import { createEventLog } from '../events/log.js';
+import { isValidAgentName } from '../protocol/ids.js';
+import { sanitizeText } from '../protocol/sanitize.js';
+import { discoverPane } from '../session/discover.js';
+import { readSessionRecord } from '../session/record.js';
+import { readAgentState } from '../state/store.js';
+import type { AgentStateName } from '../state/types.js';
+import {
+  createTmuxClient,
+  PaneNotFoundError,
+  type PaneInfo,
+  type TmuxClient,
+} from '../tmux/client.js';
+import { profileFromPreset, detectPresetName } from './bridge.js';
+import {
+  addCommonOptions,
+  createContext,
+  type CliDeps,
+  type CommandContext,
+  type CommonOptions,
+} from './common.js';
+
+export interface SendOptions extends CommonOptions {
+  preset?: string;
+  /** Seconds to wait for the agent to be idle (default: deliverTimeoutSec). */
+  timeout?: string;
+  json?: boolean;
+}
+
+/** How often `macs send` reads the pane while it waits. */
+const SEND_POLL_MS = 200;
+/** Text kept in the `send.delivered` event. */
+const EVENT_TEXT_MAX_CHARS = 2_000;
+
+interface SendTarget {
+  pane: string;
+  info: PaneInfo;
+  preset: Preset;
+  /** Where the pane came from: the agent's state file, or pane discovery. */
+  found: string;
+}
+
+async function paneIfAlive(
+  tmux: TmuxClient,
+  pane: string,
+): Promise<PaneInfo | undefined> {
+  try {
+    return await tmux.paneInfo(pane);
+  } catch (error) {
+    if (error instanceof PaneNotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The agent's pane: the one in its state file (the pane its bridge
+ * supervises) while that pane exists, else pane discovery (SPEC §5: pinned,
+ * `@macs_agent` tag, title, program).
+ */
+async function findTarget(
+  agent: string,
+  opts: SendOptions,
+  tmux: TmuxClient,
+  ctx: CommandContext,
+  config: MacsConfig,
+): Promise<SendTarget> {
+  const saved = await readAgentState(ctx.paths, agent);
+  const configured =
+    config.workers.find((w) => w.name === agent)?.preset ??
+    (config.controller?.name === agent ? config.controller.preset : undefined);
+  const presetName = opts.preset ?? saved?.preset ?? configured;
+  let pane = saved?.pane;
+  let info = pane ? await paneIfAlive(tmux, pane) : undefined;
+  let found = 'state file';
+  if (!info) {
+    const program = presetName
+      ? getPreset(presetName, config.presets).program
+      : '';
+    let discovered: { pane: string; rule: string };
+    try {
+      discovered = await discoverPane({
+        agent,
+        tmux,
+        paths: ctx.paths,
+        ...(program ? { program } : {}),
+      });
+    } catch (error) {
+      if (!(error instanceof AgentError) || saved !== undefined) throw error;
+      throw new AgentError(
+        `unknown agent '${agent}' (no state file in ${ctx.paths.state}); ${error.message}`,
+        {
+          hint: `check the name (macs status lists the agents), or tag its pane: tmux set-option -p -t %N @macs_agent ${agent}`,
+          cause: error,
+        },
+      );
+    }
+    pane = discovered.pane;
+    info = await tmux.paneInfo(pane);
+    found = `pane discovery (${discovered.rule})`;
+  }
+  const name = presetName ?? detectPresetName(info.currentCommand, config);
+  let preset: Preset;
+  try {
+    preset = getPreset(name, config.presets);
+  } catch (error) {
+    throw new ConfigError(`unknown preset '${name}'`, {
+      hint: `known presets: ${listPresetNames(config.presets).join(', ')}`,
+      cause: error,
+    });
+  }
+  return { pane: info.id, info, preset, found };
+}
+
+function describeConfirmation(
+  result: Extract<DeliveryResult, { type: 'delivered' }>,
+): string {
+  switch (result.confirmation) {
+    case 'working':
+      return 'the agent started working';
+    case 'composer':
+      return 'the composer emptied';
+    case 'screen':
+      return 'the prompt line changed';
+    case 'hook':
+      return "the agent's hook saw the prompt";
+    case undefined:
+      return 'taken';
+    default: {
+      const never: never = result.confirmation;
+      return String(never);
+    }
+  }
+}
+
+/**
+ * `macs send <agent> [TEXT|-]`: type text into an agent safely (SPEC §6),
+ * with the deliverer the bridge uses: wait until the agent is idle (never
+ * into `working` or `approval`), leave copy mode, paste, press the submit
+ * key, confirm, and re-press the submit key (never the text) up to
+ * `submitRetries` times.
+ */
+export async function runSend(
+  agent: string,
+  text: string | undefined,
+  opts: SendOptions,
+  deps: CliDeps,
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  if (!isValidAgentName(agent))
+    throw new ConfigError(`agent name '${agent}' is not valid`, {
+      hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',
+    });
+  let timeoutSec: number | undefined;
+  if (opts.timeout !== undefined) {
+    timeoutSec = Number(opts.timeout);
+    if (!Number.isFinite(timeoutSec) || timeoutSec <= 0)
+      throw new ConfigError(
+        `--timeout '${opts.timeout}' is not a number of seconds`,
+      );
+  }
+  let input: string;
+  if (text === '-' || (text === undefined && !deps.stdinIsTTY))
+    input = await deps.readStdin();
+  else if (text !== undefined) input = text;
+  else
+    throw new ConfigError('no text given', {
+      hint: 'macs send worker-1 "text", or `-` to read it from stdin',
+    });
+  if (!sanitizeText(input).trim())
+    throw new ConfigError('the text is empty; nothing was sent');
+  const { config } = await ctx.loadConfig();
+
+  // The session's server when there is one, like the other session commands.
+  const socket =
+    opts.tmuxSocket ?? (await readSessionRecord(ctx.paths))?.socket;
+  const tmux = createTmuxClient(socket, deps.runTmux);
+  const target = await findTarget(agent, opts, tmux, ctx, config);
+  const { pane, preset } = target;
+  // tmux learns the exit status a moment after it marks the pane dead.
+  for (
+    let tries = 0;
+    target.info.dead && target.info.deadStatus === undefined && tries < 10;
+    tries += 1
+  ) {
+    await delay(50);
+    target.info = await tmux.paneInfo(pane);
+  }
+  if (target.info.dead)
+    throw new AgentError(
+      `agent '${agent}' cannot take input: its program in pane ${pane} has exited${target.info.deadStatus === undefined ? '' : ` (status ${target.info.deadStatus})`}`,
+      {
+        hint: `restart it (tmux respawn-pane -k -t ${pane}, or macs start), then send again`,
+      },
+    );
+
+  const profile = profileFromPreset(preset);
+  const classify = profile.classify;
+  let lastState: AgentStateName = 'unknown';
+  const readState = async (): Promise<AgentStateName> => {
+    const info = await tmux.paneInfo(pane);
+    lastState = info.dead ? 'dead' : classify(await tmux.capturePane(pane));
+    return lastState;
+  };
+  const waitMs = (timeoutSec ?? config.deliverTimeoutSec) * 1000;
+  const giveUp = new AbortController();
+  const timer = setTimeout(() => giveUp.abort(), waitMs);
+  let interrupted = false;
+  void deps.interrupted.then(() => {
+    interrupted = true;
+    giveUp.abort();
+  });
+  const events = createEventLog(ctx.paths);
+  let result: DeliveryResult;
+  try {
+    result = await createDeliverer(tmux, { pollMs: SEND_POLL_MS }).deliver({
+      pane,
+      text: input,
+      rules: profile.rules,
+      readState,
+      classify,
+      // A program macs cannot read is typed into once its screen is still.
+      unknownQuietMs: UNKNOWN_QUIET_MS,
+      confirm: { retries: config.submitRetries },
+      signal: giveUp.signal,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  const shown = `${agent} (pane ${pane}, preset ${preset.name})`;
+  switch (result.type) {
+    case 'delivered': {
+      const data = {
+        pane,
+        preset: preset.name,
+        method: result.method,
+        chars: result.chars,
+        waitedMs: result.waitedMs,
+        submits: result.submits,
+        confirmed: result.confirmed === true,
+        ...(result.confirmation ? { confirmation: result.confirmation } : {}),
+        text: sanitizeText(input).slice(0, EVENT_TEXT_MAX_CHARS),
+      };
+      await events.emit({ agent, type: 'send.delivered', data });
+      if (result.confirmed === false)
+        await events.emit({
+          agent,
+          type: 'delivery.unconfirmed',
+          data: { via: 'send', pane, submits: result.submits },
+        });
+      if (opts.json) deps.output.json({ agent, ...data });
+      if (result.confirmed === false) {
+        deps.output.err(
+          `macs send: typed ${result.chars} chars into ${shown} and pressed ${preset.submitKey} ${String(result.submits)} time(s), but saw no sign the agent took them; not typed again`,
+        );
+        deps.output.err(
+          `hint: look at the pane (tmux -L … capture-pane -p -t ${pane})`,
+        );
+        return 1;
+      }
+      if (!opts.json)
+        deps.output.out(
+          `sent ${result.chars} chars to ${shown}: ${describeConfirmation(result)}`,
+        );
+      return 0;
+    }
+    case 'empty':
+      throw new ConfigError('the text is empty; nothing was sent');
+    case 'pane-gone':
+      throw new AgentError(
+        `agent '${agent}' went away while waiting: pane ${pane} is gone or its program exited; nothing was typed`,
+      );
+    case 'aborted': {
+      if (interrupted) return 130;
+      await events.emit({
+        agent,
+        type: 'send.failed',
+        data: { pane, reason: 'busy', state: lastState, waitedMs: waitMs },
+      });
+      throw new AgentError(
+        `${shown} stayed ${lastState} for ${Math.round(waitMs / 1000)}s; nothing was typed`,
+        {
+          hint: 'macs never types into a busy agent or an open dialog; try again later, or wait longer with --timeout SEC',
+        },
+      );
+    }
+    default: {
+      const never: never = result;
+      throw new Error(`unexpected delivery result ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+export function registerSendCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('send')
+      .description(
+        'type text into an agent safely: wait until it is idle, paste, submit, confirm',
+      )
+      .argument('<agent>', 'the agent name, e.g. worker-1')
+      .argument(
+        '[text]',
+        'the text; `-` (or no text with piped stdin) reads stdin',
+      )
+      .addOption(
+        new Option(
+          '--preset <name>',
+          "the agent's preset (default: its state file, the config, else the pane's program)",
+        ).env('MACS_PRESET'),
+      )
+      .addOption(
+        new Option(
+          '--timeout <sec>',
+          'give up when the agent is not idle within this many seconds (default: deliverTimeoutSec, 600)',
+        ).env('MACS_SEND_TIMEOUT'),
+      )
+      .option('--json', 'print what was sent as JSON'),
+  )
+    .addHelpText(
+      'after',
+      `
+The agent's pane is the one its bridge supervises (.macs/state/<agent>.json),
+else the pane found for the name (pinned with macs target, tagged
+@macs_agent=<agent>, a title with the name, or the preset's program).
+Nothing is typed while the agent is working or shows a dialog; the text goes
+in as one paste, then the submit key. When nothing shows the agent took it,
+the submit key (never the text) is pressed again, up to submitRetries times.
+
+Examples:
+  macs send worker-1 "Run the tests again, then summarise the failures."
+  git diff | macs send worker-1 -
+  macs send worker-1 --timeout 60 "Stop after this step."
+
+Exit: 0 sent and confirmed, 1 not sent or not confirmed (unknown agent, pane
+gone, still busy at the timeout), 2 bad usage or config, 3 tmux missing or
+unreachable, 130 interrupted.`,
+    )
+    .action((agent: string, text: string | undefined, opts: SendOptions) =>
+      run(runSend(agent, text, opts, deps)),
+    );
+}
