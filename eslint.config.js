@@ -85,6 +85,29 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // Plain Node scripts (fake agents, bench, conformance helpers): linted
+    // without type information, with Node's globals.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { projectService: false },
+      globals: Object.fromEntries(
+        [
+          'process',
+          'console',
+          'Buffer',
+          'URL',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'setImmediate',
+          'performance',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['test/**', 'scripts/**', '*.config.*'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -353,6 +353,18 @@ row(
   baseline.detection,
   `   (${results.baselineOverMacsDetectionP50}x macs detection p50)`,
 );
+// Screen reading (throughput and memory) runs as its own script; its figures
+// are merged into the same results file.
+execFileSync(
+  process.execPath,
+  [path.join(ROOT, 'scripts', 'bench-screen.mjs')],
+  {
+    stdio: 'inherit',
+  },
+);
+results.screen = JSON.parse(
+  readFileSync(path.join(ROOT, 'bench', 'screen.json'), 'utf8'),
+);
 mkdirSync(path.join(ROOT, 'bench'), { recursive: true });
 writeFileSync(
   path.join(ROOT, 'bench', 'results.json'),

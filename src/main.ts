@@ -9,9 +9,18 @@ async function main(): Promise<number> {
   const output = createOutput();
   const argv = process.argv.slice(2);
   const debug = argv.includes('--debug') || process.env.MACS_DEBUG === '1';
+  // `on`, not `once`: execa's signal-exit (loaded while a subprocess runs)
+  // re-raises a signal when it sees no other listener, which kills us before
+  // a long-running command can stop cleanly. A second signal forces the exit.
+  let signals = 0;
   const interrupted = new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
+    const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+      signals += 1;
+      if (signals > 1) process.exit(130);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
   const program = buildProgram({
     output,

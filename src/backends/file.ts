@@ -239,6 +239,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
         preset: request.preset,
         hash: request.bodyHash,
         backend: 'file',
+        ...(request.context ? { context: request.context } : {}),
       };
       // Body first, metadata last: a reader that sees the .json sees the .txt.
       await writeFileAtomic(

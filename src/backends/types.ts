@@ -1,5 +1,6 @@
 import type { BackendName } from '../config/schema.js';
-import type { Priority } from '../state/types.js';
+import type { ContextPacket } from '../protocol/context.js';
+import type { Priority, RecentRequest } from '../state/types.js';
 
 /** A request as a backend sees it. */
 export interface BackendRequest {
@@ -13,6 +14,22 @@ export interface BackendRequest {
   bodyHash: string;
   detectedAt: string;
   preset: string;
+  /** The worker's pane (for the context packet). */
+  pane?: string;
+  /** The worker's last finished requests, newest first (for the context packet). */
+  recent?: readonly RecentRequest[];
+  /** Set when a restarted bridge routes a request again: where it went before. */
+  previousBackend?: string;
+  /** The context packet (SPEC §3), added by the dispatcher before a backend sees it. */
+  context?: ContextPacket;
+}
+
+/** What `submit` may say about where a request went. */
+export interface SubmitResult {
+  /** The backend the request was handed to first. */
+  backend: BackendName;
+  /** The backend recorded `request.routed` itself. */
+  recorded: boolean;
 }
 
 /** An answer a backend received for a request. */
@@ -32,8 +49,25 @@ export type AnswerHandler = (answer: BackendAnswer) => Promise<AnswerVerdict>;
 export interface ControllerBackend {
   readonly name: BackendName;
   /** Hand a request over; the answer comes back through the agent's AnswerHandler. */
-  submit(request: BackendRequest): Promise<void>;
+  submit(request: BackendRequest): Promise<SubmitResult | void>;
   /** Look for answers that arrived while nobody was watching (after a restart). */
   rescan(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** How one try of an answerer ended. Expected failures are values. */
+export type AttemptResult =
+  | { type: 'answered'; text: string; source: string }
+  | { type: 'failed'; reason: string; detail?: Record<string, unknown> }
+  | { type: 'aborted' };
+
+/**
+ * An answerer that is tried and either answers or fails (exec,
+ * interactive); the dispatcher moves a failed request down its chain.
+ */
+export interface AttemptBackend {
+  readonly name: Exclude<BackendName, 'file'>;
+  attempt(request: BackendRequest): Promise<AttemptResult>;
+  /** Abort every try in progress (they resolve `aborted`). */
   stop(): Promise<void>;
 }

@@ -103,6 +103,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const available: BackendName[] = ['file', ...attempts.keys()];
   const handlers = new Map<string, AnswerHandler>();
   const histories = new Map<string, Promise<AgentHistory>>();
+  /** Requests written to the inbox before their context packet was ready. */
+  const inboxFirst = new Set<string>();
   const tasks = new Set<Promise<void>>();
   const warnedSkips = new Set<string>();
   const preparing = createPriorityQueue(CONTEXT_MAX_PARALLEL);
@@ -244,6 +246,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     for (let i = index; i < chain.length; i += 1) {
       const name = chain[i] ?? 'file';
       if (name === 'file') {
+        // Already in the inbox without its context (see dispatch): add the
+        // context only while the request is still pending there, so an
+        // answer delivered meanwhile is not brought back.
+        if (i === 0 && inboxFirst.has(request.id)) {
+          inboxFirst.delete(request.id);
+          if (!(await fileExists(path.join(paths.inbox, `${request.id}.json`))))
+            return;
+        }
         await file.submit(request);
         return;
       }
@@ -370,6 +380,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     request: BackendRequest,
     chain: readonly BackendName[],
   ): Promise<void> {
+    // A request for a person goes into the inbox at once; the context packet
+    // (a tmux capture and a git call away) is added to its metadata after.
+    if (chain[0] === 'file' && !stopped) {
+      await file.submit(request);
+      inboxFirst.add(request.id);
+    }
     const full = await preparing.run(request.priority, async () =>
       stopped ? undefined : { ...request, context: await contextFor(request) },
     );

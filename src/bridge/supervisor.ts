@@ -1,8 +1,11 @@
 import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type {
   BackendAnswer,
   AnswerVerdict,
   ControllerBackend,
+  SubmitResult,
 } from '../backends/types.js';
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -10,14 +13,20 @@ import type { EventSink } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import { checkDuplicate, pruneDedup, recordSeen } from '../protocol/dedup.js';
+import { findHeuristic } from '../protocol/heuristics.js';
 import { hashBody, makeRequestId } from '../protocol/ids.js';
-import {
-  createBridgeParser,
-  type BridgeEvent,
-  type BridgeParser,
-} from '../protocol/request-parser.js';
+import type { BridgeEvent } from '../protocol/request-parser.js';
 import { splitResponse } from '../protocol/response.js';
-import { ensureHomeDirs, ensurePrivateDir, FILE_MODE } from '../state/fs.js';
+import { createActivityTracker } from '../screen/activity.js';
+import { cleanScreenLines, type ClassifyResult } from '../screen/classify.js';
+import { createScreenReader, type ScreenReader } from '../screen/reader.js';
+import { createPauseGate } from '../state/control.js';
+import {
+  ensureHomeDirs,
+  ensurePrivateDir,
+  FILE_MODE,
+  writeFileAtomic,
+} from '../state/fs.js';
 import { paneLogPath, type HomePaths } from '../state/paths.js';
 import { createSerialQueue } from '../state/serial.js';
 import {
@@ -33,11 +42,13 @@ import type {
   StateSource,
 } from '../state/types.js';
 import { isOpenStage } from '../state/types.js';
-import { quoteShellArg } from '../tmux/args.js';
+import { buildDisplayArgs, quoteShellArg } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
-import { PaneNotFoundError } from '../tmux/client.js';
-import { archiveRequest, removeRequestFiles } from './archive.js';
-import type { Deliverer, DeliveryRules } from './deliver.js';
+import { PaneNotFoundError, type PaneInfo } from '../tmux/client.js';
+import { PANE_EXIT_FORMAT, parsePaneExit } from '../tmux/session-args.js';
+import { archiveDir, archiveRequest, removeRequestFiles } from './archive.js';
+import { canTypeInto, type Deliverer, type DeliveryRules } from './deliver.js';
+import { createHookLink } from './hook-link.js';
 import { createLogTail, type LogTail, type TailEvent } from './tail.js';
 
 /** What the supervisor needs to know about the agent's kind (from its preset). */
@@ -46,6 +57,8 @@ export interface AgentProfile {
   rules: DeliveryRules;
   /** Classify a captured screen (capture-pane text). */
   classify: (screen: string) => AgentStateName;
+  /** The same, with the rule that matched (for `state.changed` events). */
+  classifyScreen?: (screen: string) => ClassifyResult;
 }
 
 export interface SupervisorOptions {
@@ -75,11 +88,37 @@ export interface Supervisor {
 /** How long offset-only changes may wait before the state file is written. */
 const LAZY_SAVE_MS = 200;
 const RECENT_MAX = 20;
+/**
+ * Screen reading (src/screen/reader.ts, docs/screen-reading.md): a block the
+ * reader holds (not yet drawn to the end) is reported after this much quiet.
+ */
+const READER_SETTLE_MS = 8;
+/** The agent's state is read this soon after output starts after a pause… */
+const STATE_LEADING_MS = 50;
+/** …again once output has been quiet this long… */
+const STATE_SETTLE_MS = 150;
+/** …or this long after the last reading while output keeps coming. */
+const STATE_BUSY_INTERVAL_MS = 1_000;
+/** The slow backstop: the state is read at least this often. */
+const STATE_BACKSTOP_MS = 2_000;
+/** With working hooks, a confirmation waits this long for UserPromptSubmit. */
+const HOOK_CONFIRM_WAIT_MS = 3_000;
+/** A delivery waiting on a busy agent reads its screen this often. */
+const TYPING_RECHECK_MS = 250;
+/** A screen no rule matches counts as `working` for this long after output. */
+const ACTIVITY_QUIET_MS = 1_500;
+/** The pane's size is checked at most this often on a redraw hint. */
+const SIZE_CHECK_MIN_MS = 100;
+/** A dead pane's exit status is asked for this many more times, this far apart. */
+const EXIT_STATUS_TRIES = 10;
+const EXIT_STATUS_WAIT_MS = 50;
+/** A restarted bridge redraws its screen from this much of the log. */
+const REPLAY_MAX_BYTES = 1024 * 1024;
 const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
 
 /**
- * One agent's supervision: pane log → parser → ledger → backend, and answers
- * → delivery → archive. Every step leaves an event and every stage is saved
+ * One agent's supervision: pane log → screen reader → ledger → backend, and
+ * answers → delivery → archive; the agent's state read along the way. Every step leaves an event and every stage is saved
  * before the next begins, so a killed bridge resumes where it stopped.
  */
 export function createSupervisor(options: SupervisorOptions): Supervisor {
@@ -99,19 +138,41 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const serial = createSerialQueue();
   const abort = new AbortController();
   let state: AgentStateFile | undefined;
-  let parser: BridgeParser = newParser();
+  let reader: ScreenReader | undefined;
+  const activity = createActivityTracker({ quietMs: ACTIVITY_QUIET_MS });
+  let readerSettleTimer: NodeJS.Timeout | undefined;
+  let stateTimer: NodeJS.Timeout | undefined;
+  let backstopTimer: NodeJS.Timeout | undefined;
+  let lastStateReadAt = 0;
+  let lastSizeCheckAt = 0;
+  /** Where the output drawn on the reader ends in the log. */
+  let lastDataEnd = 0;
+  let lastTyping: { state: AgentStateName; at: number } | undefined;
   let tail: LogTail | undefined;
   let releaseLock: (() => Promise<void>) | undefined;
   let lazyTimer: NodeJS.Timeout | undefined;
   let stopped = false;
   const deliveries = new Set<Promise<void>>();
-
-  function newParser(): BridgeParser {
-    return createBridgeParser({
-      maxBlockLines: config.maxBlockLines,
-      maxBlockBytes: config.maxBlockBytes,
-    });
-  }
+  // A person pauses delivery from `macs status` with a control file (state/control.ts).
+  const pausedByPerson = createPauseGate(paths, agent, (requestId) => {
+    void emit({ type: 'delivery.held', requestId, data: { reason: 'paused' } });
+  });
+  // Agent hooks (hook-link.ts, docs/hooks.md): their state wins over the
+  // screen; Stop-hook deliveries, confirmations and approvals arrive as files.
+  const hooks = createHookLink({
+    agent,
+    paths,
+    config,
+    preset: profile.preset,
+    log,
+    serial,
+    current,
+    emit,
+    saveNow,
+    finish,
+    route,
+    refreshState: readState,
+  });
 
   function current(): AgentStateFile {
     if (!state) throw new Error(`supervisor for ${agent} is not started`);
@@ -145,42 +206,201 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     lazyTimer.unref();
   }
 
+  interface StateDetail {
+    /** The screen rule that matched (`<state>:<rule>`). */
+    rule?: string;
+    exitCode?: number;
+    exitSignal?: number;
+  }
+
   async function setAgentState(
     next: AgentStateName,
     source: StateSource,
+    detail: StateDetail = {},
   ): Promise<void> {
     const s = current();
-    if (s.state === next) return;
+    if (
+      next !== 'dead' &&
+      (s.exitCode !== undefined || s.exitSignal !== undefined)
+    ) {
+      // The pane runs again (respawn-pane): the old exit status is history.
+      delete s.exitCode;
+      delete s.exitSignal;
+      saveLater();
+    }
+    if (s.state === next) {
+      s.stateSource = source; // e.g. the screen now agrees with a hook
+      return;
+    }
     const previous = s.state;
     s.state = next;
     s.stateSource = source;
     s.stateSince = new Date().toISOString();
+    if (detail.exitCode !== undefined) s.exitCode = detail.exitCode;
+    if (detail.exitSignal !== undefined) s.exitSignal = detail.exitSignal;
     saveLater();
     await emit({
       type: 'state.changed',
-      data: { from: previous, to: next, source },
+      data: { from: previous, to: next, source, ...detail },
     });
   }
 
-  /** Read the pane's screen and classify it; a missing or exited pane is `dead`. */
+  /**
+   * How the pane's program ended; a signal N reads as status 128 + N. tmux
+   * marks a pane dead when its terminal closes and learns the status when
+   * it reaps the process, a moment later: wait a little for it. (tmux 3.3
+   * loses it now and then; then there is no exit code to record.)
+   */
+  async function readExit(): Promise<StateDetail> {
+    for (let attempt = 0; ; attempt += 1) {
+      const exit = parsePaneExit(
+        await tmux
+          .command(buildDisplayArgs(pane, PANE_EXIT_FORMAT))
+          .catch(() => ''),
+      );
+      const exitCode =
+        exit.exitSignal !== undefined ? 128 + exit.exitSignal : exit.exitCode;
+      if (exitCode !== undefined || attempt >= EXIT_STATUS_TRIES)
+        return {
+          ...(exitCode !== undefined ? { exitCode } : {}),
+          ...(exit.exitSignal !== undefined
+            ? { exitSignal: exit.exitSignal }
+            : {}),
+        };
+      await delay(EXIT_STATUS_WAIT_MS);
+    }
+  }
+
+  /**
+   * Read the agent's state (SPEC §6) and record it: `dead` (with the exit
+   * status) when tmux says the pane's program ended or the pane is gone;
+   * else the preset's screen rules on a fresh capture; when no rule matches,
+   * output activity (`working` while output came in the last
+   * ACTIVITY_QUIET_MS, else `unknown`). Hooks win over screen and activity
+   * (hook-link.ts). Output settling, the backstop timer, hooks and deliveries
+   * all come here. It also keeps the screen reader at the pane's size and
+   * runs the heuristic triggers on an idle screen. Not under `serial`.
+   */
   async function readState(): Promise<AgentStateName> {
+    return (await observeState()).state;
+  }
+
+  /**
+   * One reading (see readState). `state` is what is recorded; `typing` is
+   * what a delivery goes by: the same, except that output activity does not
+   * count there (a screen no rule reads is `unknown`, typed into at once).
+   */
+  async function observeState(): Promise<Reading> {
+    lastStateReadAt = Date.now();
     try {
-      const info = await tmux.paneInfo(pane);
+      // Both at once: a delivery may be waiting on this reading.
+      const [info, screen] = await Promise.all([
+        tmux.paneInfo(pane),
+        tmux.capturePane(pane).catch((error: unknown) => {
+          if (error instanceof PaneNotFoundError) return '';
+          throw error;
+        }),
+      ]);
       if (info.dead) {
-        await serial(() => setAgentState('dead', 'pane'));
-        return 'dead';
+        // Asked once per death: tmux 3.3 often never learns the status.
+        const exit = current().state === 'dead' ? {} : await readExit();
+        await serial(() => setAgentState('dead', 'pane', exit));
+        return remember({ state: 'dead', typing: 'dead' });
       }
-      const screen = await tmux.capturePane(pane);
-      const next = profile.classify(screen);
-      await serial(() => setAgentState(next, 'screen'));
-      return next;
+      await serial(() => Promise.resolve(syncSize(info)));
+      const seen = profile.classifyScreen?.(screen) ?? {
+        state: profile.classify(screen),
+      };
+      let observed = seen.state;
+      let source: StateSource = 'screen';
+      if (observed === 'unknown') {
+        source = 'activity';
+        if (activity.isActive(Date.now())) observed = 'working';
+      }
+      const { state: next, source: winner } = await hooks.resolveState(
+        observed,
+        source,
+      );
+      await serial(async () => {
+        await setAgentState(
+          next,
+          winner,
+          winner === 'screen' && seen.rule ? { rule: seen.rule } : {},
+        );
+        if (next === 'idle') await runHeuristics(screen);
+      });
+      return remember({
+        state: next,
+        typing: winner === 'hook' ? next : seen.state,
+      });
     } catch (error) {
       if (error instanceof PaneNotFoundError) {
         await serial(() => setAgentState('dead', 'pane'));
-        return 'dead';
+        return remember({ state: 'dead', typing: 'dead' });
       }
       throw error;
     }
+  }
+
+  interface Reading {
+    state: AgentStateName;
+    typing: AgentStateName;
+  }
+
+  function remember(reading: Reading): Reading {
+    lastTyping = { state: reading.typing, at: Date.now() };
+    return reading;
+  }
+
+  /**
+   * The state a delivery waiting to type goes by. A recent reading that
+   * says "not now" (working, a dialog…) is reused, so a long wait costs a
+   * tmux call every TYPING_RECHECK_MS; one that would allow typing is always
+   * read afresh, so nothing is typed on an old screen.
+   */
+  async function deliveryState(): Promise<AgentStateName> {
+    const last = lastTyping;
+    if (
+      last &&
+      Date.now() - last.at < TYPING_RECHECK_MS &&
+      !canTypeInto(last.state) &&
+      last.state !== 'dead'
+    )
+      return last.state;
+    return (await observeState()).typing;
+  }
+
+  /** Keep the reader at the pane's size. Runs under `serial`. */
+  function syncSize(info: PaneInfo): void {
+    lastSizeCheckAt = Date.now();
+    if (reader && (info.width !== reader.cols || info.height !== reader.rows))
+      reader.resize(info.width, info.height);
+  }
+
+  /**
+   * Heuristic triggers (SPEC §2, protocol/heuristics.ts) on an idle screen,
+   * when turned on: a new conversation that asks for a decision becomes a
+   * `type=heuristic` request; the same one never twice. Runs under `serial`.
+   */
+  async function runHeuristics(screen: string): Promise<void> {
+    if (!config.heuristics) return;
+    const s = current();
+    const triggers = config.heuristicTriggers;
+    const match = findHeuristic(cleanScreenLines(screen), 'idle', {
+      lines: config.heuristicLines,
+      ...(triggers?.question === undefined
+        ? {}
+        : { question: triggers.question }),
+      ...(triggers?.ask ? { ask: triggers.ask } : {}),
+      ...(triggers?.done ? { done: triggers.done } : {}),
+    });
+    if (!match || match.key === s.heuristicKey) return;
+    s.heuristicKey = match.key;
+    await handleRequest(
+      { type: 'heuristic', trigger: match.trigger },
+      match.body,
+    );
+    await saveNow();
   }
 
   // ---- capture -----------------------------------------------------------
@@ -218,34 +438,142 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    */
   async function scanExistingScreen(): Promise<void> {
     const history = await tmux.capturePane(pane, { start: '-', join: true });
-    const once = newParser();
-    const found = [
-      ...once.push(history.endsWith('\n') ? history : `${history}\n`),
-      ...once.flush(),
-    ];
+    const r = currentReader();
+    // Through the reader, so a block seen here is not reported again when
+    // the program redraws it.
+    const found = r.scanLines(history.replace(/\n$/, '').split('\n'));
+    if (found.length > 0) current().screenSeen = r.seen();
     for (const item of found) await handleParsed(item);
   }
 
   // ---- detection ---------------------------------------------------------
+
+  /**
+   * The reader starts with an empty screen. A restarted bridge first redraws
+   * it from the log before its saved offset (at most REPLAY_MAX_BYTES):
+   * blocks found there were read by the bridge before and are remembered,
+   * never reported (docs/screen-reading.md).
+   */
+  async function openReader(resumed: boolean): Promise<void> {
+    const s = current();
+    const info = await tmux.paneInfo(pane);
+    const r = createScreenReader({
+      cols: info.width,
+      rows: info.height,
+      maxBlockLines: config.maxBlockLines,
+      maxBlockBytes: config.maxBlockBytes,
+      seen: s.screenSeen ?? [],
+    });
+    reader = r;
+    lastSizeCheckAt = Date.now();
+    lastDataEnd = s.logOffset;
+    if (resumed && s.logOffset > 0) {
+      const from = Math.max(0, s.logOffset - REPLAY_MAX_BYTES);
+      const handle = await open(logFile, 'r');
+      try {
+        const bytes = Buffer.alloc(s.logOffset - from);
+        const { bytesRead } = await handle.read(bytes, 0, bytes.length, from);
+        // Start on a character boundary.
+        let skip = 0;
+        while (
+          skip < Math.min(3, bytesRead) &&
+          ((bytes[skip] ?? 0) & 0xc0) === 0x80
+        )
+          skip += 1;
+        await r.replay(
+          new TextDecoder().decode(bytes.subarray(skip, bytesRead)),
+        );
+      } finally {
+        await handle.close();
+      }
+    }
+    // A program that was on the alternate screen before the log began.
+    if (info.alternateOn && r.buffer !== 'alternate')
+      await r.replay('\x1b[?1049h');
+  }
+
+  function currentReader(): ScreenReader {
+    if (!reader) throw new Error(`supervisor for ${agent} is not started`);
+    return reader;
+  }
+
+  /**
+   * Draw output on the reader. Where the output may start a redraw for a new
+   * pane size (reader.sizeHint), the pane's size is read first, so the
+   * redraw is drawn at the size it was made for. Runs under `serial`.
+   */
+  async function readOutput(text: string): Promise<BridgeEvent[]> {
+    const r = currentReader();
+    const hint = r.sizeHint(text);
+    if (hint < 0 || Date.now() - lastSizeCheckAt < SIZE_CHECK_MIN_MS)
+      return r.write(text);
+    const found = await r.write(text.slice(0, hint));
+    const info = await tmux.paneInfo(pane).catch(() => undefined);
+    lastSizeCheckAt = Date.now();
+    if (info && !info.dead) syncSize(info);
+    return [...found, ...(await r.write(text.slice(hint)))];
+  }
+
+  /** Handle what the reader found; true when the state must be saved now. */
+  async function handleFound(found: BridgeEvent[]): Promise<boolean> {
+    let changed = false;
+    for (const item of found) changed = (await handleParsed(item)) || changed;
+    if (found.length > 0) current().screenSeen = currentReader().seen();
+    // A block the reader still holds is not behind the saved offset yet:
+    // a restart reads that output again rather than lose the block.
+    if (!currentReader().hasHeld()) current().logOffset = lastDataEnd;
+    return changed;
+  }
+
+  /**
+   * After output: settle the reader soon; read the state when a burst of
+   * output starts, at least every STATE_BUSY_INTERVAL_MS while it lasts,
+   * and once it settles.
+   */
+  function afterOutput(burst: boolean): void {
+    if (stopped) return;
+    // The reader reports held blocks, and ends its care after a resize,
+    // once output has been quiet for a moment.
+    clearTimeout(readerSettleTimer);
+    readerSettleTimer = setTimeout(() => {
+      void serial(async () => {
+        if (reader && (await handleFound(reader.settle()))) await saveNow();
+      }).catch((error: unknown) =>
+        log.error({ err: error }, 'screen settle failed'),
+      );
+    }, READER_SETTLE_MS);
+    clearTimeout(stateTimer);
+    const due = Math.min(
+      burst ? STATE_LEADING_MS : STATE_SETTLE_MS,
+      Math.max(0, lastStateReadAt + STATE_BUSY_INTERVAL_MS - Date.now()),
+    );
+    stateTimer = setTimeout(() => {
+      stateTimer = undefined;
+      void readState().catch((error: unknown) =>
+        log.warn({ err: error }, 'state read failed'),
+      );
+    }, due);
+  }
 
   async function onTail(event: TailEvent): Promise<void> {
     await serial(async () => {
       const s = current();
       switch (event.type) {
         case 'data': {
-          const found = parser.push(event.text);
-          let changed = false;
-          for (const item of found)
-            changed = (await handleParsed(item)) || changed;
-          const held = Buffer.byteLength(parser.retained(), 'utf8');
-          s.logOffset = Math.max(0, event.end - held);
-          if (changed) await saveNow();
+          const now = Date.now();
+          const burst = now - (activity.lastOutputAt() ?? 0) > STATE_SETTLE_MS;
+          activity.onOutput(now);
+          const found = await readOutput(event.text);
+          lastDataEnd = event.end;
+          if (await handleFound(found)) await saveNow();
           else saveLater();
+          afterOutput(burst);
           return;
         }
         case 'truncated':
         case 'replaced': {
-          parser = newParser();
+          // The screen is the pane's, not the file's: the reader carries on.
+          lastDataEnd = 0;
           s.logOffset = 0;
           s.logInode = await stat(logFile)
             .then((i) => i.ino)
@@ -390,8 +718,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   }
 
   async function route(record: RequestRecord): Promise<void> {
+    let routed: SubmitResult | void;
     try {
-      await backend.submit({
+      routed = await backend.submit({
         id: record.id,
         agent,
         ...(record.workerId ? { workerId: record.workerId } : {}),
@@ -402,6 +731,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         bodyHash: record.bodyHash,
         detectedAt: record.detectedAt,
         preset: profile.preset,
+        // For the context packet, and for a restarted bridge to carry on.
+        pane,
+        recent: current().recent,
+        ...(record.backend ? { previousBackend: record.backend } : {}),
       });
     } catch (error) {
       await emit({
@@ -418,11 +751,12 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (record.stage === 'detected') {
       record.stage = 'routed';
       record.routedAt = new Date().toISOString();
-      record.backend = backend.name;
+      record.backend = routed?.backend ?? backend.name;
       // Not urgent: a restart that finds the request still `detected` routes
       // it again, which is idempotent.
       saveLater();
     }
+    if (routed?.recorded) return; // the dispatcher recorded where it went
     await emit({
       type: 'request.routed',
       requestId: record.id,
@@ -472,7 +806,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           ...(parsed.notes ? { notes: parsed.notes.slice(0, 2000) } : {}),
         },
       });
-      if (record.stage === 'answered') scheduleDelivery(record);
+      // An approval a hook asked for is answered with a decision file, never typed.
+      if (record.origin === 'hook') await hooks.decideApproval(record);
+      else if (record.stage === 'answered') scheduleDelivery(record);
       else await finish(record);
       return 'accepted';
     });
@@ -492,45 +828,99 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   }
 
   async function deliver(record: RequestRecord): Promise<void> {
+    if (record.origin === 'hook') {
+      await serial(() => hooks.decideApproval(record));
+      return;
+    }
+    // The agent's Stop hook may have handed this answer over already.
+    if (await hooks.deliveredByHook(record)) {
+      await serial(() => hooks.markDeliveredByHook(record));
+      return;
+    }
     const text = record.response?.instructions ?? '';
+    let claimedByHook = false;
     const result = await deliverer.deliver({
       pane,
       text,
       rules: profile.rules,
-      readState,
-      isPaused: () => current().paused,
+      readState: deliveryState,
+      classify: profile.classify,
+      // SPEC §6 step 6; a UserPromptSubmit hook (hook-link.ts) confirms too.
+      confirm: {
+        retries: config.submitRetries,
+        confirmed: () => record.stage === 'confirmed',
+        // An agent whose hooks work confirms by its UserPromptSubmit hook.
+        preferConfirmedMs:
+          current().hooks?.status === 'active' ? HOOK_CONFIRM_WAIT_MS : 0,
+      },
+      isPaused: () => current().paused || pausedByPerson(record.id),
       deliverTimeoutMs: config.deliverTimeoutSec * 1000,
-      signal: abort.signal,
+      signal: AbortSignal.any([abort.signal, hooks.signalFor(record.id)]),
       onWaitingTooLong: (agentState, waitedMs) =>
         emit({
           type: 'delivery.timeout',
           requestId: record.id,
           data: { state: agentState, waitedMs },
         }),
-      beforeType: () =>
-        serial(async () => {
+      beforeType: async () => {
+        // Exclusive claim against the Stop hook: whoever is first delivers.
+        if (!(await hooks.claimForTyping(record))) {
+          claimedByHook = true;
+          return false;
+        }
+        await serial(async () => {
           record.stage = 'delivering';
           record.deliveringAt = new Date().toISOString();
           await saveNow();
+        });
+        return true;
+      },
+      afterPaste: () =>
+        serial(async () => {
+          record.stage = 'pasted';
+          record.pastedAt = new Date().toISOString();
+          await saveNow();
+        }),
+      // Saved before confirming: a restart then finishes the request rather
+      // than type it again.
+      // Delivered and archived as soon as the submit key is pressed (a
+      // restart then never types it again); the confirmation that follows
+      // updates the archived record.
+      onSubmitted: (delivery) =>
+        serial(async () => {
+          await markDelivered(record, delivery);
+          await finish(record);
         }),
     });
     switch (result.type) {
       case 'delivered':
         await serial(async () => {
-          record.stage = 'delivered';
-          record.deliveredAt = new Date().toISOString();
-          current().counters.delivered += 1;
-          await saveNow();
-          await emit({
-            type: 'request.delivered',
-            requestId: record.id,
-            data: {
-              method: result.method,
-              chars: result.chars,
-              waitedMs: result.waitedMs,
-            },
-          });
-          await finish(record);
+          await markDelivered(record, result);
+          if (result.confirmed === true && record.stage !== 'confirmed') {
+            record.stage = 'confirmed';
+            record.confirmedAt = new Date().toISOString();
+            await emit({
+              type: 'request.confirmed',
+              requestId: record.id,
+              data: { via: result.confirmation, submits: result.submits },
+            });
+          } else if (
+            result.confirmed === false &&
+            record.stage !== 'confirmed'
+          ) {
+            // Counts as delivered; never typed again.
+            record.stage = 'unconfirmed';
+            await emit({
+              type: 'delivery.unconfirmed',
+              requestId: record.id,
+              data: {
+                submits: result.submits,
+                reason: `no sign that the agent took the text after ${String(result.submits)} press(es) of ${profile.rules.submitKey}; not typed again`,
+              },
+            });
+          }
+          if (current().requests[record.id]) await finish(record);
+          else await refinish(record);
         });
         return;
       case 'empty':
@@ -556,12 +946,55 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         });
         return;
       case 'aborted':
+        // The Stop hook claimed it first: the agent has it; nothing was typed.
+        if (claimedByHook)
+          await serial(() => hooks.markDeliveredByHook(record));
         return;
       default: {
         const never: never = result;
         throw new Error(`unexpected delivery result ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /** Record that the text was typed and submitted (once). Runs under `serial`. */
+  async function markDelivered(
+    record: RequestRecord,
+    delivery: { method: string; chars: number; waitedMs: number },
+  ): Promise<void> {
+    if (record.deliveredAt !== undefined) return;
+    if (record.stage !== 'confirmed') record.stage = 'delivered';
+    record.deliveredAt = new Date().toISOString();
+    current().counters.delivered += 1;
+    await saveNow();
+    await emit({
+      type: 'request.delivered',
+      requestId: record.id,
+      data: {
+        method: delivery.method,
+        chars: delivery.chars,
+        waitedMs: delivery.waitedMs,
+      },
+    });
+  }
+
+  /**
+   * A finished request's stage changed afterwards (its delivery was
+   * confirmed, or not): archive it again and update the recent list. Runs
+   * under `serial`.
+   */
+  async function refinish(record: RequestRecord): Promise<void> {
+    const s = current();
+    s.recent = s.recent.map((r) =>
+      r.id === record.id ? { ...r, stage: record.stage } : r,
+    );
+    // Only the record changed; the next request may be arriving right now.
+    const { body: _body, ...meta } = record;
+    await writeFileAtomic(
+      path.join(archiveDir(paths, record), `${record.id}.json`),
+      `${JSON.stringify(meta, null, 2)}\n`,
+    );
+    saveLater();
   }
 
   /** Archive a finished request and drop it from the open set. Runs under `serial`. */
@@ -592,6 +1025,34 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     });
   }
 
+  /**
+   * A bridge killed between the paste and the submit key leaves the answer in
+   * the worker's composer: pressing the submit key completes that one
+   * delivery. Runs under `serial`.
+   */
+  async function submitPasted(record: RequestRecord): Promise<void> {
+    try {
+      await tmux.sendKey(pane, profile.rules.submitKey);
+    } catch (error) {
+      await emit({
+        type: 'error',
+        requestId: record.id,
+        data: { where: 'resume', message: errorMessage(error) },
+      });
+      return;
+    }
+    record.stage = 'delivered';
+    record.deliveredAt = new Date().toISOString();
+    current().counters.delivered += 1;
+    await saveNow();
+    await emit({
+      type: 'request.delivered',
+      requestId: record.id,
+      data: { method: 'submit-after-restart' },
+    });
+    await finish(record);
+  }
+
   /** After a restart: carry every open request on from the stage it was saved in. */
   async function resumeRequests(): Promise<void> {
     const s = current();
@@ -607,6 +1068,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           break;
         case 'answered':
           scheduleDelivery(record);
+          break;
+        case 'pasted':
+          // The text is in the worker's composer; only the submit key is missing.
+          await submitPasted(record);
           break;
         case 'delivering':
           // At most once: the bridge died while typing; re-sending could submit twice.
@@ -662,6 +1127,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         if (state.logInode !== undefined && state.logInode !== inode)
           state.logOffset = 0;
         state.logInode = inode;
+        await openReader(loaded.type === 'loaded');
         await serial(async () => {
           await saveNow();
           await emit({
@@ -684,7 +1150,15 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           pollIntervalMs: config.pollIntervalMs,
         });
         await tail.start();
+        await hooks.start();
         void readState().catch(() => undefined);
+        backstopTimer = setInterval(() => {
+          if (Date.now() - lastStateReadAt < STATE_BACKSTOP_MS) return;
+          void readState().catch((error: unknown) =>
+            log.warn({ err: error }, 'state read failed'),
+          );
+        }, STATE_BACKSTOP_MS / 2);
+        backstopTimer.unref();
       } catch (error) {
         await releaseLock();
         releaseLock = undefined;
@@ -695,8 +1169,17 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       if (stopped) return;
       stopped = true;
       abort.abort();
+      clearInterval(backstopTimer);
+      clearTimeout(stateTimer);
+      clearTimeout(readerSettleTimer);
+      await hooks.stop();
       await tail?.stop();
       await Promise.allSettled([...deliveries]);
+      await serial(() => {
+        reader?.dispose();
+        reader = undefined;
+        return Promise.resolve();
+      });
       if (state) {
         await serial(() => saveNow());
         await emit({

@@ -119,6 +119,7 @@ export async function runBridgeAll(
   const { config } = await ctx.loadConfig({
     ...(backendFlag ? { backend: backendFlag } : {}),
     ...(opts.split === false ? { noSplit: true } : {}),
+    ...(opts.heuristics ? { heuristics: true } : {}),
   });
 
   let entries = listAgents(record, config);

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { createFileBackend } from '../backends/file.js';
+import { resolveExecArgv } from '../backends/exec-presets.js';
+import { createAnswerers, type ControllerPane } from '../bridge/answerers.js';
 import { createDeliverer } from '../bridge/deliver.js';
 import { createSupervisor, type AgentProfile } from '../bridge/supervisor.js';
 import type { MacsConfig } from '../config/schema.js';
@@ -8,6 +9,8 @@ import type { Preset } from '../config/presets/types.js';
 import { ConfigError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { isValidAgentName } from '../protocol/ids.js';
+import { discoverPane } from '../session/discover.js';
+import type { HomePaths } from '../state/paths.js';
 import { classifyScreen } from '../screen/classify.js';
 import type { TmuxClient } from '../tmux/client.js';
 import {
@@ -16,6 +19,7 @@ import {
   type CliDeps,
   type CommonOptions,
 } from './common.js';
+import { runBridgeAll } from './bridge-all.js';
 import { formatEventLine } from './events.js';
 
 export interface BridgeOptions extends CommonOptions {
@@ -25,6 +29,48 @@ export interface BridgeOptions extends CommonOptions {
   backend?: string;
   split?: boolean;
   quiet?: boolean;
+  /** `--exec`, repeatable: one argument each (or a JSON array). */
+  exec?: string[];
+  execPreset?: string;
+  controllerPane?: string;
+  /** Supervise every agent of the session (`macs bridge --all`). */
+  all?: boolean;
+  /** Heuristic triggers (SPEC §2): `--heuristics`. */
+  heuristics?: boolean;
+}
+
+/** `--backend` when it is not given: what `--exec` or `--controller-pane` alone imply. */
+function impliedBackend(
+  opts: BridgeOptions,
+): MacsConfig['backend'] | undefined {
+  if (opts.backend) return opts.backend as MacsConfig['backend'];
+  const exec = Boolean(opts.exec?.length || opts.execPreset);
+  const controller = Boolean(opts.controllerPane);
+  if (exec && !controller) return 'exec';
+  if (controller && !exec) return 'interactive';
+  return undefined;
+}
+
+/** The controller pane (`--controller-pane`, else `controller.pane` in the config). */
+async function resolveController(
+  opts: BridgeOptions,
+  workerPane: string,
+  tmux: TmuxClient,
+  config: MacsConfig,
+): Promise<ControllerPane | undefined> {
+  const pane = opts.controllerPane ?? config.controller?.pane;
+  if (pane === undefined) return undefined;
+  if (!/^%\d+$/.test(pane))
+    throw new ConfigError(`controller pane '${pane}' is not a pane id like %3`);
+  if (pane === workerPane)
+    throw new ConfigError(
+      `the controller pane ${pane} is the worker's pane; give the controller its own pane`,
+    );
+  const info = await tmux.paneInfo(pane);
+  const name =
+    config.controller?.preset ?? detectPresetName(info.currentCommand, config);
+  const profile = profileFromPreset(getPreset(name, config.presets));
+  return { pane, ...profile };
 }
 
 /** A preset turned into what the supervisor needs. */
@@ -38,6 +84,7 @@ export function profileFromPreset(preset: Preset): AgentProfile {
       maxLiteralChars: preset.paste.maxLiteralChars,
     },
     classify: (screen) => classifyScreen(screen, preset).state,
+    classifyScreen: (screen) => classifyScreen(screen, preset),
   };
 }
 
@@ -58,11 +105,26 @@ async function resolveAgent(
   opts: BridgeOptions,
   tmux: TmuxClient,
   config: MacsConfig,
+  paths: HomePaths,
 ): Promise<{ agent: string; pane: string; preset: Preset }> {
-  const pane = opts.workerPane;
+  let pane = opts.workerPane;
+  if (!pane && opts.agent) {
+    // No pane given: find the agent's pane (SPEC §5 pane discovery).
+    const preset =
+      opts.preset ?? config.workers.find((w) => w.name === opts.agent)?.preset;
+    const program = preset ? getPreset(preset, config.presets).program : '';
+    pane = (
+      await discoverPane({
+        agent: opts.agent,
+        tmux,
+        paths,
+        ...(program ? { program } : {}),
+      })
+    ).pane;
+  }
   if (!pane)
-    throw new ConfigError('--worker-pane is required', {
-      hint: 'e.g. macs bridge --worker-pane %3 --agent worker-1',
+    throw new ConfigError('--worker-pane (or --agent) is required', {
+      hint: 'e.g. macs bridge --worker-pane %3 --agent worker-1, or macs bridge --all for a whole session',
     });
   if (!/^%\d+$/.test(pane))
     throw new ConfigError(`--worker-pane '${pane}' is not a pane id like %3`, {
@@ -92,37 +154,47 @@ async function resolveAgent(
 
 /**
  * Run one bridge in the foreground for an existing pane: detect requests,
- * route them to the file backend, deliver answers, until interrupted.
+ * route them to their backends, deliver answers, until interrupted.
  */
 export async function runBridge(
   opts: BridgeOptions,
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  const backendFlag = impliedBackend(opts);
   const { config } = await ctx.loadConfig({
-    ...(opts.backend ? { backend: opts.backend as MacsConfig['backend'] } : {}),
+    ...(backendFlag ? { backend: backendFlag } : {}),
     ...(opts.split === false ? { noSplit: true } : {}),
+    ...(opts.heuristics ? { heuristics: true } : {}),
   });
-  if (config.backend !== 'file') {
-    throw new ConfigError(
-      `backend '${config.backend}' is not available in this version of macs`,
-      {
-        hint: 'use --backend file (answers in outbox/<id>.txt or with `macs respond`)',
-      },
-    );
-  }
-  const { agent, pane, preset } = await resolveAgent(opts, ctx.tmux, config);
+  const { agent, pane, preset } = await resolveAgent(
+    opts,
+    ctx.tmux,
+    config,
+    ctx.paths,
+  );
+  const exec = resolveExecArgv({
+    ...(opts.exec ? { flagExec: opts.exec } : {}),
+    ...(opts.execPreset ? { flagPreset: opts.execPreset } : {}),
+    config,
+  });
+  const controller = await resolveController(opts, pane, ctx.tmux, config);
   const events = createEventLog(ctx.paths, {
     onEvent: opts.quiet
       ? undefined
       : (event) => deps.output.out(formatEventLine(event)),
   });
   const log = ctx.log.child({ component: 'bridge', agent });
-  const backend = createFileBackend({
+  const deliverer = createDeliverer(ctx.tmux);
+  const { dispatcher: backend, describe } = await createAnswerers({
+    config,
     paths: ctx.paths,
+    tmux: ctx.tmux,
     events,
     log,
-    pollIntervalMs: config.pollIntervalMs,
+    deliverer,
+    ...(exec ? { exec } : {}),
+    ...(controller ? { controller } : {}),
   });
   const supervisor = createSupervisor({
     agent,
@@ -133,7 +205,7 @@ export async function runBridge(
     tmux: ctx.tmux,
     events,
     log,
-    deliverer: createDeliverer(ctx.tmux),
+    deliverer,
     backend,
   });
   backend.register(agent, supervisor.onAnswer);
@@ -141,11 +213,10 @@ export async function runBridge(
   try {
     await backend.start();
     deps.output.err(
-      `macs bridge: supervising ${agent} (pane ${pane}, preset ${preset.name}) with the file backend in ${ctx.paths.home}`,
+      `macs bridge: supervising ${agent} (pane ${pane}, preset ${preset.name}) with the ${config.backend} backend in ${ctx.paths.home}`,
     );
-    deps.output.err(
-      '  requests appear in inbox/; answer with `macs respond <id> "..."` or write outbox/<id>.txt; Ctrl-C stops',
-    );
+    for (const line of describe) deps.output.err(`  ${line}`);
+    deps.output.err('  Ctrl-C stops');
     const signal = await deps.interrupted;
     return signal === 'SIGINT' ? 130 : 0;
   } finally {
@@ -186,23 +257,66 @@ export function registerBridgeCommand(
       .addOption(
         new Option(
           '--backend <backend>',
-          'who answers: file (a person or program writes outbox/<id>.txt)',
+          'who answers: file (outbox/<id>.txt), exec (a command per request), interactive (the controller pane); default: implied by --exec or --controller-pane, else file',
         )
           .choices(['file', 'exec', 'interactive'])
           .env('MACS_BACKEND'),
       )
+      .addOption(
+        new Option(
+          '--exec <arg>',
+          'the exec command, one argument per --exec (no shell), or a JSON array: --exec \'["claude","-p"]\'',
+        )
+          .argParser((value: string, previous: string[] | undefined) => [
+            ...(previous ?? []),
+            value,
+          ])
+          .env('MACS_EXEC'),
+      )
+      .addOption(
+        new Option('--exec-preset <name>', 'a ready-made exec command')
+          .choices(['codex', 'claude', 'gemini'])
+          .env('MACS_EXEC_PRESET'),
+      )
+      .addOption(
+        new Option(
+          '--controller-pane <pane>',
+          "the live controller agent's pane, e.g. %1 (the interactive backend)",
+        ).env('MACS_CONTROLLER_PANE'),
+      )
+      .option(
+        '--all',
+        'supervise every agent of the session (.macs/session.json, @macs_agent panes) from this one process',
+      )
       .option('--no-split', 'send the whole response, notes included')
+      .option(
+        '--heuristics',
+        'also make requests (type=heuristic) when an idle worker asks a question without a request block (MACS_HEURISTICS=1; config "heuristics")',
+      )
       .option('--quiet', 'do not print events as they happen'),
   )
     .addHelpText(
       'after',
       `
-Example:
+Examples:
   macs bridge --worker-pane %3 --agent worker-1 --backend file
+  macs bridge --worker-pane %3 --exec-preset claude
+  macs bridge --worker-pane %3 --exec my-answerer --exec --flag --exec '{promptFile}'
+  macs bridge --worker-pane %3 --controller-pane %1
+  macs bridge --agent worker-1        (finds the pane: pinned, @macs_agent, title, program)
+  macs bridge --all                   (every agent of the session of macs start)
+
+Routing by request type, fallback and the loop guards: see docs/backends.md.
 
 The bridge prints each event (detected, routed, answered, delivered) and keeps
 its state in .macs/, so a restarted bridge carries on where it stopped.
 Exit: 0 stopped, 1 failure, 2 bad usage or config, 3 tmux missing or unreachable, 130 interrupted.`,
     )
-    .action((opts: BridgeOptions) => run(runBridge(opts, deps)));
+    .action((opts: BridgeOptions) =>
+      run(
+        opts.all
+          ? runBridgeAll(opts, deps, { profileFromPreset, detectPresetName })
+          : runBridge(opts, deps),
+      ),
+    );
 }

@@ -10,6 +10,7 @@ import {
   readEvents,
   type EventFilter,
 } from '../events/log.js';
+import { computeEventStats, formatEventStats } from '../events/stats.js';
 import type { MacsEvent } from '../events/types.js';
 import {
   addCommonOptions,
@@ -25,6 +26,7 @@ export interface EventsOptions extends CommonOptions {
   since?: string;
   follow?: boolean;
   json?: boolean;
+  stats?: boolean;
 }
 
 /** One event as a line for people. */
@@ -57,6 +59,14 @@ export async function runEvents(
         `--since '${opts.since}' is not a duration (10m, 2h, 1d) or a date`,
       );
     filter.since = since;
+  }
+  if (opts.stats) {
+    if (opts.follow)
+      throw new ConfigError('--stats and --follow do not go together');
+    const stats = computeEventStats(await readEvents(ctx.paths, filter));
+    if (opts.json) deps.output.json(stats);
+    else formatEventStats(stats).forEach((line) => deps.output.out(line));
+    return 0;
   }
   const print = (event: MacsEvent) =>
     opts.json
@@ -123,6 +133,10 @@ export function registerEventsCommand(
         ),
       )
       .option('-f, --follow', 'keep printing new events until interrupted')
+      .option(
+        '--stats',
+        'counts by type and request latency percentiles (p50/p95) per stage',
+      )
       .option(
         '--json',
         'print JSON (an array; one object a line with --follow)',

@@ -1,10 +1,18 @@
 import { Command, CommanderError } from 'commander';
+import { registerAttachCommand } from './attach.js';
 import { registerBridgeCommand } from './bridge.js';
 import type { CliDeps } from './common.js';
 import { registerEventsCommand } from './events.js';
+import { registerHookCommand } from './hook.js';
+import { registerHooksCommand } from './hooks.js';
 import { registerInboxCommand } from './inbox.js';
 import { registerPresetCommand } from './preset-command.js';
 import { registerRespondCommand } from './respond.js';
+import { registerSendCommand } from './send.js';
+import { registerStartCommand } from './start.js';
+import { registerStatusCommand } from './status.js';
+import { registerStopCommand } from './stop.js';
+import { registerTargetCommand } from './target.js';
 
 export const VERSION = '0.1.0';
 
@@ -39,11 +47,19 @@ Every option also reads MACS_<OPTION> from the environment (e.g. MACS_HOME, MACS
   const run = (p: Promise<number>) => {
     action.pending = p;
   };
+  registerStartCommand(command, deps, run);
+  registerStopCommand(command, deps, run);
+  registerAttachCommand(command, deps, run);
   registerBridgeCommand(command, deps, run);
   registerInboxCommand(command, deps, run);
   registerRespondCommand(command, deps, run);
+  registerSendCommand(command, deps, run);
   registerEventsCommand(command, deps, run);
+  registerHookCommand(command, deps, run);
+  registerHooksCommand(command, deps, run);
   registerPresetCommand(command, deps, run);
+  registerStatusCommand(command, deps, run);
+  registerTargetCommand(command, deps, run);
   for (const sub of command.commands)
     sub.exitOverride().configureOutput({
       writeOut: deps.output.writeOut,

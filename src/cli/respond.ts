@@ -1,9 +1,9 @@
-import { readFile, lstat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { ConfigError, MacsError } from '../errors.js';
+import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
-import { ensurePrivateDir, fileExists, writeFileAtomic } from '../state/fs.js';
+import { writeOutboxAnswer } from '../state/outbox.js';
 import {
   addCommonOptions,
   createContext,
@@ -46,26 +46,33 @@ export async function runRespond(
       hint: 'macs respond <id> "text", --file F, or - to read stdin',
     });
   }
-  if (!answer.trim())
-    throw new ConfigError('the answer is empty; nothing was written');
-  const meta = path.join(ctx.paths.inbox, `${id}.json`);
-  if (!opts.force && !(await fileExists(meta))) {
-    throw new MacsError(`no pending request '${id}' in ${ctx.paths.inbox}`, {
-      hint: 'list pending requests with `macs inbox` (check --home); --force writes the answer anyway',
-    });
+  const result = await writeOutboxAnswer(ctx.paths, id, answer, {
+    force: opts.force === true,
+  });
+  switch (result.type) {
+    case 'written':
+      break;
+    case 'bad-id':
+      throw new ConfigError(`'${id}' is not a request id`, {
+        hint: 'see the ids with `macs inbox`',
+      });
+    case 'empty':
+      throw new ConfigError('the answer is empty; nothing was written');
+    case 'not-pending':
+      throw new MacsError(`no pending request '${id}' in ${result.inbox}`, {
+        hint: 'list pending requests with `macs inbox` (check --home); --force writes the answer anyway',
+      });
+    case 'already-answered':
+      throw new MacsError(
+        `request '${id}' already has an answer waiting (${result.file})`,
+        {
+          hint: 'use --force to replace it',
+        },
+      );
+    default:
+      assertNever(result);
   }
-  const target = path.join(ctx.paths.outbox, `${id}.txt`);
-  const existing = await lstat(target).catch(() => undefined);
-  if (existing && !opts.force) {
-    throw new MacsError(
-      `request '${id}' already has an answer waiting (${target})`,
-      {
-        hint: 'use --force to replace it',
-      },
-    );
-  }
-  await ensurePrivateDir(ctx.paths.outbox);
-  await writeFileAtomic(target, answer.endsWith('\n') ? answer : `${answer}\n`);
+  const target = result.file;
   deps.output.out(
     `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, target) || target}`,
   );

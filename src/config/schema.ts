@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PolicySchema } from './policy.js';
 
 /**
  * The one source of truth for `macs.config.json` (SPEC §4, §5). Objects are
@@ -22,6 +23,11 @@ export const AgentConfigSchema = z.strictObject({
   env: z.record(z.string(), z.string()).default({}),
   worktree: z.boolean().default(false),
   pane: z.string().optional(),
+  /**
+   * `macs start`: type prompts/worker.md into the worker as its first
+   * message. Default: on for presets without hooks (except `shell`).
+   */
+  prompt: z.boolean().optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
@@ -37,6 +43,8 @@ export const ConfigSchema = z.strictObject({
   fallback: z.array(BackendNameSchema).default(['file']),
   /** Exec backend argv (no shell). */
   exec: z.array(z.string()).min(1).optional(),
+  /** A ready-made exec command (docs/backends.md); `exec` wins when both are set. */
+  execPreset: z.enum(['codex', 'claude', 'gemini']).optional(),
   /** Custom presets by name (validated by the preset schema when used). */
   presets: z.record(z.string(), z.unknown()).default({}),
   maxBlockLines: positiveInt.default(500),
@@ -45,6 +53,17 @@ export const ConfigSchema = z.strictObject({
   contextLines: positiveInt.default(40),
   heuristics: z.boolean().default(false),
   heuristicLines: positiveInt.default(20),
+  /**
+   * What a heuristic fires on (SPEC §2); each list replaces its default
+   * (protocol/heuristics.ts). Phrases match as whole words, in any case.
+   */
+  heuristicTriggers: z
+    .strictObject({
+      question: z.boolean().optional(),
+      ask: z.array(z.string().trim().min(1)).optional(),
+      done: z.array(z.string().trim().min(1)).optional(),
+    })
+    .optional(),
   controllerTimeoutSec: positiveInt.default(300),
   execTimeoutSec: positiveInt.default(300),
   deliverTimeoutSec: positiveInt.default(600),
@@ -53,6 +72,17 @@ export const ConfigSchema = z.strictObject({
   noSplit: z.boolean().default(false),
   /** Backstop poll of pane logs and the outbox, in ms. */
   pollIntervalMs: positiveInt.default(250),
+  /** `macs stop`: seconds an agent gets to exit after the interrupt key. */
+  stopGraceSec: positiveInt.default(5),
+  /** What `macs hook PreToolUse` denies or asks about (docs/hooks.md). */
+  policy: PolicySchema.prefault({}),
+  /** How `macs status` calls a person to a request that waits for them (once per request). */
+  attention: z
+    .strictObject({
+      bell: z.boolean().default(true),
+      tmuxMessage: z.boolean().default(true),
+    })
+    .prefault({}),
 });
 
 export type MacsConfig = z.infer<typeof ConfigSchema>;

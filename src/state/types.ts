@@ -7,8 +7,11 @@ export type StateSource = 'hook' | 'screen' | 'activity' | 'pane';
 
 /**
  * A request's stages (SPEC §7): detected → routed → answered → delivering →
- * delivered → confirmed. `answered-empty` ends a request with nothing to send;
- * `unconfirmed` is a delivery whose submission could not be confirmed.
+ * pasted → delivered → confirmed. `delivering` is saved right before the first
+ * keystroke and `pasted` once the text is in the pane, before the submit key,
+ * so a restart knows whether only the submit key is missing.
+ * `answered-empty` ends a request with nothing to send; `unconfirmed` is a
+ * delivery whose submission could not be confirmed.
  */
 export type RequestStage =
   | 'detected'
@@ -16,6 +19,7 @@ export type RequestStage =
   | 'answered'
   | 'answered-empty'
   | 'delivering'
+  | 'pasted'
   | 'delivered'
   | 'confirmed'
   | 'unconfirmed';
@@ -48,9 +52,16 @@ export interface RequestRecord {
   routedAt?: string;
   answeredAt?: string;
   deliveringAt?: string;
+  pastedAt?: string;
   deliveredAt?: string;
   confirmedAt?: string;
   response?: StoredResponse;
+  /**
+   * Where the request came from: a worker's request block (the default) or
+   * an agent hook (an approval a PreToolUse hook asked for; its answer is a
+   * decision file, never typed). See docs/hooks.md.
+   */
+  origin?: 'worker' | 'hook';
 }
 
 /** A finished request, kept briefly for context and the status view. */
@@ -90,6 +101,20 @@ export interface AgentStateFile {
   dedup: DedupState;
   counters: AgentCounters;
   paused: boolean;
+  /** When `dead`: the program's exit status (128 + N after signal N), from tmux. */
+  exitCode?: number;
+  /** When `dead` by a signal: its number (`#{pane_dead_signal}`). */
+  exitSignal?: number;
+  /** Whether the agent's hooks are seen working (docs/hooks.md). */
+  hooks?: HooksStatus;
+  /**
+   * Fingerprints of the request blocks the screen reader reported last
+   * (src/screen/reader.ts), so a restarted bridge knows them when a program
+   * reprints its history.
+   */
+  screenSeen?: string[];
+  /** The conversation the last heuristic request was made from (SPEC §2). */
+  heuristicKey?: string;
   updatedAt: string;
 }
 
@@ -98,8 +123,22 @@ export const OPEN_STAGES: readonly RequestStage[] = [
   'routed',
   'answered',
   'delivering',
+  'pasted',
 ];
 
 export function isOpenStage(stage: RequestStage): boolean {
   return OPEN_STAGES.includes(stage);
+}
+
+/**
+ * Are the agent's hooks calling macs? `off`: its preset has none; `waiting`:
+ * none seen yet; `active`: a hook call was seen; `inactive`: none came in
+ * time after the bridge started (`reason` says why that may be).
+ */
+export interface HooksStatus {
+  status: 'off' | 'waiting' | 'active' | 'inactive';
+  since: string;
+  reason?: string;
+  lastEvent?: string;
+  lastEventAt?: string;
 }

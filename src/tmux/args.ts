@@ -100,3 +100,54 @@ export function buildKillServerArgs(): string[] {
 export function quoteShellArg(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
+
+/** Make the window holding `target` the current one of its session. */
+export function buildSelectWindowArgs(target: string): string[] {
+  return ['select-window', '-t', target];
+}
+
+/** Make `target` the active pane of its window. */
+export function buildSelectPaneArgs(target: string): string[] {
+  return ['select-pane', '-t', target];
+}
+
+/** Show `target` (a pane, possibly in another session) on one client. */
+export function buildSwitchClientArgs(
+  client: string,
+  target: string,
+): string[] {
+  return ['switch-client', '-c', client, '-t', target];
+}
+
+/** List the clients (of one session, when given). */
+export function buildListClientsArgs(
+  format: string,
+  session?: string,
+): string[] {
+  return [
+    'list-clients',
+    '-F',
+    format,
+    ...(session === undefined ? [] : ['-t', session]),
+  ];
+}
+
+/**
+ * Show a message in one client's status line for `durationMs`. tmux expands
+ * `#{...}` formats and strftime `%` sequences in the message (tmux 3.3a
+ * `format_expand_time`), so both are escaped to show the text as is.
+ */
+export function buildShowMessageArgs(
+  client: string,
+  message: string,
+  durationMs: number,
+): string[] {
+  return [
+    'display-message',
+    '-c',
+    client,
+    '-d',
+    String(durationMs),
+    message.replaceAll('#', '##').replaceAll('%', '%%'),
+  ];
+}

@@ -22,6 +22,11 @@ export interface PaneInfo {
   agentTag: string;
   /** The `@macs_pipe` pane option: the log file macs piped this pane into. */
   pipeTag: string;
+  /** The cursor's column and row in the visible pane (from 0). */
+  cursorX?: number;
+  cursorY?: number;
+  /** The program shows the alternate screen (full-screen programs). */
+  alternateOn?: boolean;
 }
 
 const PANE_FIELDS = [
@@ -39,7 +44,14 @@ const PANE_FIELDS = [
   '#{session_name}',
   '#{@macs_agent}',
   '#{@macs_pipe}',
+  // Optional: lines without them (older callers, fakes) still parse.
+  '#{cursor_x}',
+  '#{cursor_y}',
+  '#{alternate_on}',
 ] as const;
+
+/** Fields every pane line must have; the ones after are optional. */
+const REQUIRED_FIELDS = 14;
 
 export const PANE_FORMAT = PANE_FIELDS.join(FIELD_SEPARATOR);
 
@@ -52,7 +64,9 @@ function toInt(value: string | undefined): number | undefined {
 /** Parse one line printed with PANE_FORMAT; undefined when it is not one. */
 export function parsePaneLine(line: string): PaneInfo | undefined {
   const f = line.split(FIELD_SEPARATOR);
-  if (f.length < PANE_FIELDS.length || !f[0]?.startsWith('%')) return undefined;
+  if (f.length < REQUIRED_FIELDS || !f[0]?.startsWith('%')) return undefined;
+  const cursorX = toInt(f[14]);
+  const cursorY = toInt(f[15]);
   return {
     id: f[0],
     pid: toInt(f[1]) ?? 0,
@@ -68,6 +82,9 @@ export function parsePaneLine(line: string): PaneInfo | undefined {
     sessionName: f[11] ?? '',
     agentTag: f[12] ?? '',
     pipeTag: f[13] ?? '',
+    ...(cursorX === undefined ? {} : { cursorX }),
+    ...(cursorY === undefined ? {} : { cursorY }),
+    ...(f[16] === undefined ? {} : { alternateOn: f[16] === '1' }),
   };
 }
 

@@ -221,6 +221,23 @@ describe('createDispatcher', () => {
     await dispatcher.stop();
   });
 
+  // Regression: a request for a person reached the inbox only after its
+  // context packet (a tmux capture and a git call) was built, adding tens of
+  // milliseconds to detection. Now the inbox gets it at once and the context
+  // follows, unless the request was answered and archived meanwhile.
+  it('puts a request for a person in the inbox before its context, and never brings back an archived one', async () => {
+    const { dispatcher, file, collected } = setup([], { backend: 'file' });
+    await dispatcher.submit(request('fast'));
+    await waitFor(() => file.submitted.length >= 1);
+    expect(file.submitted[0]?.context).toBeUndefined();
+    // Let the context be built and the chain run to its end before stopping.
+    await waitFor(() => collected() === 1);
+    await dispatcher.stop();
+    // No inbox/<id>.json by the time the context was ready (the fake backend
+    // writes none, as after an archive): the request is not written again.
+    expect(file.submitted).toHaveLength(1);
+  });
+
   it('keeps a resumed request with a person when its inbox file exists, and builds its context once', async () => {
     const first = setup([{ type: 'failed', reason: 'timeout' }]);
     const r = request('k1');
@@ -236,10 +253,12 @@ describe('createDispatcher', () => {
     expect(
       await second.dispatcher.submit({ ...r, previousBackend: 'exec' }),
     ).toEqual({ backend: 'file', recorded: true });
-    await waitFor(() => second.file.submitted.length === 1);
+    // Into the inbox at once, then again with the context packet.
+    await waitFor(() => second.file.submitted.length === 2);
     expect(second.exec.seen).toEqual([]);
     expect(second.collected()).toBe(0);
-    expect(second.file.submitted[0]?.context?.requestId).toBe(r.id);
+    expect(second.file.submitted[0]?.context).toBeUndefined();
+    expect(second.file.submitted[1]?.context?.requestId).toBe(r.id);
     expect(existsSync(contextArchivePath(paths, r))).toBe(true);
     await second.dispatcher.stop();
   });

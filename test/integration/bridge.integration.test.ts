@@ -112,7 +112,8 @@ describe('bridge with the file backend, on a real tmux', () => {
     const b = bridge(pane);
     const id = 'worker-1-q-17';
     const inboxFile = path.join(home, 'inbox', `${id}.txt`);
-    await waitFor(() => existsSync(inboxFile), {
+    // The metadata is written after the body: wait for it, not the body.
+    await waitFor(() => existsSync(path.join(home, 'inbox', `${id}.json`)), {
       timeout: 15_000,
       message: `inbox file; bridge said: ${b.output()}`,
     });

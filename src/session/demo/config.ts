@@ -2,10 +2,10 @@
  * The agents of `macs start --demo`: the scripted controller and worker,
  * run with the node that runs macs.
  *
- * Switch point: the demo's controller answers through the file backend
- * until the interactive backend is wired into `macs bridge --all`. Then set
- * DEMO_BACKEND to 'interactive': the controller is started with
- * `--via interactive` and answers the requests pasted into its pane.
+ * The demo's controller answers through the interactive backend: it is
+ * started with `--via interactive` and answers the requests pasted into its
+ * pane, as a controller agent would. `macs start --demo --backend file` runs
+ * it as a file-inbox answerer instead.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AgentConfig, BackendName } from '../../config/schema.js';
 
-export const DEMO_BACKEND: BackendName = 'file';
+export const DEMO_BACKEND: BackendName = 'interactive';
 export const DEMO_WORKER = 'worker-1';
 export const DEMO_CONTROLLER = 'controller';
 /** `macs start --demo --detach` waits this long for the demo to finish. */
