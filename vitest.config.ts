@@ -17,6 +17,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.integration.test.ts'],
+          globalSetup: ['test/helpers/require-tmux.ts'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 30_000,

@@ -148,6 +148,24 @@ export function buildLaunchArgv(command: LaunchCommand): string[] {
   ];
 }
 
+/**
+ * The command with extra arguments appended (an agent's hook settings, e.g.
+ * `--settings <file>`). A shell command line gets them quoted at its end,
+ * but only when it is one simple command; otherwise it is left as it is and
+ * `undefined` says the arguments could not be added.
+ */
+export function withExtraArgs(
+  command: LaunchCommand,
+  args: readonly string[],
+): LaunchCommand | undefined {
+  if (args.length === 0) return command;
+  if (command.kind === 'argv')
+    return { kind: 'argv', argv: [...command.argv, ...args] };
+  if (/[;&|()\n]/.test(command.text)) return undefined;
+  const quoted = args.map((a) => `'${a.replaceAll("'", `'\\''`)}'`);
+  return { kind: 'shell', text: `${command.text.trim()} ${quoted.join(' ')}` };
+}
+
 /** The command as people read it (session.json, `macs start` output). */
 export function describeCommand(command: LaunchCommand): string[] {
   return command.kind === 'argv'

@@ -28,6 +28,7 @@ import {
   parseTmuxVersion,
 } from '../tmux/session-args.js';
 import { loadPrompt } from '../config/prompts.js';
+import { prepareAgentHooks } from '../hooks/install.js';
 import {
   AGENTS_WINDOW,
   BRIDGE_WINDOW,
@@ -42,6 +43,7 @@ import {
   buildStatusCommand,
   describeCommand,
   programOf,
+  withExtraArgs,
 } from './layout.js';
 import type { PlannedAgent } from './plan.js';
 import {
@@ -326,10 +328,25 @@ export async function startSession(
       });
     }
 
-    // 3. The agents' programs.
+    // 3. The agents' programs, each with its own hook settings (Claude Code:
+    // `--settings <per-agent file>`; Codex: `-c notify=[...]`), so the user's
+    // repository is never touched.
     for (const [index, agent] of prepared.entries()) {
       const entry = entries[index];
       if (!entry) continue;
+      const hooks = await prepareAgentHooks({
+        agent: agent.name,
+        hooks: agent.preset.hooks,
+        paths,
+        askTimeoutSec: options.config.policy.askTimeoutSec,
+      });
+      let command = withExtraArgs(agent.command, hooks.args);
+      if (!command) {
+        warnings.push(
+          `${agent.name}: its command is not one simple command, so macs could not add its hook settings (${hooks.args.join(' ')}); add them yourself`,
+        );
+        command = agent.command;
+      }
       await tmux.command(
         buildRespawnPaneArgs({
           pane: entry.pane,
@@ -340,7 +357,7 @@ export async function startSession(
             socket,
             extra: agent.env,
           }),
-          command: buildLaunchArgv(agent.command),
+          command: buildLaunchArgv(command),
         }),
       );
       const pid = await panePid(tmux, entry.pane).catch(() => undefined);

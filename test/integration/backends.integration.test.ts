@@ -17,7 +17,6 @@ import {
   type BridgeProcess,
 } from '../helpers/macs.js';
 import {
-  hasTmux,
   makeTempHome,
   startTmuxServer,
   type TestTmuxServer,
@@ -46,7 +45,7 @@ const STAGES = [
   'request.delivered',
 ];
 
-describe.skipIf(!hasTmux())('controller backends, on a real tmux', () => {
+describe('controller backends, on a real tmux', () => {
   let server: TestTmuxServer;
   let home: string;
   let cleanup: () => void;

@@ -10,7 +10,6 @@ import {
   type BridgeProcess,
 } from '../helpers/macs.js';
 import {
-  hasTmux,
   makeTempHome,
   startTmuxServer,
   type TestTmuxServer,
@@ -22,7 +21,7 @@ type Step = Record<string, unknown>;
 const REQ = (id: string, body: string) =>
   `<<CONTROLLER_REQUEST id=${id}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
-describe.skipIf(!hasTmux())('safe delivery, on a real tmux', () => {
+describe('safe delivery, on a real tmux', () => {
   let server: TestTmuxServer;
   let home: string;
   let cleanup: () => void;

@@ -13,7 +13,6 @@ import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   childEnv,
-  hasTmux,
   startTmuxServer,
   type TestTmuxServer,
 } from '../helpers/tmux-server.js';
@@ -100,7 +99,7 @@ async function paste(pane: string, text: string): Promise<void> {
   await tmux.tmux('paste-buffer', '-p', '-d', '-r', '-b', 'b1', '-t', pane);
 }
 
-describe.skipIf(!hasTmux())('fake agent in a real tmux pane', () => {
+describe('fake agent in a real tmux pane', () => {
   it('records one submit with exactly the pasted multi-line text', async () => {
     const pane = await startAgent([]);
     const text =

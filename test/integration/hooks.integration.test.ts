@@ -14,7 +14,6 @@ import {
   type BridgeProcess,
 } from '../helpers/macs.js';
 import {
-  hasTmux,
   makeTempHome,
   startTmuxServer,
   type TestTmuxServer,
@@ -37,395 +36,392 @@ interface Recorded {
   stdout?: string;
 }
 
-describe.skipIf(!hasTmux())(
-  'hooks end to end: a fake Claude Code calling `macs hook`',
-  () => {
-    let server: TestTmuxServer;
-    let home: string;
-    let paths: HomePaths;
-    let cleanup: () => void;
-    let record: string;
-    const bridges: BridgeProcess[] = [];
+describe('hooks end to end: a fake Claude Code calling `macs hook`', () => {
+  let server: TestTmuxServer;
+  let home: string;
+  let paths: HomePaths;
+  let cleanup: () => void;
+  let record: string;
+  const bridges: BridgeProcess[] = [];
 
-    beforeEach(async () => {
-      server = await startTmuxServer();
-      ({ home, cleanup } = makeTempHome('macs-hooks-'));
-      paths = resolveHomePaths(home);
-      record = path.join(home, 'record.jsonl');
-    });
+  beforeEach(async () => {
+    server = await startTmuxServer();
+    ({ home, cleanup } = makeTempHome('macs-hooks-'));
+    paths = resolveHomePaths(home);
+    record = path.join(home, 'record.jsonl');
+  });
 
-    afterEach(async () => {
-      for (const b of bridges.splice(0)) {
-        b.child.kill('SIGKILL');
-        await b.exited;
-      }
-      await server.kill();
-      cleanup();
-    });
-
-    const recorded = (): Recorded[] =>
-      existsSync(record)
-        ? readFileSync(record, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as Recorded)
-        : [];
-
-    const flag = (name: string) => path.join(home, `${name}.flag`);
-    const raise = (name: string) => writeFileSync(flag(name), 'go');
-
-    /** Start the fake agent the way `macs start` would: with its per-agent settings file. */
-    async function startAgent(
-      script: unknown[],
-      policy?: Record<string, unknown>,
-    ) {
-      if (policy)
-        writeFileSync(
-          path.join(home, 'macs.config.json'),
-          JSON.stringify({ policy }),
-        );
-      const { args } = await prepareAgentHooks({
-        agent: AGENT,
-        hooks: 'claude',
-        paths,
-        askTimeoutSec: 30,
-        macsCommand: [process.execPath, MACS_BIN],
-      });
-      const scriptFile = path.join(home, 'script.json');
-      writeFileSync(scriptFile, JSON.stringify(script));
-      const pane = await server.spawnPane(
-        [
-          process.execPath,
-          FAKE_HOOK_AGENT,
-          ...args,
-          '--script',
-          scriptFile,
-          '--record',
-          record,
-        ],
-        { cwd: home },
-      );
-      // SessionStart ran and its reply (the worker protocol) reached the agent.
-      const context = await waitFor(
-        () => recorded().find((r) => r.type === 'context'),
-        { timeout: 15_000, message: 'SessionStart context' },
-      );
-      expect(context.text).toContain('<<CONTROLLER_REQUEST');
-      return pane;
+  afterEach(async () => {
+    for (const b of bridges.splice(0)) {
+      b.child.kill('SIGKILL');
+      await b.exited;
     }
+    await server.kill();
+    cleanup();
+  });
 
-    function bridge(pane: string): BridgeProcess {
-      const b = startBridge(
-        [
-          '--worker-pane',
-          pane,
-          '--agent',
-          AGENT,
-          '--backend',
-          'file',
-          '--preset',
-          'claude',
-          '--quiet',
-        ],
-        { home, socket: server.socket },
+  const recorded = (): Recorded[] =>
+    existsSync(record)
+      ? readFileSync(record, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Recorded)
+      : [];
+
+  const flag = (name: string) => path.join(home, `${name}.flag`);
+  const raise = (name: string) => writeFileSync(flag(name), 'go');
+
+  /** Start the fake agent the way `macs start` would: with its per-agent settings file. */
+  async function startAgent(
+    script: unknown[],
+    policy?: Record<string, unknown>,
+  ) {
+    if (policy)
+      writeFileSync(
+        path.join(home, 'macs.config.json'),
+        JSON.stringify({ policy }),
       );
-      bridges.push(b);
-      return b;
-    }
+    const { args } = await prepareAgentHooks({
+      agent: AGENT,
+      hooks: 'claude',
+      paths,
+      askTimeoutSec: 30,
+      macsCommand: [process.execPath, MACS_BIN],
+    });
+    const scriptFile = path.join(home, 'script.json');
+    writeFileSync(scriptFile, JSON.stringify(script));
+    const pane = await server.spawnPane(
+      [
+        process.execPath,
+        FAKE_HOOK_AGENT,
+        ...args,
+        '--script',
+        scriptFile,
+        '--record',
+        record,
+      ],
+      { cwd: home },
+    );
+    // SessionStart ran and its reply (the worker protocol) reached the agent.
+    const context = await waitFor(
+      () => recorded().find((r) => r.type === 'context'),
+      { timeout: 15_000, message: 'SessionStart context' },
+    );
+    expect(context.text).toContain('<<CONTROLLER_REQUEST');
+    return pane;
+  }
 
-    const events = () => readAllEvents(home).filter((e) => e.agent === AGENT);
-    const waitForEvent = (
-      type: string,
-      match: (e: ReturnType<typeof events>[number]) => boolean = () => true,
-    ) =>
-      waitFor(() => events().find((e) => e.type === type && match(e)), {
-        timeout: 20_000,
-        message: `event ${type}`,
-      });
+  function bridge(pane: string): BridgeProcess {
+    const b = startBridge(
+      [
+        '--worker-pane',
+        pane,
+        '--agent',
+        AGENT,
+        '--backend',
+        'file',
+        '--preset',
+        'claude',
+        '--quiet',
+      ],
+      { home, socket: server.socket },
+    );
+    bridges.push(b);
+    return b;
+  }
 
-    const stateOf = () => readAgentState(paths, AGENT);
-
-    it('tracks the agent state from its hooks, hook over screen, and records each hook', async () => {
-      const pane = await startAgent([
-        { waitFile: flag('turn') },
-        // A turn that draws no spinner: the screen says idle, the hooks say working.
-        {
-          turn: {
-            prompt: 'work quietly',
-            untilFile: flag('done'),
-            busyMs: 0,
-            quiet: true,
-          },
-        },
-      ]);
-      const b = bridge(pane);
-      await waitFor(async () => (await stateOf())?.hooks?.status === 'active', {
-        timeout: 15_000,
-        message: `hooks active; bridge said: ${b.output()}`,
-      });
-      await waitFor(async () => (await stateOf())?.state === 'idle', {
-        timeout: 15_000,
-        message: 'idle after SessionStart',
-      });
-      raise('turn');
-      await waitFor(
-        async () => {
-          const s = await stateOf();
-          return s?.state === 'working' && s.stateSource === 'hook';
-        },
-        { timeout: 15_000, message: 'working from UserPromptSubmit' },
-      );
-      const disagreement = await waitForEvent('state.disagreement');
-      expect(disagreement.data).toMatchObject({
-        hook: 'working',
-        screen: 'idle',
-        winner: 'hook',
-      });
-      expect((await stateOf())?.state).toBe('working');
-      raise('done');
-      await waitFor(
-        async () => {
-          const s = await stateOf();
-          return s?.state === 'idle' && s.stateSource === 'hook';
-        },
-        { timeout: 15_000, message: 'idle from Stop' },
-      );
-      const types = events().map((e) => e.type);
-      for (const t of [
-        'hook.SessionStart',
-        'hook.UserPromptSubmit',
-        'hook.Stop',
-        'hooks.active',
-      ])
-        expect(types).toContain(t);
-      // Every hook call exited 0.
-      expect(
-        recorded()
-          .filter((r) => r.type === 'hook')
-          .every((r) => r.exitCode === 0),
-      ).toBe(true);
+  const events = () => readAllEvents(home).filter((e) => e.agent === AGENT);
+  const waitForEvent = (
+    type: string,
+    match: (e: ReturnType<typeof events>[number]) => boolean = () => true,
+  ) =>
+    waitFor(() => events().find((e) => e.type === type && match(e)), {
+      timeout: 20_000,
+      message: `event ${type}`,
     });
 
-    it('delivers a queued answer through the Stop hook, without typing', async () => {
-      const pane = await startAgent([
-        {
-          print:
-            '<<CONTROLLER_REQUEST id=q-1 type=question>>\nWhich option, (a) or (b)?\n<<CONTROLLER_REQUEST_END>>\n',
-        },
-        {
-          turn: {
-            prompt: 'keep working meanwhile',
-            untilFile: flag('answered'),
-          },
-        },
-      ]);
-      bridge(pane);
-      const id = `${AGENT}-q-1`;
-      await waitFor(() => existsSync(path.join(home, 'inbox', `${id}.json`)), {
-        timeout: 20_000,
-        message: 'inbox file',
-      });
-      const respond = await runMacs(
-        [
-          'respond',
-          id,
-          'WORKER INSTRUCTIONS:\nTake option (b).\n\nNOTES:\nnot for the worker',
-        ],
-        { home, socket: server.socket },
-      );
-      expect(respond.exitCode, respond.stderr).toBe(0);
-      await waitForEvent('request.answered', (e) => e.requestId === id);
-      raise('answered'); // the turn ends: Claude Code runs its Stop hook
-      const block = await waitFor(
-        () => recorded().find((r) => r.type === 'stop-block'),
-        {
-          timeout: 20_000,
-          message: 'a Stop hook block',
-        },
-      );
-      expect(block.reason).toContain('Take option (b).');
-      expect(block.reason).not.toContain('not for the worker');
-      const delivered = await waitForEvent(
-        'request.delivered',
-        (e) => e.requestId === id,
-      );
-      expect(delivered.data).toMatchObject({ method: 'stop-hook' });
-      await waitForEvent('request.archived', (e) => e.requestId === id);
-      expect(await readClaim(paths, id)).toMatchObject({ by: 'hook' });
-      // Nothing was typed into the pane, and it was handed over exactly once.
-      expect(recorded().filter((r) => r.type === 'submit')).toEqual([]);
-      expect(recorded().filter((r) => r.type === 'stop-block')).toHaveLength(1);
-      expect(
-        events().filter((e) => e.type === 'request.delivered'),
-      ).toHaveLength(1);
+  const stateOf = () => readAgentState(paths, AGENT);
 
-      const stats = await runMacs(
-        ['events', '--stats', '--json', '--agent', AGENT],
-        {
-          home,
-          socket: server.socket,
+  it('tracks the agent state from its hooks, hook over screen, and records each hook', async () => {
+    const pane = await startAgent([
+      { waitFile: flag('turn') },
+      // A turn that draws no spinner: the screen says idle, the hooks say working.
+      {
+        turn: {
+          prompt: 'work quietly',
+          untilFile: flag('done'),
+          busyMs: 0,
+          quiet: true,
         },
-      );
-      expect(stats.exitCode, stats.stderr).toBe(0);
-      const parsed = JSON.parse(stats.stdout) as {
-        requests: number;
-        latency: { span: string }[];
-      };
-      expect(parsed.requests).toBe(1);
-      expect(parsed.latency.map((l) => l.span)).toContain('answered→delivered');
+      },
+    ]);
+    const b = bridge(pane);
+    await waitFor(async () => (await stateOf())?.hooks?.status === 'active', {
+      timeout: 15_000,
+      message: `hooks active; bridge said: ${b.output()}`,
     });
+    await waitFor(async () => (await stateOf())?.state === 'idle', {
+      timeout: 15_000,
+      message: 'idle after SessionStart',
+    });
+    raise('turn');
+    await waitFor(
+      async () => {
+        const s = await stateOf();
+        return s?.state === 'working' && s.stateSource === 'hook';
+      },
+      { timeout: 15_000, message: 'working from UserPromptSubmit' },
+    );
+    const disagreement = await waitForEvent('state.disagreement');
+    expect(disagreement.data).toMatchObject({
+      hook: 'working',
+      screen: 'idle',
+      winner: 'hook',
+    });
+    expect((await stateOf())?.state).toBe('working');
+    raise('done');
+    await waitFor(
+      async () => {
+        const s = await stateOf();
+        return s?.state === 'idle' && s.stateSource === 'hook';
+      },
+      { timeout: 15_000, message: 'idle from Stop' },
+    );
+    const types = events().map((e) => e.type);
+    for (const t of [
+      'hook.SessionStart',
+      'hook.UserPromptSubmit',
+      'hook.Stop',
+      'hooks.active',
+    ])
+      expect(types).toContain(t);
+    // Every hook call exited 0.
+    expect(
+      recorded()
+        .filter((r) => r.type === 'hook')
+        .every((r) => r.exitCode === 0),
+    ).toBe(true);
+  });
 
-    it('confirms a typed answer when the agent reports it with UserPromptSubmit', async () => {
-      const pane = await startAgent([
-        {
-          print:
-            '<<CONTROLLER_REQUEST id=q-2>>\nMay I run the migration?\n<<CONTROLLER_REQUEST_END>>\n',
+  it('delivers a queued answer through the Stop hook, without typing', async () => {
+    const pane = await startAgent([
+      {
+        print:
+          '<<CONTROLLER_REQUEST id=q-1 type=question>>\nWhich option, (a) or (b)?\n<<CONTROLLER_REQUEST_END>>\n',
+      },
+      {
+        turn: {
+          prompt: 'keep working meanwhile',
+          untilFile: flag('answered'),
         },
-      ]);
-      bridge(pane);
-      const id = `${AGENT}-q-2`;
-      await waitFor(() => existsSync(path.join(home, 'inbox', `${id}.json`)), {
+      },
+    ]);
+    bridge(pane);
+    const id = `${AGENT}-q-1`;
+    await waitFor(() => existsSync(path.join(home, 'inbox', `${id}.json`)), {
+      timeout: 20_000,
+      message: 'inbox file',
+    });
+    const respond = await runMacs(
+      [
+        'respond',
+        id,
+        'WORKER INSTRUCTIONS:\nTake option (b).\n\nNOTES:\nnot for the worker',
+      ],
+      { home, socket: server.socket },
+    );
+    expect(respond.exitCode, respond.stderr).toBe(0);
+    await waitForEvent('request.answered', (e) => e.requestId === id);
+    raise('answered'); // the turn ends: Claude Code runs its Stop hook
+    const block = await waitFor(
+      () => recorded().find((r) => r.type === 'stop-block'),
+      {
         timeout: 20_000,
-        message: 'inbox file',
-      });
-      // The agent is idle at its prompt: the answer is typed, as for any agent.
-      await runMacs(['respond', id, 'Yes, run it.'], {
+        message: 'a Stop hook block',
+      },
+    );
+    expect(block.reason).toContain('Take option (b).');
+    expect(block.reason).not.toContain('not for the worker');
+    const delivered = await waitForEvent(
+      'request.delivered',
+      (e) => e.requestId === id,
+    );
+    expect(delivered.data).toMatchObject({ method: 'stop-hook' });
+    await waitForEvent('request.archived', (e) => e.requestId === id);
+    expect(await readClaim(paths, id)).toMatchObject({ by: 'hook' });
+    // Nothing was typed into the pane, and it was handed over exactly once.
+    expect(recorded().filter((r) => r.type === 'submit')).toEqual([]);
+    expect(recorded().filter((r) => r.type === 'stop-block')).toHaveLength(1);
+    expect(events().filter((e) => e.type === 'request.delivered')).toHaveLength(
+      1,
+    );
+
+    const stats = await runMacs(
+      ['events', '--stats', '--json', '--agent', AGENT],
+      {
         home,
         socket: server.socket,
-      });
-      const submitted = await waitFor(
-        () => recorded().find((r) => r.type === 'submit'),
-        { timeout: 20_000, message: 'the typed answer' },
-      );
-      expect(submitted.text).toBe('Yes, run it.');
-      const confirmed = await waitForEvent(
-        'request.confirmed',
-        (e) => e.requestId === id,
-      );
-      expect(confirmed.data).toMatchObject({
-        via: 'hook',
-        event: 'UserPromptSubmit',
-      });
-      const day = readdirSync(path.join(home, 'archive'))[0] ?? '';
-      const archived = JSON.parse(
-        readFileSync(path.join(home, 'archive', day, `${id}.json`), 'utf8'),
-      ) as { stage: string; confirmedAt?: string };
-      expect(archived.stage).toBe('confirmed');
-      expect(archived.confirmedAt).toMatch(/^\d{4}-/);
-      const types = events()
-        .filter((e) => e.requestId === id)
-        .map((e) => e.type);
-      expect(types.indexOf('request.confirmed')).toBeGreaterThan(
-        types.indexOf('request.delivered'),
-      );
-    });
+      },
+    );
+    expect(stats.exitCode, stats.stderr).toBe(0);
+    const parsed = JSON.parse(stats.stdout) as {
+      requests: number;
+      latency: { span: string }[];
+    };
+    expect(parsed.requests).toBe(1);
+    expect(parsed.latency.map((l) => l.span)).toContain('answered→delivered');
+  });
 
-    it('denies a PreToolUse for rm -rf / with a reason the agent sees', async () => {
-      const pane = await startAgent([
+  it('confirms a typed answer when the agent reports it with UserPromptSubmit', async () => {
+    const pane = await startAgent([
+      {
+        print:
+          '<<CONTROLLER_REQUEST id=q-2>>\nMay I run the migration?\n<<CONTROLLER_REQUEST_END>>\n',
+      },
+    ]);
+    bridge(pane);
+    const id = `${AGENT}-q-2`;
+    await waitFor(() => existsSync(path.join(home, 'inbox', `${id}.json`)), {
+      timeout: 20_000,
+      message: 'inbox file',
+    });
+    // The agent is idle at its prompt: the answer is typed, as for any agent.
+    await runMacs(['respond', id, 'Yes, run it.'], {
+      home,
+      socket: server.socket,
+    });
+    const submitted = await waitFor(
+      () => recorded().find((r) => r.type === 'submit'),
+      { timeout: 20_000, message: 'the typed answer' },
+    );
+    expect(submitted.text).toBe('Yes, run it.');
+    const confirmed = await waitForEvent(
+      'request.confirmed',
+      (e) => e.requestId === id,
+    );
+    expect(confirmed.data).toMatchObject({
+      via: 'hook',
+      event: 'UserPromptSubmit',
+    });
+    const day = readdirSync(path.join(home, 'archive'))[0] ?? '';
+    const archived = JSON.parse(
+      readFileSync(path.join(home, 'archive', day, `${id}.json`), 'utf8'),
+    ) as { stage: string; confirmedAt?: string };
+    expect(archived.stage).toBe('confirmed');
+    expect(archived.confirmedAt).toMatch(/^\d{4}-/);
+    const types = events()
+      .filter((e) => e.requestId === id)
+      .map((e) => e.type);
+    expect(types.indexOf('request.confirmed')).toBeGreaterThan(
+      types.indexOf('request.delivered'),
+    );
+  });
+
+  it('denies a PreToolUse for rm -rf / with a reason the agent sees', async () => {
+    const pane = await startAgent([
+      { waitFile: flag('go') },
+      {
+        tool: 'Bash',
+        input: { command: 'rm -rf /', description: 'clean up' },
+      },
+      { tool: 'Bash', input: { command: 'ls -la' } },
+    ]);
+    bridge(pane);
+    raise('go');
+    const tools = await waitFor(
+      () => {
+        const list = recorded().filter((r) => r.type === 'tool');
+        return list.length >= 2 ? list : undefined;
+      },
+      { timeout: 20_000, message: 'two tool calls' },
+    );
+    expect(tools[0]).toMatchObject({ decision: 'deny' });
+    expect(tools[0]?.reason).toMatch(/rm-everything.*delete everything/);
+    expect(tools[1]).toMatchObject({ decision: 'none' });
+    const hookEvents = events().filter((e) => e.type === 'hook.PreToolUse');
+    expect(hookEvents.map((e) => e.data?.decision)).toEqual(['deny', 'pass']);
+  });
+
+  it('sends an `ask` command to the controller and allows or denies it by the answer', async () => {
+    const pane = await startAgent(
+      [
         { waitFile: flag('go') },
-        {
-          tool: 'Bash',
-          input: { command: 'rm -rf /', description: 'clean up' },
-        },
-        { tool: 'Bash', input: { command: 'ls -la' } },
-      ]);
-      bridge(pane);
-      raise('go');
-      const tools = await waitFor(
+        { tool: 'Bash', input: { command: 'git push origin main' } },
+        { tool: 'Bash', input: { command: 'git push origin release' } },
+      ],
+      { ask: ['\\bgit\\s+push\\b'], askTimeoutSec: 30 },
+    );
+    bridge(pane);
+    // Without a running bridge nobody could answer, and the hook denies at once.
+    await waitForEvent('bridge.started');
+    raise('go');
+    const approval = async (except?: string) =>
+      waitFor(
         () => {
-          const list = recorded().filter((r) => r.type === 'tool');
-          return list.length >= 2 ? list : undefined;
+          const dir = path.join(home, 'inbox');
+          return existsSync(dir)
+            ? readdirSync(dir)
+                .filter((f) => f.endsWith('.json'))
+                .map(
+                  (f) =>
+                    JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as {
+                      id: string;
+                      type: string;
+                    },
+                )
+                .find((m) => m.id !== except)
+            : undefined;
         },
-        { timeout: 20_000, message: 'two tool calls' },
-      );
-      expect(tools[0]).toMatchObject({ decision: 'deny' });
-      expect(tools[0]?.reason).toMatch(/rm-everything.*delete everything/);
-      expect(tools[1]).toMatchObject({ decision: 'none' });
-      const hookEvents = events().filter((e) => e.type === 'hook.PreToolUse');
-      expect(hookEvents.map((e) => e.data?.decision)).toEqual(['deny', 'pass']);
-    });
-
-    it('sends an `ask` command to the controller and allows or denies it by the answer', async () => {
-      const pane = await startAgent(
-        [
-          { waitFile: flag('go') },
-          { tool: 'Bash', input: { command: 'git push origin main' } },
-          { tool: 'Bash', input: { command: 'git push origin release' } },
-        ],
-        { ask: ['\\bgit\\s+push\\b'], askTimeoutSec: 30 },
-      );
-      bridge(pane);
-      // Without a running bridge nobody could answer, and the hook denies at once.
-      await waitForEvent('bridge.started');
-      raise('go');
-      const approval = async (except?: string) =>
-        waitFor(
-          () => {
-            const dir = path.join(home, 'inbox');
-            return existsSync(dir)
-              ? readdirSync(dir)
-                  .filter((f) => f.endsWith('.json'))
-                  .map(
-                    (f) =>
-                      JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as {
-                        id: string;
-                        type: string;
-                      },
-                  )
-                  .find((m) => m.id !== except)
-              : undefined;
-          },
-          { timeout: 20_000, message: 'an approval in the inbox' },
-        );
-
-      const first = await approval();
-      expect(first.type).toBe('approval');
-      const body = readFileSync(
-        path.join(home, 'inbox', `${first.id}.txt`),
-        'utf8',
-      );
-      expect(body).toContain('git push origin main');
-      const allow = await runMacs(
-        ['respond', first.id ?? '', 'allow: CI is green'],
-        {
-          home,
-          socket: server.socket,
-        },
-      );
-      expect(allow.exitCode, allow.stderr).toBe(0);
-      await waitFor(
-        () => recorded().filter((r) => r.type === 'tool').length >= 1,
-        {
-          timeout: 20_000,
-          message: 'the first decision',
-        },
+        { timeout: 20_000, message: 'an approval in the inbox' },
       );
 
-      const second = await approval(first.id);
-      const deny = await runMacs(
-        ['respond', second.id ?? '', 'deny: not before the release'],
-        {
-          home,
-          socket: server.socket,
-        },
-      );
-      expect(deny.exitCode, deny.stderr).toBe(0);
-      const tools = await waitFor(
-        () => {
-          const list = recorded().filter((r) => r.type === 'tool');
-          return list.length >= 2 ? list : undefined;
-        },
-        { timeout: 20_000, message: 'the second decision' },
-      );
-      expect(tools[0]).toMatchObject({ decision: 'allow' });
-      expect(tools[0]?.reason).toContain('CI is green');
-      expect(tools[1]).toMatchObject({ decision: 'deny' });
-      expect(tools[1]?.reason).toContain('not before the release');
-      const delivered = events().filter((e) => e.type === 'request.delivered');
-      expect(delivered.map((e) => e.data?.decision)).toEqual(['allow', 'deny']);
-      expect(delivered.every((e) => e.data?.method === 'decision')).toBe(true);
-      // Nothing was typed into the agent.
-      expect(recorded().filter((r) => r.type === 'submit')).toEqual([]);
-    });
-  },
-);
+    const first = await approval();
+    expect(first.type).toBe('approval');
+    const body = readFileSync(
+      path.join(home, 'inbox', `${first.id}.txt`),
+      'utf8',
+    );
+    expect(body).toContain('git push origin main');
+    const allow = await runMacs(
+      ['respond', first.id ?? '', 'allow: CI is green'],
+      {
+        home,
+        socket: server.socket,
+      },
+    );
+    expect(allow.exitCode, allow.stderr).toBe(0);
+    await waitFor(
+      () => recorded().filter((r) => r.type === 'tool').length >= 1,
+      {
+        timeout: 20_000,
+        message: 'the first decision',
+      },
+    );
+
+    const second = await approval(first.id);
+    const deny = await runMacs(
+      ['respond', second.id ?? '', 'deny: not before the release'],
+      {
+        home,
+        socket: server.socket,
+      },
+    );
+    expect(deny.exitCode, deny.stderr).toBe(0);
+    const tools = await waitFor(
+      () => {
+        const list = recorded().filter((r) => r.type === 'tool');
+        return list.length >= 2 ? list : undefined;
+      },
+      { timeout: 20_000, message: 'the second decision' },
+    );
+    expect(tools[0]).toMatchObject({ decision: 'allow' });
+    expect(tools[0]?.reason).toContain('CI is green');
+    expect(tools[1]).toMatchObject({ decision: 'deny' });
+    expect(tools[1]?.reason).toContain('not before the release');
+    const delivered = events().filter((e) => e.type === 'request.delivered');
+    expect(delivered.map((e) => e.data?.decision)).toEqual(['allow', 'deny']);
+    expect(delivered.every((e) => e.data?.method === 'decision')).toBe(true);
+    // Nothing was typed into the agent.
+    expect(recorded().filter((r) => r.type === 'submit')).toEqual([]);
+  });
+});

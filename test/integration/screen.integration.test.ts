@@ -9,7 +9,6 @@ import {
   type BridgeProcess,
 } from '../helpers/macs.js';
 import {
-  hasTmux,
   makeTempHome,
   startTmuxServer,
   type TestTmuxServer,
@@ -24,7 +23,7 @@ type Step = Record<string, unknown>;
 const LONG_QUESTION =
   'Should I migrate the users table now, or wait until the API change lands so that the new columns, the renamed foreign keys and the backfill all go into one migration that we can roll back as a whole?';
 
-describe.skipIf(!hasTmux())('reading panes as a person sees them', () => {
+describe('reading panes as a person sees them', () => {
   let server: TestTmuxServer;
   let home: string;
   let cleanup: () => void;

@@ -4,6 +4,7 @@ import {
   SOCKET_PATH_MAX_BYTES,
   buildBridgeCommand,
   buildLaunchArgv,
+  withExtraArgs,
   buildStatusCommand,
   defaultSocketName,
   execShellText,
@@ -136,5 +137,48 @@ describe('launch commands', () => {
     expect(run(2)).toContain('FOLLOWING');
     expect(run(2)).toContain('not available or failed (exit 2)');
     expect(run(0)).not.toContain('FOLLOWING');
+  });
+});
+
+describe('withExtraArgs', () => {
+  it('appends hook arguments to an argv command', () => {
+    expect(
+      withExtraArgs({ kind: 'argv', argv: ['claude', '--model', 'x'] }, [
+        '--settings',
+        '/h/.macs/settings/w.claude.json',
+      ]),
+    ).toEqual({
+      kind: 'argv',
+      argv: [
+        'claude',
+        '--model',
+        'x',
+        '--settings',
+        '/h/.macs/settings/w.claude.json',
+      ],
+    });
+  });
+
+  it('quotes them at the end of one simple shell command', () => {
+    expect(
+      withExtraArgs({ kind: 'shell', text: 'claude --verbose ' }, [
+        '--settings',
+        "/it's/here.json",
+      ]),
+    ).toEqual({
+      kind: 'shell',
+      text: `claude --verbose '--settings' '/it'\\''s/here.json'`,
+    });
+  });
+
+  it('refuses a compound shell command, and changes nothing without arguments', () => {
+    expect(
+      withExtraArgs({ kind: 'shell', text: 'cd x && claude' }, [
+        '--settings',
+        'f',
+      ]),
+    ).toBeUndefined();
+    const same = { kind: 'shell', text: 'cd x && claude' } as const;
+    expect(withExtraArgs(same, [])).toBe(same);
   });
 });
