@@ -65,7 +65,11 @@ export function formatStatusText(
           String(a.counts.pending),
           String(a.counts.delivered),
           formatRoundTrip(a.lastRoundTripMs),
-          [a.paused ? 'paused' : '', a.bridge.running ? '' : 'no bridge']
+          [
+            a.paused ? 'paused' : '',
+            a.bridge.running ? '' : 'no bridge',
+            a.hooks?.status === 'inactive' ? 'hooks not active' : '',
+          ]
             .filter(Boolean)
             .join(', '),
         ]),

@@ -93,6 +93,13 @@ export const AgentSnapshotSchema = z.strictObject({
   }),
   lastRoundTripMs: count.nullable(),
   lastResponse: AnswerSnapshotSchema.nullable(),
+  /** Whether the agent's hooks report to macs (null: its preset has none). */
+  hooks: z
+    .strictObject({
+      status: z.enum(['off', 'waiting', 'active', 'inactive']),
+      reason: z.string().nullable(),
+    })
+    .nullable(),
   updatedAt: isoTime,
 });
 
@@ -427,6 +434,9 @@ export function createSnapshotReader(
           },
           lastRoundTripMs: lastRoundTrip(state.recent),
           lastResponse: await lastResponseOf(state),
+          hooks: state.hooks
+            ? { status: state.hooks.status, reason: state.hooks.reason ?? null }
+            : null,
           updatedAt: state.updatedAt,
         });
       }

@@ -264,6 +264,11 @@ export function buildDetailLines(
             ? `bridge running (pid ${a.bridge.pid ?? '?'})`
             : 'no bridge running',
           a.paused ? 'delivery PAUSED (p resumes)' : 'delivery on',
+          ...(a.hooks && a.hooks.status !== 'off'
+            ? [
+                `hooks ${a.hooks.status}${a.hooks.reason ? ` (${a.hooks.reason})` : ''}`,
+              ]
+            : []),
         ].join(' · '),
         width,
       ),

@@ -224,6 +224,25 @@ describe('buildSnapshot', () => {
     expect(second.events.at(-1)?.data?.n).toBe(2000);
   });
 
+  it("says when an agent's hooks are not active, and why", async () => {
+    await fx.writeState('w-hooks', (state) => {
+      state.hooks = {
+        status: 'inactive',
+        since: '2025-03-01T11:59:30.000Z',
+        reason: 'no hook call in 30 s: not installed, or a trust prompt',
+      };
+    });
+    await fx.writeState('w-plain', () => undefined, 'generic');
+    const snapshot = await buildSnapshot(fx.paths, NOW);
+    expect(SnapshotSchema.safeParse(snapshot).success).toBe(true);
+    const byName = new Map(snapshot.agents.map((a) => [a.name, a]));
+    expect(byName.get('w-hooks')?.hooks).toEqual({
+      status: 'inactive',
+      reason: 'no hook call in 30 s: not installed, or a trust prompt',
+    });
+    expect(byName.get('w-plain')?.hooks).toBeNull();
+  });
+
   it('tolerates a state file from an older bridge without counters or recent', async () => {
     mkdirSync(fx.paths.state, { recursive: true });
     writeFileSync(

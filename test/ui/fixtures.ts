@@ -31,6 +31,7 @@ export function makeAgent(over: Partial<AgentSnapshot> = {}): AgentSnapshot {
     },
     lastRoundTripMs: null,
     lastResponse: null,
+    hooks: null,
     updatedAt: ago(1000),
     ...over,
   };
