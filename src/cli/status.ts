@@ -197,6 +197,11 @@ export async function runStatus(
     // React's development build re-renders many times slower (a 1 s clock
     // tick cost ~5% CPU with it); it reads NODE_ENV when first loaded.
     process.env.NODE_ENV ??= 'production';
+    // ink renders only its last frame when it thinks it runs in CI (a `CI`
+    // variable): this is a person's live view on a terminal, so it must draw.
+    // is-in-ci reads the variable when ink is first loaded.
+    for (const name of ['CI', 'CONTINUOUS_INTEGRATION'])
+      if (process.env[name] !== undefined) process.env[name] = 'false';
     // Loaded only here: `--json` and the plain-text forms never load React.
     const { runStatusApp } = await import('../ui/run.js');
     ended = await runStatusApp({
