@@ -21,7 +21,7 @@ import {
 } from '../session/record.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { BridgeOptions } from './bridge.js';
-import { createContext, type CliDeps } from './common.js';
+import { createContext, watchTmuxServer, type CliDeps } from './common.js';
 import { formatEventLine } from './events.js';
 
 interface AgentEntry {
@@ -258,8 +258,13 @@ export async function runBridgeAll(
       );
     for (const line of describe) deps.output.err(`  ${line}`);
     deps.output.err('  Ctrl-C stops');
-    const signal = await deps.interrupted;
-    return signal === 'SIGINT' ? 130 : 0;
+    const server = watchTmuxServer(tmux);
+    try {
+      const signal = await Promise.race([deps.interrupted, server.gone]);
+      return signal === 'SIGINT' ? 130 : 0;
+    } finally {
+      server.stop();
+    }
   } finally {
     await bridge.stop();
     await dispatcher.stop();

@@ -16,6 +16,7 @@ import type { TmuxClient } from '../tmux/client.js';
 import {
   addCommonOptions,
   createContext,
+  watchTmuxServer,
   type CliDeps,
   type CommonOptions,
 } from './common.js';
@@ -217,8 +218,13 @@ export async function runBridge(
     );
     for (const line of describe) deps.output.err(`  ${line}`);
     deps.output.err('  Ctrl-C stops');
-    const signal = await deps.interrupted;
-    return signal === 'SIGINT' ? 130 : 0;
+    const server = watchTmuxServer(ctx.tmux);
+    try {
+      const signal = await Promise.race([deps.interrupted, server.gone]);
+      return signal === 'SIGINT' ? 130 : 0;
+    } finally {
+      server.stop();
+    }
   } finally {
     await backend.stop();
     await supervisor.stop();

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { TmuxError } from '../errors.js';
 import type { MacsConfig } from '../config/schema.js';
 import { createLogger, type Logger, type LogLevel } from '../log/logger.js';
 import { resolveHomePaths, type HomePaths } from '../state/paths.js';
@@ -94,4 +95,49 @@ export function formatAge(fromIso: string, now = Date.now()): string {
   if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
   const h = Math.floor(m / 60);
   return `${h}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** How often a long-running command checks that its tmux server is still there. */
+export const SERVER_CHECK_MS = 1000;
+
+/**
+ * Watch the tmux server a long-running command works with: the promise
+ * rejects with a TmuxError (exit 3) once the server is gone, so a bridge
+ * whose server was killed stops with a clear message instead of idling.
+ */
+export function watchTmuxServer(tmux: TmuxClient): {
+  gone: Promise<never>;
+  stop: () => void;
+} {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const gone = new Promise<never>((_, reject) => {
+    const check = async () => {
+      if (stopped) return;
+      const running = await tmux.isServerRunning().catch(() => false);
+      if (stopped) return;
+      if (!running) {
+        const where = tmux.socket
+          ? `tmux server '${tmux.socket}' (tmux -L ${tmux.socket})`
+          : 'the tmux server';
+        reject(
+          new TmuxError(`${where} is no longer running; the bridge stops`, {
+            hint: "start the session again (macs start), or the agents' tmux server, then the bridge",
+          }),
+        );
+        return;
+      }
+      timer = setTimeout(() => void check(), SERVER_CHECK_MS);
+    };
+    timer = setTimeout(() => void check(), SERVER_CHECK_MS);
+  });
+  // A rejection nobody awaits yet must not crash the process.
+  gone.catch(() => undefined);
+  return {
+    gone,
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
 }

@@ -205,4 +205,29 @@ describe('faults: random kill -9 of the bridge', () => {
       }
     },
   );
+
+  it('stops with a clear error and exit 3 when the tmux server is killed', async () => {
+    const pane = await server.spawnPane([
+      process.execPath,
+      FAKE_AGENT,
+      '--script-json',
+      '[]',
+      '--record',
+      path.join(home, 'record.jsonl'),
+    ]);
+    bridge = startBridge(['--worker-pane', pane, '--agent', 'w', '--quiet'], {
+      home,
+      socket: server.socket,
+    });
+    await waitFor(
+      () => readAllEvents(home).some((e) => e.type === 'bridge.started'),
+      { timeout: 15_000, message: 'the bridge started' },
+    );
+    await server.kill();
+    expect(await bridge.exited).toBe(3);
+    expect(bridge.output()).toMatch(
+      /macs: tmux server 'macs-test-[0-9a-f]+' \(tmux -L macs-test-[0-9a-f]+\) is no longer running/,
+    );
+    expect(bridge.output()).toContain('hint: start the session again');
+  });
 });
