@@ -6,7 +6,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   FAKE_AGENT,
   readAllEvents,
@@ -16,11 +16,8 @@ import {
   startBridge,
   type BridgeProcess,
 } from '../helpers/macs.js';
-import {
-  makeTempHome,
-  startTmuxServer,
-  type TestTmuxServer,
-} from '../helpers/tmux-server.js';
+import { type TestTmuxServer } from '../helpers/tmux-server.js';
+import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const FAKE_EXEC = path.join(REPO_ROOT, 'test', 'fixtures', 'fake-exec.mjs');
@@ -46,31 +43,11 @@ const STAGES = [
 ];
 
 describe('controller backends, on a real tmux', () => {
+  const harness = useTmuxHarness({ gracefulStop: true });
+  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
-  let cleanup: () => void;
-  const bridges: BridgeProcess[] = [];
-
-  beforeEach(async () => {
-    server = await startTmuxServer();
-    ({ home, cleanup } = makeTempHome());
-  });
-
-  afterEach(async () => {
-    for (const b of bridges.splice(0)) {
-      b.child.kill('SIGINT');
-      const exited = await Promise.race([
-        b.exited.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(resolve, 5000, false)),
-      ]);
-      if (!exited) {
-        b.child.kill('SIGKILL');
-        await b.exited;
-      }
-    }
-    await server.kill();
-    cleanup();
-  });
+  beforeEach(() => ({ server, home } = harness));
 
   const unique = () => Math.random().toString(36).slice(2);
 

@@ -7,7 +7,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeText } from '../../src/protocol/sanitize.js';
 import {
   FAKE_AGENT,
@@ -17,11 +17,8 @@ import {
   startBridge,
   type BridgeProcess,
 } from '../helpers/macs.js';
-import {
-  makeTempHome,
-  startTmuxServer,
-  type TestTmuxServer,
-} from '../helpers/tmux-server.js';
+import { type TestTmuxServer } from '../helpers/tmux-server.js';
+import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 type Step = Record<string, unknown>;
@@ -30,24 +27,11 @@ const REQ = (id: string, body: string, attrs = '') =>
   `<<CONTROLLER_REQUEST id=${id}${attrs}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
 describe('bridge with the file backend, on a real tmux', () => {
+  const harness = useTmuxHarness();
+  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
-  let cleanup: () => void;
-  const bridges: BridgeProcess[] = [];
-
-  beforeEach(async () => {
-    server = await startTmuxServer();
-    ({ home, cleanup } = makeTempHome());
-  });
-
-  afterEach(async () => {
-    for (const b of bridges.splice(0)) {
-      b.child.kill('SIGKILL');
-      await b.exited;
-    }
-    await server.kill();
-    cleanup();
-  });
+  beforeEach(() => ({ server, home } = harness));
 
   async function startWorker(
     script: Step[],

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   FAKE_AGENT,
   readAllEvents,
@@ -9,11 +9,8 @@ import {
   startBridge,
   type BridgeProcess,
 } from '../helpers/macs.js';
-import {
-  makeTempHome,
-  startTmuxServer,
-  type TestTmuxServer,
-} from '../helpers/tmux-server.js';
+import { type TestTmuxServer } from '../helpers/tmux-server.js';
+import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 type Step = Record<string, unknown>;
@@ -22,24 +19,11 @@ const REQ = (id: string, body: string) =>
   `<<CONTROLLER_REQUEST id=${id}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
 describe('safe delivery, on a real tmux', () => {
+  const harness = useTmuxHarness();
+  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
-  let cleanup: () => void;
-  const bridges: BridgeProcess[] = [];
-
-  beforeEach(async () => {
-    server = await startTmuxServer();
-    ({ home, cleanup } = makeTempHome());
-  });
-
-  afterEach(async () => {
-    for (const b of bridges.splice(0)) {
-      b.child.kill('SIGKILL');
-      await b.exited;
-    }
-    await server.kill();
-    cleanup();
-  });
+  beforeEach(() => ({ server, home } = harness));
 
   const file = (name: string) => path.join(home, name);
 

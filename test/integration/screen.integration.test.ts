@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   REPO_ROOT,
   readAllEvents,
@@ -8,11 +8,8 @@ import {
   startBridge,
   type BridgeProcess,
 } from '../helpers/macs.js';
-import {
-  makeTempHome,
-  startTmuxServer,
-  type TestTmuxServer,
-} from '../helpers/tmux-server.js';
+import { type TestTmuxServer } from '../helpers/tmux-server.js';
+import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const FAKE_TUI = path.join(REPO_ROOT, 'test', 'fixtures', 'fake-tui.mjs');
@@ -24,24 +21,11 @@ const LONG_QUESTION =
   'Should I migrate the users table now, or wait until the API change lands so that the new columns, the renamed foreign keys and the backfill all go into one migration that we can roll back as a whole?';
 
 describe('reading panes as a person sees them', () => {
+  const harness = useTmuxHarness();
+  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
-  let cleanup: () => void;
-  const bridges: BridgeProcess[] = [];
-
-  beforeEach(async () => {
-    server = await startTmuxServer();
-    ({ home, cleanup } = makeTempHome());
-  });
-
-  afterEach(async () => {
-    for (const b of bridges.splice(0)) {
-      b.child.kill('SIGKILL');
-      await b.exited;
-    }
-    await server.kill();
-    cleanup();
-  });
+  beforeEach(() => ({ server, home } = harness));
 
   function file(name: string): string {
     return path.join(home, name);

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SnapshotSchema } from '../../src/state/snapshot.js';
 import {
   FAKE_AGENT,
@@ -10,37 +10,20 @@ import {
   readRecord,
   runMacs,
   startBridge,
-  type BridgeProcess,
 } from '../helpers/macs.js';
-import {
-  makeTempHome,
-  startTmuxServer,
-  type TestTmuxServer,
-} from '../helpers/tmux-server.js';
+import { type TestTmuxServer } from '../helpers/tmux-server.js';
+import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const REQ = (id: string, body: string) =>
   `<<CONTROLLER_REQUEST id=${id}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
 describe('macs status on a real tmux', () => {
+  const harness = useTmuxHarness();
+  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
-  let cleanup: () => void;
-  const bridges: BridgeProcess[] = [];
-
-  beforeEach(async () => {
-    server = await startTmuxServer();
-    ({ home, cleanup } = makeTempHome());
-  });
-
-  afterEach(async () => {
-    for (const b of bridges.splice(0)) {
-      b.child.kill('SIGKILL');
-      await b.exited;
-    }
-    await server.kill();
-    cleanup();
-  });
+  beforeEach(() => ({ server, home } = harness));
 
   async function startWorker(script: Record<string, unknown>[]) {
     const record = path.join(home, 'worker-1.record.jsonl');
