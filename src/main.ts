@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { buildProgram } from './cli/program.js';
 import { createOutput } from './cli/output.js';
+import { createControlChannel } from './tmux/control.js';
 import { createRunTmux } from './tmux/run.js';
 import { MacsError } from './errors.js';
 
@@ -27,6 +28,11 @@ async function main(): Promise<number> {
     env: process.env,
     cwd: process.cwd(),
     runTmux: createRunTmux({ env: process.env }),
+    openTmuxControl: (socket) =>
+      createControlChannel({
+        ...(socket ? { socket } : {}),
+        env: process.env,
+      }),
     stdinIsTTY: Boolean(process.stdin.isTTY),
     readStdin: async () => {
       const chunks: Buffer[] = [];

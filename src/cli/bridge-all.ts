@@ -19,9 +19,15 @@ import {
   type AgentRole,
   type SessionRecord,
 } from '../session/record.js';
-import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
+import type { TmuxClient } from '../tmux/client.js';
 import type { BridgeOptions } from './bridge.js';
-import { createContext, watchTmuxServer, type CliDeps } from './common.js';
+import {
+  createContext,
+  createLongLivedTmuxClient,
+  watchTmuxServer,
+  type CliDeps,
+  type CommandContext,
+} from './common.js';
 import { formatEventLine } from './events.js';
 
 interface AgentEntry {
@@ -113,7 +119,35 @@ export async function runBridgeAll(
   const ctx = createContext(opts, deps);
   const record = await readSessionRecord(ctx.paths);
   const socket = opts.tmuxSocket ?? record?.socket;
-  const tmux = createTmuxClient(socket, deps.runTmux);
+  const tmux = createLongLivedTmuxClient(socket, deps);
+  try {
+    return await bridgeAllWith(opts, deps, presets, {
+      ctx,
+      record,
+      socket,
+      tmux,
+    });
+  } finally {
+    await tmux.close();
+  }
+}
+
+interface BridgeAllSetup {
+  ctx: CommandContext;
+  record: SessionRecord | undefined;
+  socket: string | undefined;
+  tmux: TmuxClient;
+}
+
+async function bridgeAllWith(
+  opts: BridgeOptions,
+  deps: CliDeps,
+  presets: {
+    profileFromPreset: (preset: Preset) => AgentProfile;
+    detectPresetName: (command: string, config: MacsConfig) => string;
+  },
+  { ctx, record, socket, tmux }: BridgeAllSetup,
+): Promise<number> {
   const backendFlag = (opts.backend ?? record?.backend) as
     MacsConfig['backend'] | undefined;
   const { config } = await ctx.loadConfig({

@@ -17,6 +17,7 @@ import {
   addCommonOptions,
   createContext,
   watchTmuxServer,
+  type CommandContext,
   type CliDeps,
   type CommonOptions,
 } from './common.js';
@@ -161,7 +162,19 @@ export async function runBridge(
   opts: BridgeOptions,
   deps: CliDeps,
 ): Promise<number> {
-  const ctx = createContext(opts, deps);
+  const ctx = createContext(opts, deps, { longLived: true });
+  try {
+    return await bridgeWith(ctx, opts, deps);
+  } finally {
+    await ctx.tmux.close();
+  }
+}
+
+async function bridgeWith(
+  ctx: CommandContext,
+  opts: BridgeOptions,
+  deps: CliDeps,
+): Promise<number> {
   const backendFlag = impliedBackend(opts);
   const { config } = await ctx.loadConfig({
     ...(backendFlag ? { backend: backendFlag } : {}),
@@ -197,6 +210,12 @@ export async function runBridge(
     ...(exec ? { exec } : {}),
     ...(controller ? { controller } : {}),
   });
+  // The pane gone for good (killed, window closed): this bridge stops.
+  let reportPaneGone: (error: Error) => void = () => undefined;
+  const paneGone = new Promise<never>((_, reject) => {
+    reportPaneGone = reject;
+  });
+  paneGone.catch(() => undefined);
   const supervisor = createSupervisor({
     agent,
     pane,
@@ -208,6 +227,7 @@ export async function runBridge(
     log,
     deliverer,
     backend,
+    onPaneGone: (error) => reportPaneGone(error),
   });
   backend.register(agent, supervisor.onAnswer);
   await supervisor.start();
@@ -220,7 +240,11 @@ export async function runBridge(
     deps.output.err('  Ctrl-C stops');
     const server = watchTmuxServer(ctx.tmux);
     try {
-      const signal = await Promise.race([deps.interrupted, server.gone]);
+      const signal = await Promise.race([
+        deps.interrupted,
+        server.gone,
+        paneGone,
+      ]);
       return signal === 'SIGINT' ? 130 : 0;
     } finally {
       server.stop();

@@ -5,6 +5,7 @@ import type { MacsConfig } from '../config/schema.js';
 import { createLogger, type Logger, type LogLevel } from '../log/logger.js';
 import { resolveHomePaths, type HomePaths } from '../state/paths.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
+import type { ControlChannel } from '../tmux/control.js';
 import type { RunTmux } from '../tmux/run.js';
 import type { Output } from './output.js';
 
@@ -14,6 +15,11 @@ export interface CliDeps {
   env: NodeJS.ProcessEnv;
   cwd: string;
   runTmux: RunTmux;
+  /**
+   * Open a tmux control-mode connection (long-running commands run their
+   * tmux commands over it). Absent: every command starts a tmux process.
+   */
+  openTmuxControl?: (socket: string | undefined) => ControlChannel;
   /** Read all of stdin (for `-` arguments). */
   readStdin: () => Promise<string>;
   stdinIsTTY: boolean;
@@ -66,15 +72,33 @@ export interface CommandContext {
   loadConfig(flags?: Partial<MacsConfig>): Promise<LoadedConfig>;
 }
 
+/**
+ * The tmux client of a long-running command (a bridge): over one control-mode
+ * connection unless `MACS_TMUX_CONTROL=0`. Close it when done.
+ */
+export function createLongLivedTmuxClient(
+  socket: string | undefined,
+  deps: CliDeps,
+): TmuxClient {
+  const control =
+    deps.openTmuxControl && deps.env.MACS_TMUX_CONTROL !== '0'
+      ? deps.openTmuxControl(socket)
+      : undefined;
+  return createTmuxClient(socket, deps.runTmux, control ? { control } : {});
+}
+
 export function createContext(
   options: CommonOptions,
   deps: CliDeps,
+  contextOptions: { longLived?: boolean } = {},
 ): CommandContext {
   const home = options.home ?? deps.cwd;
   const paths = resolveHomePaths(home);
   return {
     paths,
-    tmux: createTmuxClient(options.tmuxSocket, deps.runTmux),
+    tmux: contextOptions.longLived
+      ? createLongLivedTmuxClient(options.tmuxSocket, deps)
+      : createTmuxClient(options.tmuxSocket, deps.runTmux),
     log: createLogger({ home: paths.home, level: options.logLevel ?? 'info' }),
     loadConfig: (flags) =>
       loadConfig({

@@ -25,17 +25,24 @@ async function listClients(
 ): Promise<ClientInfo[]> {
   const out = await tmux.command(
     buildListClientsArgs(
-      ['#{client_name}', '#{pane_id}'].join(FIELD_SEPARATOR),
+      ['#{client_name}', '#{pane_id}', '#{client_control_mode}'].join(
+        FIELD_SEPARATOR,
+      ),
       session,
     ),
   );
-  return out
-    .split('\n')
-    .filter((line) => line.trim())
-    .map((line) => {
-      const [name = '', pane = ''] = line.split(FIELD_SEPARATOR);
-      return { name, pane };
-    });
+  return (
+    out
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => {
+        const [name = '', pane = '', control = ''] =
+          line.split(FIELD_SEPARATOR);
+        return { name, pane, control: control === '1' };
+      })
+      // A bridge's control-mode connection is a client too, with no screen.
+      .filter((client) => !client.control)
+  );
 }
 
 /**

@@ -32,6 +32,11 @@ export function buildLoadBufferArgs(buffer: string): string[] {
   return ['load-buffer', '-b', buffer, '-'];
 }
 
+/** Set a named buffer to `text`; `--` so text starting with `-` is never an option. */
+export function buildSetBufferArgs(buffer: string, text: string): string[] {
+  return ['set-buffer', '-b', buffer, '--', text];
+}
+
 /**
  * Paste a named buffer: `-p` bracketed (when the program asked for it),
  * `-d` delete the buffer afterwards, `-r` keep line feeds as they are

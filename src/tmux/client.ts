@@ -12,6 +12,7 @@ import {
   buildPipePaneArgs,
   buildSendKeyArgs,
   buildSendLiteralArgs,
+  buildSetBufferArgs,
   buildSetPaneOptionArgs,
   buildSocketArgs,
 } from './args.js';
@@ -21,6 +22,11 @@ import {
   parsePaneList,
   type PaneInfo,
 } from './formats.js';
+import {
+  ControlLostError,
+  ControlUnavailableError,
+  type ControlChannel,
+} from './control.js';
 import type { RunTmux, TmuxResult } from './run.js';
 
 export type { PaneInfo } from './formats.js';
@@ -65,6 +71,37 @@ export interface TmuxClient {
   ): Promise<string>;
   killServer(): Promise<void>;
   isServerRunning(): Promise<boolean>;
+  /** Close the control-mode connection, if there is one. */
+  close(): Promise<void>;
+}
+
+export interface TmuxClientOptions {
+  /**
+   * Run commands over one control-mode connection instead of a process
+   * each (long-running commands: the bridge). Commands that need stdin, and
+   * any command while the connection is down, still start a process.
+   */
+  control?: ControlChannel;
+}
+
+/** Commands that only read: safe to run again when a reply was lost. */
+const READ_ONLY = new Set([
+  'display-message',
+  'capture-pane',
+  'list-panes',
+  'list-sessions',
+  'list-clients',
+  'list-buffers',
+  'show-buffer',
+  'show-options',
+  'has-session',
+]);
+
+function isReadOnly(args: readonly string[]): boolean {
+  const name = args[0] ?? '';
+  // display-message without -p shows a message: not a read.
+  if (name === 'display-message') return args.includes('-p');
+  return READ_ONLY.has(name);
 }
 
 const SERVER_GONE =
@@ -75,7 +112,9 @@ const PANE_GONE = /can't find (pane|window|session)|no such (pane|window)/i;
 export function createTmuxClient(
   socket: string | undefined,
   run: RunTmux,
+  clientOptions: TmuxClientOptions = {},
 ): TmuxClient {
+  const control = clientOptions.control;
   const prefix = buildSocketArgs(socket);
   const where = socket
     ? `tmux server '${socket}' (tmux -L ${socket})`
@@ -105,14 +144,37 @@ export function createTmuxClient(
     );
   }
 
+  /** Over the control connection when there is one, else a process. */
+  async function runArgs(
+    args: readonly string[],
+    input?: string,
+  ): Promise<TmuxResult> {
+    if (control && input === undefined) {
+      try {
+        return await control.run(args);
+      } catch (error) {
+        if (error instanceof ControlLostError) {
+          if (!isReadOnly(args))
+            throw new TmuxError(
+              `tmux ${args[0] ?? ''}: ${error.message}; whether it ran is unknown, so it is not repeated`,
+              { args },
+            );
+        } else if (!(error instanceof ControlUnavailableError)) throw error;
+      }
+    }
+    return run(
+      [...prefix, ...args],
+      input === undefined ? undefined : { input },
+    );
+  }
+
   async function exec(
     args: readonly string[],
     input?: string,
     pane?: string,
   ): Promise<string> {
-    const full = [...prefix, ...args];
-    const result = await run(full, input === undefined ? undefined : { input });
-    if (result.exitCode !== 0) fail(full, result, pane);
+    const result = await runArgs(args, input);
+    if (result.exitCode !== 0) fail([...prefix, ...args], result, pane);
     return result.stdout;
   }
 
@@ -134,9 +196,9 @@ export function createTmuxClient(
       return info;
     },
     async listPanes() {
-      const full = [...prefix, ...buildListPanesArgs(PANE_FORMAT)];
-      const result = await run(full);
-      if (result.exitCode !== 0) fail(full, result);
+      const args = buildListPanesArgs(PANE_FORMAT);
+      const result = await runArgs(args);
+      if (result.exitCode !== 0) fail([...prefix, ...args], result);
       return parsePaneList(result.stdout);
     },
     async pipePane(pane, shellCommand) {
@@ -150,7 +212,10 @@ export function createTmuxClient(
     },
     async loadBuffer(text) {
       const name = `macs-${process.pid}-${randomBytes(6).toString('hex')}`;
-      await exec(buildLoadBufferArgs(name), text);
+      // Over the control connection the text goes as a quoted argument
+      // (quoteControlArg); a process reads it from its stdin.
+      if (control) await exec(buildSetBufferArgs(name, text));
+      else await exec(buildLoadBufferArgs(name), text);
       return name;
     },
     async pasteBuffer(pane, buffer, options) {
@@ -175,6 +240,9 @@ export function createTmuxClient(
     async isServerRunning() {
       const result = await run([...prefix, 'list-sessions']);
       return result.exitCode === 0;
+    },
+    async close() {
+      await control?.close();
     },
   };
 }

@@ -149,4 +149,8 @@ export class FakeTmuxClient implements TmuxClient {
   isServerRunning(): Promise<boolean> {
     return Promise.resolve(this.panes.size > 0);
   }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }

@@ -1,0 +1,355 @@
+import { randomBytes } from 'node:crypto';
+import { execa, type ResultPromise } from 'execa';
+import type { TmuxResult } from './run.js';
+
+/**
+ * One long-lived tmux control-mode client (`tmux -C`, see "CONTROL MODE" in
+ * tmux(1)) that runs commands without starting a `tmux` process for each:
+ * a command costs a line on a pipe instead of a fork and exec, which is most
+ * of the time between a request and its answer being typed.
+ *
+ * Every command is followed by its own `display-message -p <nonce>` with a
+ * fresh random nonce, and its reply is trusted only when the very next
+ * output block holds exactly that nonce. A pane can print lines that look
+ * like the protocol's `%end` (they come back through `capture-pane`), but it
+ * cannot know the nonce: a forged end of block shows up as a reply that does
+ * not line up, and the channel is dropped instead of being believed.
+ */
+export interface ControlChannel {
+  /**
+   * Run one command (arguments after the socket prefix). Resolves with what
+   * tmux replied. Rejects with ControlUnavailableError when nothing was sent
+   * (run the command another way), or ControlLostError when the command was
+   * sent but its reply cannot be trusted or never came.
+   */
+  run(args: readonly string[]): Promise<TmuxResult>;
+  /** Detach the control client; later runs reject with ControlUnavailableError. */
+  close(): Promise<void>;
+}
+
+/** Nothing was sent: the caller may run the command another way. */
+export class ControlUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ControlUnavailableError';
+  }
+}
+
+/** The command was sent, but what it did is unknown. */
+export class ControlLostError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ControlLostError';
+  }
+}
+
+/**
+ * Quote one argument for tmux's command parser as a double-quoted string.
+ * Inside double quotes tmux expands `$VAR`, a leading `~`, and backslash
+ * escapes; everything that could be read as one of those is escaped, and
+ * control characters are written as escapes, so the argument tmux sees is
+ * exactly `value` (a property test checks this against a real tmux).
+ * A NUL cannot be passed at all.
+ */
+export function quoteControlArg(value: string): string {
+  if (value.includes('\0'))
+    throw new Error('a tmux argument cannot contain a NUL character');
+  let out = '"';
+  for (const ch of value) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (ch === '\\' || ch === '"' || ch === '$' || ch === '~') out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (code < 0x20 || code === 0x7f)
+      out += `\\${code.toString(8).padStart(3, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** One command line for control mode (never empty: an empty line detaches). */
+export function formatControlCommand(args: readonly string[]): string {
+  if (args.length === 0) throw new Error('empty tmux command');
+  return args.map(quoteControlArg).join(' ');
+}
+
+/** An output block: `%begin` … `%end` (ok) or `%error`. */
+interface Block {
+  ok: boolean;
+  lines: string[];
+  /** `1` for a command the client sent, `0` for tmux's own (attach, hooks). */
+  fromClient: boolean;
+}
+
+const BEGIN = /^%begin (\d+) (\d+) (\d+)$/;
+const END = /^%(end|error) (\d+) (\d+) (\d+)$/;
+
+/**
+ * The line-level protocol, without I/O: feed it lines, it returns finished
+ * blocks and reports lines that cannot belong to the protocol (anything but
+ * a notification outside a block), which mean the stream is out of step.
+ */
+export function createBlockParser(): {
+  push(line: string): { block?: Block; stray?: string; exit?: boolean };
+} {
+  let current: { number: string; flags: string; lines: string[] } | undefined;
+  return {
+    push(line) {
+      if (current) {
+        const end = END.exec(line);
+        if (end && end[3] === current.number) {
+          const block = {
+            ok: end[1] === 'end',
+            lines: current.lines,
+            fromClient: current.flags !== '0',
+          };
+          current = undefined;
+          return { block };
+        }
+        current.lines.push(line);
+        return {};
+      }
+      const begin = BEGIN.exec(line);
+      if (begin) {
+        current = { number: begin[2] ?? '', flags: begin[3] ?? '', lines: [] };
+        return {};
+      }
+      if (line === '%exit' || line.startsWith('%exit ')) return { exit: true };
+      // A notification (%window-renamed …) is not ours; anything else is.
+      if (line.startsWith('%') && !END.test(line)) return {};
+      return { stray: line };
+    },
+  };
+}
+
+export interface ControlChannelOptions {
+  /** `tmux -L <socket>`; the default server when absent. */
+  socket?: string;
+  tmuxPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** A reply slower than this drops the channel (default 5 s). */
+  replyTimeoutMs?: number;
+  /** After a failed connection, wait this long before trying again (default 1 s). */
+  retryMs?: number;
+  /** Told when a connection is given up (for the developer log). */
+  onDrop?: (reason: string) => void;
+}
+
+interface Pending {
+  nonce: string;
+  first?: Block;
+  resolve: (result: TmuxResult) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface Connection {
+  child: ResultPromise;
+  ready: Promise<void>;
+  closed: boolean;
+}
+
+/**
+ * A control channel that connects on first use, runs one command at a
+ * time, and reconnects after losing its client (the session it was
+ * attached to ended, say). While it cannot connect it rejects with
+ * ControlUnavailableError, so callers fall back to one process per command.
+ */
+export function createControlChannel(
+  options: ControlChannelOptions = {},
+): ControlChannel {
+  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  const tmuxPath = options.tmuxPath ?? env.MACS_TMUX ?? 'tmux';
+  const replyTimeoutMs = options.replyTimeoutMs ?? 5_000;
+  const retryMs = options.retryMs ?? 1_000;
+  let connection: Connection | undefined;
+  let failedAt = -Infinity;
+  let pending: Pending | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  function drop(conn: Connection, reason: string): void {
+    if (conn.closed) return;
+    conn.closed = true;
+    if (!closed) options.onDrop?.(reason);
+    if (connection === conn) connection = undefined;
+    conn.child.kill('SIGKILL');
+    const waiting = pending;
+    pending = undefined;
+    if (waiting) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new ControlLostError(reason));
+    }
+  }
+
+  function connect(): Connection {
+    const args = [
+      ...(options.socket ? ['-L', options.socket] : []),
+      '-C',
+      'attach-session',
+      '-f',
+      // Any session: commands name their panes, which may be in others.
+      'no-output,ignore-size',
+    ];
+    const child = execa(tmuxPath, args, {
+      env,
+      extendEnv: false,
+      reject: false,
+      buffer: false,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'ignore',
+      encoding: 'utf8',
+    });
+    let markReady!: () => void;
+    let markFailed!: (error: Error) => void;
+    const conn: Connection = {
+      child,
+      closed: false,
+      ready: new Promise<void>((resolve, reject) => {
+        markReady = resolve;
+        markFailed = reject;
+      }),
+    };
+    conn.ready.catch(() => undefined);
+    let isReady = false;
+    const parser = createBlockParser();
+    let rest = '';
+
+    const onLine = (line: string) => {
+      const step = parser.push(line);
+      if (step.exit) {
+        markFailed(new ControlUnavailableError('tmux control client exited'));
+        drop(conn, 'the tmux control client exited');
+        return;
+      }
+      if (step.stray !== undefined) {
+        drop(conn, 'tmux control mode output out of step');
+        return;
+      }
+      if (!step.block) return;
+      if (!isReady) {
+        // The reply to attach-session itself comes first (or after commands
+        // sent early, which we never do).
+        isReady = true;
+        if (step.block.ok) markReady();
+        else {
+          markFailed(
+            new ControlUnavailableError(
+              `tmux control client could not attach: ${step.block.lines.join(' ')}`,
+            ),
+          );
+          drop(conn, 'attach failed');
+        }
+        return;
+      }
+      // Output of commands tmux runs itself (a hook of the user's) is not a reply.
+      if (!step.block.fromClient) return;
+      const waiting = pending;
+      if (!waiting) {
+        drop(conn, 'tmux control mode replied to nothing');
+        return;
+      }
+      if (!waiting.first) {
+        waiting.first = step.block;
+        return;
+      }
+      const second = step.block;
+      if (
+        !second.ok ||
+        second.lines.length !== 1 ||
+        second.lines[0] !== waiting.nonce
+      ) {
+        drop(conn, 'tmux control mode reply out of step');
+        return;
+      }
+      pending = undefined;
+      clearTimeout(waiting.timer);
+      const { ok, lines } = waiting.first;
+      const text = lines.map((l) => `${l}\n`).join('');
+      waiting.resolve({
+        exitCode: ok ? 0 : 1,
+        stdout: ok ? text : '',
+        stderr: ok ? '' : text,
+      });
+    };
+
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      rest += chunk;
+      let at = rest.indexOf('\n');
+      while (at >= 0 && !conn.closed) {
+        onLine(rest.slice(0, at));
+        rest = rest.slice(at + 1);
+        at = rest.indexOf('\n');
+      }
+    });
+    child.stdin?.on('error', () => drop(conn, 'tmux control client stdin'));
+    void child.then(() => {
+      markFailed(new ControlUnavailableError('tmux control client ended'));
+      drop(conn, 'the tmux control client ended');
+    });
+    return conn;
+  }
+
+  async function ready(): Promise<Connection> {
+    if (closed) throw new ControlUnavailableError('control channel closed');
+    if (!connection) {
+      if (Date.now() - failedAt < retryMs)
+        throw new ControlUnavailableError('tmux control client unavailable');
+      connection = connect();
+    }
+    const conn = connection;
+    try {
+      await conn.ready;
+    } catch (error) {
+      failedAt = Date.now();
+      throw error instanceof ControlUnavailableError
+        ? error
+        : new ControlUnavailableError(String(error));
+    }
+    if (conn.closed)
+      throw new ControlUnavailableError('tmux control client gone');
+    return conn;
+  }
+
+  async function runOne(args: readonly string[]): Promise<TmuxResult> {
+    const line = formatControlCommand(args);
+    const conn = await ready();
+    const nonce = `macs-${randomBytes(12).toString('hex')}`;
+    return new Promise<TmuxResult>((resolve, reject) => {
+      const timer = setTimeout(
+        () => drop(conn, `no reply from tmux within ${replyTimeoutMs} ms`),
+        replyTimeoutMs,
+      );
+      pending = { nonce, resolve, reject, timer };
+      conn.child.stdin?.write(`${line}\ndisplay-message -p ${nonce}\n`);
+    });
+  }
+
+  return {
+    run(args) {
+      const next = queue.then(
+        () => runOne(args),
+        () => runOne(args),
+      );
+      queue = next.catch(() => undefined);
+      return next;
+    },
+    async close() {
+      closed = true;
+      const conn = connection;
+      if (!conn) return;
+      await queue;
+      conn.child.stdin?.end();
+      const timer = setTimeout(() => drop(conn, 'closed'), 1_000);
+      await conn.child.catch(() => undefined);
+      clearTimeout(timer);
+      conn.closed = true;
+      connection = undefined;
+    },
+  };
+}
