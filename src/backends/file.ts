@@ -1,4 +1,13 @@
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import {
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  type Stats,
+} from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { EventSink } from '../events/log.js';
@@ -43,6 +52,7 @@ export type OutboxRejection =
   | 'not-txt'
   | 'bad-name'
   | 'symlink'
+  | 'hard-link'
   | 'not-a-file'
   | 'empty'
   | 'too-large'
@@ -113,10 +123,13 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     });
   }
 
-  async function readInboxMeta(id: string): Promise<InboxMeta | undefined> {
+  // The reads below are small files read synchronously: they sit between an
+  // answer being written and it being typed, and a call through the thread
+  // pool waits its turn on a busy machine.
+  function readInboxMeta(id: string): InboxMeta | undefined {
     try {
       return JSON.parse(
-        await readFile(path.join(paths.inbox, `${id}.json`), 'utf8'),
+        readFileSync(path.join(paths.inbox, `${id}.json`), 'utf8'),
       ) as InboxMeta;
     } catch {
       return undefined;
@@ -139,7 +152,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     const file = path.join(paths.outbox, name);
     let info;
     try {
-      info = await lstat(file);
+      info = lstatSync(file);
     } catch {
       warned.delete(name);
       tempSeen.delete(name);
@@ -157,18 +170,22 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
       return warn(name, version, verdict.rejected);
     }
     const { id } = verdict;
-    const meta = await readInboxMeta(id);
+    const meta = readInboxMeta(id);
     if (meta && !handlers.has(meta.agent)) return; // another bridge's request
     const agent = meta?.agent;
     if (info.isSymbolicLink()) return warn(name, version, 'symlink', agent, id);
     if (!info.isFile()) return warn(name, version, 'not-a-file', agent, id);
+    // A second name for another file (`ln ~/.ssh/id_rsa outbox/<id>.txt`)
+    // would type that file's content into the worker, as a symlink would.
+    if (info.nlink > 1) return warn(name, version, 'hard-link', agent, id);
     if (info.size === 0) return warn(name, version, 'empty', agent, id);
     if (info.size > MAX_OUTBOX_BYTES)
       return warn(name, version, 'too-large', agent, id);
     if (!meta) return warn(name, version, 'unknown-request', undefined, id);
-    const bytes = await readFile(file);
+    const bytes = readChecked(file, info);
+    if (!bytes) return warn(name, version, 'symlink', agent, id);
     // A writer still going: the file changed while we read it; the watcher calls again.
-    const after = await lstat(file).catch(() => undefined);
+    const after = lstatSafe(file);
     if (!after || after.size !== info.size || after.mtimeMs !== info.mtimeMs)
       return;
     let text: string;
@@ -183,6 +200,45 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     if (result === 'unknown-request')
       await warn(name, version, 'unknown-request', meta.agent, id);
     // 'already-answered': a leftover of a crash between answer and clean-up; the supervisor finishes it.
+  }
+
+  /**
+   * Read the file the checks were made on: opened without following a link
+   * (and without waiting on a FIFO), then checked again on the open handle,
+   * so a file swapped for a link between the check and the read is refused,
+   * not read. Undefined when the file is no longer the one checked.
+   */
+  function readChecked(file: string, checked: Stats): Buffer | undefined {
+    let fd: number;
+    try {
+      fd = openSync(
+        file,
+        fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
+      );
+    } catch {
+      return undefined;
+    }
+    try {
+      const now = fstatSync(fd);
+      if (
+        !now.isFile() ||
+        now.nlink > 1 ||
+        now.ino !== checked.ino ||
+        now.dev !== checked.dev
+      )
+        return undefined;
+      return readFileSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  function lstatSafe(file: string): Stats | undefined {
+    try {
+      return lstatSync(file);
+    } catch {
+      return undefined;
+    }
   }
 
   async function rescan(): Promise<void> {
@@ -214,6 +270,13 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
         void checkOutboxFile(path.basename(file));
       };
       watcher.on('add', onPath).on('change', onPath);
+      // The raw notification names the file at once; chokidar's own `add`
+      // comes a few milliseconds later, after its checks (both are harmless
+      // together: a file is checked once at a time, and again only if it changed).
+      watcher.on('raw', (_event: string, name: string) => {
+        if (name && !name.includes('/') && name !== '.' && name !== '..')
+          void checkOutboxFile(name);
+      });
       watcher.on('error', (error) =>
         log.error({ err: error }, 'outbox watcher error'),
       );

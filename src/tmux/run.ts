@@ -40,7 +40,7 @@ export function createRunTmux(
   delete childEnv.TMUX;
   delete childEnv.TMUX_PANE;
   return async (args, runOptions = {}) => {
-    const result = await execa(tmuxPath, [...args], {
+    const result = await execa(tmuxPath, args.map(protectArgvArg), {
       reject: false,
       env: childEnv,
       extendEnv: false,
@@ -65,4 +65,15 @@ export function createRunTmux(
       stderr: String(result.stderr ?? ''),
     };
   };
+}
+
+/**
+ * tmux reads an argument that ends in `;` as the end of a command (the `;`
+ * is dropped), and one that ends in `\;` as the text with that backslash
+ * removed. So a backslash goes before a final `;`, and tmux gets the text
+ * as it was: `git add -A;` stays `git add -A;`, `a\;` stays `a\;`. macs never
+ * chains commands with `;` in argv, so no argument is a separator.
+ */
+export function protectArgvArg(arg: string): string {
+  return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
 }
