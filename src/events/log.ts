@@ -1,4 +1,5 @@
-import { appendFile, readdir, readFile } from 'node:fs/promises';
+import { appendFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HomePaths } from '../state/paths.js';
 import { ensurePrivateDir, FILE_MODE } from '../state/fs.js';
@@ -36,7 +37,9 @@ export function createEventLog(
           : { requestId: input.requestId }),
         ...(input.data === undefined ? {} : { data: input.data }),
       };
-      await appendFile(
+      // At once, not through the thread pool: events are written on the
+      // detection path, and a line this size is one quick write(2).
+      appendFileSync(
         eventFilePath(paths, input.agent),
         `${JSON.stringify(event)}\n`,
         {

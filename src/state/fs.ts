@@ -1,4 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { chmod, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -30,6 +37,13 @@ export async function writeFileAtomic(
     dir,
     `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
   );
+  if (data.length <= SYNC_WRITE_MAX_CHARS) {
+    // Small files (state, inbox, archive entries) are written at once: four
+    // calls that take microseconds, where the same calls through the thread
+    // pool each wait their turn. These writes sit on the detection path.
+    writeSmallAtomic(temp, file, data);
+    return;
+  }
   const handle = await open(temp, 'wx', FILE_MODE);
   try {
     await handle.writeFile(data, 'utf8');
@@ -40,6 +54,24 @@ export async function writeFileAtomic(
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Up to this many characters are written synchronously. */
+const SYNC_WRITE_MAX_CHARS = 256 * 1024;
+
+function writeSmallAtomic(temp: string, file: string, data: string): void {
+  const fd = openSync(temp, 'wx', FILE_MODE);
+  try {
+    writeFileSync(fd, data, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
     throw error;
   }
 }
