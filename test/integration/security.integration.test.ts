@@ -606,27 +606,24 @@ describe('security, on a real tmux', () => {
     // tmux reads an argv argument that ends in `;` as a command separator
     // (`git add -A;` would be typed as `git add -A`); protectArgvArg in
     // src/tmux/run.ts escapes it. This checks the text arrives exactly.
-    it(
-      'macs send types a short line that ends in a semicolon exactly',
-      async () => {
-        const text = 'git add -A; git commit -m "wip";';
-        const { pane, record } = await startWorker([{ wait: 'submit' }]);
-        await server.tmux(
-          'set-option',
-          '-p',
-          '-t',
-          pane,
-          '@macs_agent',
-          'worker-1',
-        );
-        const sent = await runMacs(['send', 'worker-1', text], {
-          home,
-          socket: server.socket,
-        });
-        expect(sent.exitCode, sent.stderr).toBe(0);
-        await waitFor(() => submits(record).length >= 1, { timeout: 15_000 });
-        expect(submits(record).map((s) => s.text)).toEqual([text]);
-      },
-    );
+    it('macs send types a short line that ends in a semicolon exactly', async () => {
+      const text = 'git add -A; git commit -m "wip";';
+      const { pane, record } = await startWorker([{ wait: 'submit' }]);
+      await server.tmux(
+        'set-option',
+        '-p',
+        '-t',
+        pane,
+        '@macs_agent',
+        'worker-1',
+      );
+      const sent = await runMacs(['send', 'worker-1', text], {
+        home,
+        socket: server.socket,
+      });
+      expect(sent.exitCode, sent.stderr).toBe(0);
+      await waitFor(() => submits(record).length >= 1, { timeout: 15_000 });
+      expect(submits(record).map((s) => s.text)).toEqual([text]);
+    });
   });
 });
