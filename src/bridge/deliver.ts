@@ -82,6 +82,8 @@ export interface DeliveryRequest {
   beforeType?: () => void | boolean | Promise<void | boolean>;
   /** Called once the text is in the pane, before the submit key. */
   afterPaste?: () => void | Promise<void>;
+  /** Called right before the submit key is pressed the first time. */
+  beforeSubmit?: () => void | Promise<void>;
   /** Called once the submit key has been pressed the first time. */
   onSubmitted?: (delivery: {
     method: 'paste' | 'literal';
@@ -186,6 +188,35 @@ export function composerText(
   );
   if ([...upToCursor].length >= PROBE_CHARS) return upToCursor;
   return squeeze(rows[cursorY - 1]) + upToCursor;
+}
+
+/** The text as it is typed: sanitized, trailing newlines dropped. */
+export function typedText(text: string): string {
+  return sanitizeText(text).replace(/\n+$/, '');
+}
+
+/**
+ * Whether the pane's composer ends with `text` as it would be typed (its
+ * last PROBE_CHARS non-space characters, just before the cursor): the text
+ * was typed and not submitted. False for a dead or missing pane, and for
+ * text with nothing to look for.
+ */
+export async function composerHolds(
+  tmux: TmuxClient,
+  pane: string,
+  text: string,
+): Promise<boolean> {
+  const probe = composerProbe(typedText(text));
+  if (probe === '') return false;
+  try {
+    const info = await tmux.paneInfo(pane);
+    if (info.dead) return false;
+    const screen = await tmux.capturePane(pane);
+    return composerText(screen, info.cursorX, info.cursorY).endsWith(probe);
+  } catch (error) {
+    if (error instanceof PaneNotFoundError) return false;
+    throw error;
+  }
 }
 
 /**
@@ -325,7 +356,7 @@ export function createDeliverer(
   }
 
   async function run(request: DeliveryRequest): Promise<DeliveryResult> {
-    const text = sanitizeText(request.text).replace(/\n+$/, '');
+    const text = typedText(request.text);
     if (!text.trim()) return { type: 'empty' };
     const started = Date.now();
     let submitted: Extract<DeliveryResult, { type: 'delivered' }> | undefined;
@@ -362,6 +393,7 @@ export function createDeliverer(
       const before = confirm ? await view(request.pane) : undefined;
       const left = submitDelayMs - (Date.now() - pastedAt);
       if (left > 0) await delay(left);
+      await request.beforeSubmit?.();
       await tmux.sendKey(request.pane, request.rules.submitKey);
       submitted = {
         type: 'delivered',

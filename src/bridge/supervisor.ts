@@ -8,7 +8,7 @@ import type {
   SubmitResult,
 } from '../backends/types.js';
 import type { MacsConfig } from '../config/schema.js';
-import { errorMessage } from '../errors.js';
+import { AgentError, errorMessage } from '../errors.js';
 import type { EventSink } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
@@ -33,6 +33,7 @@ import {
   acquireAgentLock,
   loadAgentState,
   saveAgentState,
+  type LoadStateResult,
 } from '../state/store.js';
 import type {
   AgentStateFile,
@@ -47,7 +48,12 @@ import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError, type PaneInfo } from '../tmux/client.js';
 import { PANE_EXIT_FORMAT, parsePaneExit } from '../tmux/session-args.js';
 import { archiveDir, archiveRequest, removeRequestFiles } from './archive.js';
-import { canTypeInto, type Deliverer, type DeliveryRules } from './deliver.js';
+import {
+  canTypeInto,
+  composerHolds,
+  type Deliverer,
+  type DeliveryRules,
+} from './deliver.js';
 import { createHookLink } from './hook-link.js';
 import { createLogTail, type LogTail, type TailEvent } from './tail.js';
 
@@ -73,6 +79,13 @@ export interface SupervisorOptions {
   deliverer: Deliverer;
   /** Routes a request to its answerer. */
   backend: ControllerBackend;
+  /**
+   * Told once when the agent's pane no longer exists (killed, its window
+   * closed) while its tmux server runs: a pane id never comes back, so a
+   * single-agent bridge stops with this error. `macs bridge --all` leaves it
+   * out and follows the agent to a new pane itself (multi.ts).
+   */
+  onPaneGone?: (error: AgentError) => void;
 }
 
 export interface Supervisor {
@@ -153,6 +166,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   let lazyTimer: NodeJS.Timeout | undefined;
   let stopped = false;
   const deliveries = new Set<Promise<void>>();
+  /** Requests with a delivery under way. */
+  const delivering = new Set<string>();
+  let paneGoneReported = false;
+  /** The log file (inode) our pipe writes into. */
+  let captureInode: number | undefined;
   // A person pauses delivery from `macs status` with a control file (state/control.ts).
   const pausedByPerson = createPauseGate(paths, agent, (requestId) => {
     void emit({ type: 'delivery.held', requestId, data: { reason: 'paused' } });
@@ -243,6 +261,47 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       type: 'state.changed',
       data: { from: previous, to: next, source, ...detail },
     });
+    // The pane runs again (respawn-pane): answers kept while it was dead go now.
+    if (previous === 'dead') {
+      for (const record of Object.values(s.requests))
+        if (record.stage === 'answered' && record.origin !== 'hook')
+          scheduleDelivery(record);
+    }
+  }
+
+  /**
+   * The pane is gone for good (not merely dead: tmux no longer knows its
+   * id) while the tmux server runs: tell the owner once (onPaneGone).
+   */
+  async function notePaneGone(): Promise<void> {
+    if (paneGoneReported || stopped || !options.onPaneGone) return;
+    try {
+      await tmux.paneInfo(pane);
+      return; // still there
+    } catch (error) {
+      if (!(error instanceof PaneNotFoundError)) return;
+    }
+    // A server going down loses its panes too; that is reported elsewhere.
+    if (!(await tmux.isServerRunning().catch(() => false))) return;
+    if (paneGoneReported || stopped) return;
+    paneGoneReported = true;
+    const open = Object.keys(current().requests).length;
+    await emit({
+      type: 'error',
+      data: {
+        where: 'pane',
+        paneGone: true,
+        message: `pane ${pane} is gone; ${String(open)} open request(s) kept`,
+      },
+    });
+    options.onPaneGone(
+      new AgentError(
+        `pane ${pane} of agent '${agent}' is gone (killed or closed); the bridge stops`,
+        {
+          hint: `its ${String(open)} open request(s) are kept in .macs/state/${agent}.json; start the agent again and bridge its new pane (macs bridge --worker-pane <pane> --agent ${agent}), or use macs bridge --all, which follows an agent to its new pane`,
+        },
+      ),
+    );
   }
 
   /**
@@ -336,6 +395,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     } catch (error) {
       if (error instanceof PaneNotFoundError) {
         await serial(() => setAgentState('dead', 'pane'));
+        void notePaneGone().catch(() => undefined);
         return remember({ state: 'dead', typing: 'dead' });
       }
       throw error;
@@ -411,21 +471,62 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    * first: a pipe we opened before (a restarted bridge) is kept, so output
    * printed while the bridge was down is in the log; any other pipe is
    * replaced (a plain `pipe-pane CMD` closes the old one and opens ours in
-   * one server step, so nothing is lost in between).
+   * one server step, so nothing is lost in between). With `force` our own
+   * pipe is replaced too: its `cat` still writes to the file it opened,
+   * which is no longer the log when the log was deleted or replaced.
    */
-  async function ensureCapture(): Promise<boolean> {
+  async function ensureCapture(force = false): Promise<boolean> {
     await ensurePrivateDir(paths.panes);
     const handle = await open(logFile, 'a', FILE_MODE);
     await handle.close();
     const info = await tmux.paneInfo(pane);
-    if (info.piped && info.pipeTag === logFile) return false;
+    if (!force && info.piped && info.pipeTag === logFile) return false;
     await tmux.pipePane(pane, `exec cat >> ${quoteShellArg(logFile)}`);
     await tmux.setPaneOption(pane, '@macs_pipe', logFile);
     await emit({
       type: 'capture.started',
-      data: { pane, log: logFile, replacedPipe: info.piped },
+      data: {
+        pane,
+        log: logFile,
+        replacedPipe: info.piped,
+        ...(force && info.piped ? { reopened: true } : {}),
+      },
     });
     return true;
+  }
+
+  /**
+   * The log was deleted or replaced under a running bridge (the tail tells,
+   * before it reads the old file to its end): pipe the pane into a new log
+   * at once, so output goes on reaching the path. Output printed since the
+   * deletion may have gone only to the old file, so the pane's history is
+   * scanned too (blocks the reader reported before are not reported again;
+   * dedup catches the rest). Runs under `serial`.
+   */
+  async function reopenCapture(): Promise<void> {
+    if (stopped) return;
+    // Already piped into the file the path names (told twice).
+    const now = await stat(logFile).catch(() => undefined);
+    if (now && now.ino === captureInode) return;
+    try {
+      await ensureCapture(true);
+      captureInode = (await stat(logFile)).ino;
+      await scanExistingScreen();
+    } catch (error) {
+      await emit({
+        type: 'error',
+        data: { where: 'capture', message: errorMessage(error) },
+      });
+      if (error instanceof PaneNotFoundError)
+        void notePaneGone().catch(() => undefined);
+      return;
+    }
+    await emit({
+      type: 'warning',
+      data: {
+        message: `the pane log ${logFile} was deleted or replaced while the bridge ran; the pane is piped into a new log and reading goes on`,
+      },
+    });
   }
 
   /**
@@ -710,6 +811,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         attributes,
         chars: body.length,
         hash: bodyHash.slice(0, 12),
+        // For a state rebuilt from events (state/rebuild.ts): the dedup key,
+        // and a pane-log offset that is before this request's block.
+        bodyHash,
+        logOffset: s.logOffset,
       },
     });
     log.info({ agent, requestId: id, chars: body.length }, 'request detected');
@@ -815,6 +920,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   }
 
   function scheduleDelivery(record: RequestRecord): void {
+    if (delivering.has(record.id) || stopped) return;
+    delivering.add(record.id);
     const task = deliver(record).catch(async (error: unknown) => {
       log.error({ err: error, requestId: record.id }, 'delivery failed');
       await emit({
@@ -824,7 +931,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       });
     });
     deliveries.add(task);
-    void task.finally(() => deliveries.delete(task));
+    void task.finally(() => {
+      deliveries.delete(task);
+      delivering.delete(record.id);
+    });
   }
 
   async function deliver(record: RequestRecord): Promise<void> {
@@ -869,6 +979,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           return false;
         }
         await serial(async () => {
+          // The event goes first here: a state rebuilt from the event log
+          // (state/rebuild.ts) must know that typing may have begun.
+          await emit({ type: 'request.delivering', requestId: record.id });
           record.stage = 'delivering';
           record.deliveringAt = new Date().toISOString();
           await saveNow();
@@ -879,6 +992,12 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         serial(async () => {
           record.stage = 'pasted';
           record.pastedAt = new Date().toISOString();
+          await saveNow();
+        }),
+      // A restart in `pasted` with this set may find the key pressed already.
+      beforeSubmit: () =>
+        serial(async () => {
+          record.submittingAt = new Date().toISOString();
           await saveNow();
         }),
       // Saved before confirming: a restart then finishes the request rather
@@ -905,17 +1024,21 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
               data: { via: result.confirmation, submits: result.submits },
             });
           } else if (
-            result.confirmed === false &&
+            result.confirmed !== true &&
             record.stage !== 'confirmed'
           ) {
-            // Counts as delivered; never typed again.
+            // Counts as delivered; never typed again. (Not confirmed at all:
+            // the pane's program ended before the submit key.)
             record.stage = 'unconfirmed';
             await emit({
               type: 'delivery.unconfirmed',
               requestId: record.id,
               data: {
                 submits: result.submits,
-                reason: `no sign that the agent took the text after ${String(result.submits)} press(es) of ${profile.rules.submitKey}; not typed again`,
+                reason:
+                  result.confirmed === false
+                    ? `no sign that the agent took the text after ${String(result.submits)} press(es) of ${profile.rules.submitKey}; not typed again`
+                    : `the program in pane ${pane} ended before the submit key; not typed again`,
               },
             });
           }
@@ -936,14 +1059,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         });
         return;
       case 'pane-gone':
-        await emit({
-          type: 'error',
-          requestId: record.id,
-          data: {
-            where: 'deliver',
-            message: `pane ${pane} is gone; the answer is kept and will be delivered by a bridge on a live pane`,
-          },
-        });
+        await serial(() => onPaneGoneWhileDelivering(record));
+        void notePaneGone().catch(() => undefined);
         return;
       case 'aborted':
         // The Stop hook claimed it first: the agent has it; nothing was typed.
@@ -955,6 +1072,43 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         throw new Error(`unexpected delivery result ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /**
+   * The pane died or went away during a delivery. Nothing typed yet: the
+   * answer stays `answered` and goes when the pane runs again (respawned),
+   * or through a bridge started on the agent's new pane. Typing had begun:
+   * the text went to a program that is gone; it is recorded `unconfirmed`
+   * and archived, never typed again (at most once). Runs under `serial`.
+   */
+  async function onPaneGoneWhileDelivering(
+    record: RequestRecord,
+  ): Promise<void> {
+    if (current().requests[record.id] !== record) return;
+    const typing = record.stage === 'delivering' || record.stage === 'pasted';
+    await emit({
+      type: 'error',
+      requestId: record.id,
+      data: {
+        where: 'deliver',
+        paneGone: true,
+        stage: typing ? 'unconfirmed' : record.stage,
+        message: typing
+          ? `pane ${pane} died while this answer was being typed; recorded unconfirmed, not typed again`
+          : `pane ${pane} is dead or gone; the answer is kept and delivered when the pane runs again or a bridge supervises the agent's new pane`,
+      },
+    });
+    if (!typing) return;
+    record.stage = 'unconfirmed';
+    await saveNow();
+    await emit({
+      type: 'delivery.unconfirmed',
+      requestId: record.id,
+      data: {
+        reason: `pane ${pane} died while this answer was being typed; not re-sent (delivery is at most once)`,
+      },
+    });
+    await finish(record);
   }
 
   /** Record that the text was typed and submitted (once). Runs under `serial`. */
@@ -1030,7 +1184,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    * the worker's composer: pressing the submit key completes that one
    * delivery. Runs under `serial`.
    */
-  async function submitPasted(record: RequestRecord): Promise<void> {
+  async function submitPasted(
+    record: RequestRecord,
+    method: 'submit-after-restart' | 'typed-before-restart',
+  ): Promise<void> {
     try {
       await tmux.sendKey(pane, profile.rules.submitKey);
     } catch (error) {
@@ -1048,9 +1205,54 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     await emit({
       type: 'request.delivered',
       requestId: record.id,
-      data: { method: 'submit-after-restart' },
+      data: { method },
     });
     await finish(record);
+  }
+
+  /**
+   * A restart found the submit key pressed already (the composer no longer
+   * holds the text): delivered, nothing pressed again.
+   */
+  async function markSubmittedBeforeRestart(
+    record: RequestRecord,
+  ): Promise<void> {
+    record.stage = 'delivered';
+    record.deliveredAt = new Date().toISOString();
+    current().counters.delivered += 1;
+    await saveNow();
+    await emit({
+      type: 'request.delivered',
+      requestId: record.id,
+      data: { method: 'submitted-before-restart' },
+    });
+    await finish(record);
+  }
+
+  /**
+   * The state file could not be read: it was moved aside and the state
+   * rebuilt from the event log (state/rebuild.ts). Say so, naming the file.
+   */
+  async function reportCorrupt(
+    loaded: Extract<LoadStateResult, { type: 'corrupt' }>,
+  ): Promise<void> {
+    const summary = loaded.rebuilt;
+    const carried = summary
+      ? Object.values(summary.resume).reduce((n, ids) => n + ids.length, 0)
+      : 0;
+    const message = summary
+      ? `state file was unreadable (${loaded.error}); moved to ${loaded.movedTo} and rebuilt from the event log: ${String(carried)} request(s) carried on, ${String(summary.reanswer.length)} answer(s) taken again from their backend, ${String(summary.reread.length)} request(s) read again from the pane log, reading from offset ${String(summary.logOffset)}`
+      : `state file was unreadable (${loaded.error}); moved to ${loaded.movedTo}; the event log could not be read (${loaded.rebuildError ?? 'unknown error'}), starting fresh`;
+    log.warn({ movedTo: loaded.movedTo }, 'state file rebuilt');
+    await emit({
+      type: 'warning',
+      data: {
+        message,
+        movedTo: loaded.movedTo,
+        error: loaded.error,
+        ...(summary ? { rebuilt: summary } : {}),
+      },
+    });
   }
 
   /** After a restart: carry every open request on from the stage it was saved in. */
@@ -1070,11 +1272,31 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           scheduleDelivery(record);
           break;
         case 'pasted':
-          // The text is in the worker's composer; only the submit key is missing.
-          await submitPasted(record);
+          // The text is in the worker's composer; only the submit key is
+          // missing, unless the bridge died just after pressing it: then
+          // the composer tells whether the text is still waiting there.
+          if (
+            record.submittingAt === undefined ||
+            (await composerHolds(
+              tmux,
+              pane,
+              record.response?.instructions ?? '',
+            ))
+          )
+            await submitPasted(record, 'submit-after-restart');
+          else await markSubmittedBeforeRestart(record);
           break;
         case 'delivering':
-          // At most once: the bridge died while typing; re-sending could submit twice.
+          // The bridge died while typing. Text waiting in the composer is
+          // submitted (the key was never pressed in this stage), so it is
+          // not left there to run into the next answer; otherwise it is not
+          // typed again: it may or may not have arrived (at most once).
+          if (
+            await composerHolds(tmux, pane, record.response?.instructions ?? '')
+          ) {
+            await submitPasted(record, 'typed-before-restart');
+            break;
+          }
           record.stage = 'unconfirmed';
           await saveNow();
           await emit({
@@ -1114,42 +1336,52 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         state = loaded.state;
         state.pane = pane;
         state.preset = profile.preset;
-        if (loaded.type === 'corrupt') {
-          await emit({
-            type: 'warning',
-            data: {
-              message: `state file was unreadable (${loaded.error}); moved to ${loaded.movedTo}, starting fresh`,
-            },
-          });
-        }
-        const newPipe = await ensureCapture();
+        // A state rebuilt from the event log resumes like a saved one.
+        const resumed =
+          loaded.type === 'loaded' ||
+          (loaded.type === 'corrupt' && loaded.rebuilt !== undefined);
+        if (loaded.type === 'corrupt') await reportCorrupt(loaded);
+        // A log deleted or replaced while the bridge was down is no longer
+        // where our pipe writes: open the capture again.
+        const before = await stat(logFile).catch(() => undefined);
+        const moved =
+          before === undefined ||
+          (state.logInode !== undefined && state.logInode !== before.ino);
+        const newPipe = await ensureCapture(moved);
         const inode = await stat(logFile).then((i) => i.ino);
         if (state.logInode !== undefined && state.logInode !== inode)
           state.logOffset = 0;
         state.logInode = inode;
-        await openReader(loaded.type === 'loaded');
+        captureInode = inode;
+        await openReader(resumed);
         await serial(async () => {
           await saveNow();
           await emit({
-            type:
-              loaded.type === 'loaded' ? 'bridge.resumed' : 'bridge.started',
+            type: resumed ? 'bridge.resumed' : 'bridge.started',
             data: {
               pane,
               preset: profile.preset,
               offset: current().logOffset,
+              logInode: inode,
               open: Object.keys(current().requests).length,
+              ...(loaded.type === 'corrupt' ? { rebuilt: resumed } : {}),
             },
           });
           await resumeRequests();
-          if (newPipe || loaded.type !== 'loaded') await scanExistingScreen();
+          if (newPipe || !resumed) await scanExistingScreen();
         });
         tail = createLogTail({
           file: logFile,
           offset: state.logOffset,
           onEvent: onTail,
           pollIntervalMs: config.pollIntervalMs,
+          beforeLeave: () => serial(reopenCapture),
         });
         await tail.start();
+        // Deleted before the tail first opened it: the tail waits for a file
+        // that our pipe will never write. Open the capture again.
+        if ((await stat(logFile).catch(() => undefined))?.ino !== captureInode)
+          await serial(reopenCapture);
         await hooks.start();
         void readState().catch(() => undefined);
         backstopTimer = setInterval(() => {
@@ -1184,7 +1416,12 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         await serial(() => saveNow());
         await emit({
           type: 'bridge.stopped',
-          data: { offset: current().logOffset },
+          data: {
+            offset: current().logOffset,
+            ...(current().logInode !== undefined
+              ? { logInode: current().logInode }
+              : {}),
+          },
         });
       }
       await releaseLock?.();

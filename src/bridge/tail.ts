@@ -1,4 +1,5 @@
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { fstatSync, readSync, statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 
@@ -26,6 +27,14 @@ export interface LogTailOptions {
   pollIntervalMs?: number;
   /** Largest read; at least 4 so a whole UTF-8 sequence always fits. */
   readChunkBytes?: number;
+  /**
+   * The path no longer names the open file (deleted, renamed, replaced).
+   * Awaited before that file is read to its end and left, so an owner whose
+   * writer still holds the old file (tmux's `pipe-pane` child) can point the
+   * writer at the path again first: what the old writer wrote until then is
+   * still read. A throw is reported as an `error` event.
+   */
+  beforeLeave?: () => void | Promise<void>;
 }
 
 export interface LogTail {
@@ -126,15 +135,17 @@ export function createLogTail(options: LogTailOptions): LogTail {
     await log?.handle.close();
   }
 
-  // True when the path no longer names the open file.
-  async function isReplaced(log: OpenLog): Promise<boolean> {
-    try {
-      const stats = await stat(file);
-      return stats.ino !== log.ino || stats.dev !== log.dev;
-    } catch (error) {
-      if (isMissing(error)) return true;
-      throw error;
-    }
+  /**
+   * What the path names now: `replaced` when it is no longer the open file,
+   * `idle` when it is and holds nothing past our offset (the usual answer of
+   * a backstop poll, found with one stat). Synchronous: a stat or a read of
+   * a log takes microseconds, and each sits between output and its reading.
+   */
+  function lookAt(log: OpenLog): 'replaced' | 'idle' | 'grown' {
+    const stats = statSync(file, { throwIfNoEntry: false });
+    if (!stats || stats.ino !== log.ino || stats.dev !== log.dev)
+      return 'replaced';
+    return stats.size === offset ? 'idle' : 'grown';
   }
 
   /**
@@ -145,19 +156,14 @@ export function createLogTail(options: LogTailOptions): LogTail {
   async function drain(log: OpenLog, final: boolean): Promise<void> {
     buffer ??= Buffer.allocUnsafe(chunkBytes);
     while (!stopped) {
-      const { size } = await log.handle.stat();
+      const { size } = fstatSync(log.handle.fd);
       if (size < offset) {
         const previousOffset = offset;
         offset = 0;
         await emit({ type: 'truncated', previousOffset, size });
         if (stopped) return;
       }
-      const { bytesRead } = await log.handle.read(
-        buffer,
-        0,
-        chunkBytes,
-        offset,
-      );
+      const bytesRead = readSync(log.handle.fd, buffer, 0, chunkBytes, offset);
       if (bytesRead === 0) return;
       const bytes = buffer.subarray(0, bytesRead);
       const atEnd = bytesRead < chunkBytes;
@@ -200,7 +206,17 @@ export function createLogTail(options: LogTailOptions): LogTail {
           }
         }
       }
-      const replaced = await isReplaced(current);
+      const seen = lookAt(current);
+      if (seen === 'idle') return;
+      const replaced = seen === 'replaced';
+      if (replaced && options.beforeLeave) {
+        try {
+          await options.beforeLeave();
+        } catch (error) {
+          await emit({ type: 'error', error: toError(error) });
+        }
+        if (stopped) return;
+      }
       // A replaced file is finished (a writer may still hold it), then left.
       await drain(current, replaced);
       if (stopped || !replaced) return;

@@ -4,6 +4,7 @@ import { emptyDedupState } from '../protocol/dedup.js';
 import { AgentError } from '../errors.js';
 import { ensurePrivateDir, FILE_MODE, writeFileAtomic } from './fs.js';
 import type { HomePaths } from './paths.js';
+import { recoverAgentState, type RebuildSummary } from './rebuild.js';
 import type { AgentStateFile } from './types.js';
 
 export function stateFilePath(paths: HomePaths, agent: string): string {
@@ -35,7 +36,16 @@ export function freshAgentState(
 export type LoadStateResult =
   | { type: 'loaded'; state: AgentStateFile }
   | { type: 'fresh'; state: AgentStateFile }
-  | { type: 'corrupt'; state: AgentStateFile; movedTo: string; error: string };
+  | {
+      type: 'corrupt';
+      /** Rebuilt from the event log (recoverAgentState). */
+      state: AgentStateFile;
+      movedTo: string;
+      error: string;
+      /** What the rebuild found; absent when it failed (`state` is fresh). */
+      rebuilt?: RebuildSummary;
+      rebuildError?: string;
+    };
 
 /** Read an agent's state file without taking its lock (status, inbox). */
 export async function readAgentState(
@@ -54,7 +64,8 @@ export async function readAgentState(
 
 /**
  * Load an agent's state. A missing file gives a fresh state; an unreadable
- * one is moved aside (never deleted) and reported, and a fresh state is used.
+ * one is moved aside (never deleted) and the state is rebuilt from the
+ * agent's event log (rebuild.ts), for the caller to report.
  */
 export async function loadAgentState(
   paths: HomePaths,
@@ -90,12 +101,29 @@ export async function loadAgentState(
   } catch (error) {
     const movedTo = `${file}.corrupt-${Date.now()}`;
     await rename(file, movedTo).catch(() => undefined);
-    return {
-      type: 'corrupt',
-      state: freshAgentState(agent, preset),
-      movedTo,
-      error: error instanceof Error ? error.message : String(error),
-    };
+    const reason = error instanceof Error ? error.message : String(error);
+    const fresh = freshAgentState(agent, preset);
+    try {
+      const { state, summary } = await recoverAgentState(paths, fresh);
+      return {
+        type: 'corrupt',
+        state,
+        movedTo,
+        error: reason,
+        rebuilt: summary,
+      };
+    } catch (rebuildError) {
+      return {
+        type: 'corrupt',
+        state: fresh,
+        movedTo,
+        error: reason,
+        rebuildError:
+          rebuildError instanceof Error
+            ? rebuildError.message
+            : String(rebuildError),
+      };
+    }
   }
 }
 

@@ -53,6 +53,12 @@ export interface RequestRecord {
   answeredAt?: string;
   deliveringAt?: string;
   pastedAt?: string;
+  /**
+   * Saved right before the submit key is first pressed: a bridge restarted
+   * in `pasted` with this set may have pressed it already, and looks at the
+   * composer before pressing again.
+   */
+  submittingAt?: string;
   deliveredAt?: string;
   confirmedAt?: string;
   response?: StoredResponse;

@@ -328,6 +328,44 @@ describe('createLogTail', () => {
     ]);
   });
 
+  it('calls beforeLeave on a delete, then reads what the old writer wrote meanwhile', async () => {
+    // tmux's pipe-pane child keeps writing to a deleted log; the bridge
+    // points a new pipe at the path in beforeLeave.
+    const fd = openSync(file, 'a');
+    try {
+      writeSync(fd, 'before\n');
+      const events: TailEvent[] = [];
+      let calls = 0;
+      const tail = createLogTail({
+        file,
+        offset: 0,
+        onEvent: (event) => {
+          events.push(event);
+        },
+        beforeLeave: () => {
+          calls += 1;
+          writeSync(fd, 'late\n'); // the old writer, until the switch
+          writeFileSync(file, 'new\n'); // the new writer
+        },
+      });
+      tails.push(tail);
+      await tail.start();
+      unlinkSync(file);
+      await waitFor(() => dataText(events).endsWith('new\n'), {
+        message: 'new file read',
+      });
+      expect(calls).toBe(1);
+      expect(events).toEqual([
+        { type: 'data', text: 'before\n', start: 0, end: 7 },
+        { type: 'data', text: 'late\n', start: 7, end: 12 },
+        { type: 'replaced' },
+        { type: 'data', text: 'new\n', start: 0, end: 4 },
+      ]);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
   it('notices a delete and recreate that happen at once', async () => {
     writeFileSync(file, 'first\n');
     const h = await startTail();

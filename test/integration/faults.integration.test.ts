@@ -161,11 +161,35 @@ describe('faults: random kill -9 of the bridge', () => {
         const submits = readRecord(record).filter((r) => r.type === 'submit');
         const texts = submits.map((s) => s.text ?? '');
         // Never twice: every submitted answer is distinct.
-        expect(new Set(texts).size).toBe(texts.length);
-        for (const text of texts) expect(text).toMatch(/^answer for w-r\d+$/);
+        const events = readAllEvents(home);
+        const story = (id: string) =>
+          `${id}:\n  ${events
+            .filter((e) => e.requestId === id)
+            .map((e) => `${e.type} ${JSON.stringify(e.data ?? {})}`)
+            .join('\n  ')}`;
+        const typedTwice = texts.filter((t, i) => texts.indexOf(t) !== i);
+        expect(
+          typedTwice,
+          typedTwice.map((t) => story(t.replace('answer for ', ''))).join('\n'),
+        ).toEqual([]);
+        for (const text of texts)
+          expect(
+            text,
+            text === ''
+              ? (() => {
+                  const at = texts.indexOf('');
+                  const near = texts.slice(Math.max(0, at - 2), at + 2);
+                  return `an empty submission among ${JSON.stringify(near)}\n${near
+                    .filter(Boolean)
+                    .map((t) => story(t.replace('answer for ', '')))
+                    .join('\n')}`;
+                })()
+              : [...text.matchAll(/w-r\d+/g)]
+                  .map((m) => story(m[0]))
+                  .join('\n'),
+          ).toMatch(/^answer for w-r\d+$/);
         // None lost: each request was delivered, or recorded as unconfirmed
         // because the bridge died while typing it.
-        const events = readAllEvents(home);
         const unconfirmed = new Set(
           events
             .filter((e) => e.type === 'delivery.unconfirmed')
@@ -194,7 +218,19 @@ describe('faults: random kill -9 of the bridge', () => {
         const detected = events
           .filter((e) => e.type === 'request.detected')
           .map((e) => e.requestId);
-        expect(new Set(detected).size).toBe(detected.length);
+        const twice = detected.filter((id, i) => detected.indexOf(id) !== i);
+        expect(
+          twice,
+          twice
+            .map(
+              (id) =>
+                `${id}: ${events
+                  .filter((e) => e.requestId === id)
+                  .map((e) => `${e.type} ${JSON.stringify(e.data ?? {})}`)
+                  .join('\n  ')}`,
+            )
+            .join('\n'),
+        ).toEqual([]);
         expect(detected.length).toBeGreaterThan(REQUESTS - KILLS);
         expect(unconfirmed.size).toBeLessThanOrEqual(KILLS);
         const pasted = readFileSync(record, 'utf8');
