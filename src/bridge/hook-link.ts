@@ -56,6 +56,8 @@ export const CLAIM_KEEP_MS = 24 * 3600 * 1000;
 const CONFIRM_WINDOW_MS = 10 * 60 * 1000;
 /** After an observation, the state is read once more when the screen has caught up. */
 const SETTLE_MS = 1_600;
+/** The hook files are polled at most this often (the watchers come first). */
+const HOOK_POLL_MIN_MS = 1_000;
 
 /** What the link needs from its supervisor. */
 export interface HookLinkHost {
@@ -509,7 +511,11 @@ export function createHookLink(host: HookLinkHost): HookLink {
       }
       watchDir(hooksDir(paths));
       watchDir(requestsDir);
-      timer = setInterval(() => void check(), host.config.pollIntervalMs);
+      // A backstop for the folder watchers above, which see changes at once.
+      timer = setInterval(
+        () => void check(),
+        Math.max(HOOK_POLL_MIN_MS, host.config.pollIntervalMs),
+      );
       timer.unref();
       await check();
     },

@@ -238,7 +238,8 @@ export function createTmuxClient(
       await run(full);
     },
     async isServerRunning() {
-      const result = await run([...prefix, 'list-sessions']);
+      // Over the control connection while it is up: no process a second.
+      const result = await runArgs(['list-sessions']);
       return result.exitCode === 0;
     },
     async close() {

@@ -50,8 +50,10 @@ function fakeServer(socketPath = '/tmp/tmux-0/macs-abc') {
     if (cmd === 'list-clients')
       return {
         stdout: [
-          `/dev/pts/1${FIELD_SEPARATOR}%9`,
-          `/dev/pts/2${FIELD_SEPARATOR}%5`,
+          `/dev/pts/1${FIELD_SEPARATOR}%9${FIELD_SEPARATOR}0`,
+          `/dev/pts/2${FIELD_SEPARATOR}%5${FIELD_SEPARATOR}0`,
+          // A bridge's control-mode connection: no screen to show it on.
+          `client-77${FIELD_SEPARATOR}%3${FIELD_SEPARATOR}1`,
         ].join('\n'),
       };
     return {};
@@ -144,7 +146,7 @@ describe('showMessageNearPanes', () => {
         's',
         'list-clients',
         '-F',
-        `#{client_name}${FIELD_SEPARATOR}#{pane_id}`,
+        `#{client_name}${FIELD_SEPARATOR}#{pane_id}${FIELD_SEPARATOR}#{client_control_mode}`,
         '-t',
         'work',
       ],
