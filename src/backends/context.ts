@@ -16,6 +16,31 @@ import type { BackendRequest } from './types.js';
 /** git gets this long to name the branch. */
 const GIT_TIMEOUT_MS = 5000;
 
+/** A folder's branch is asked of git at most this often. */
+export const BRANCH_CACHE_MS = 5_000;
+
+/**
+ * The branch of each folder, kept for BRANCH_CACHE_MS: starting git costs
+ * milliseconds of the bridge's time, and a burst of requests from agents
+ * in one folder would start it once each.
+ */
+export function cachedBranches(
+  read: ReadGitBranch,
+  now: () => number = Date.now,
+): ReadGitBranch {
+  const cache = new Map<
+    string,
+    { at: number; branch: Promise<string | undefined> }
+  >();
+  return (cwd) => {
+    const hit = cache.get(cwd);
+    if (hit && now() - hit.at < BRANCH_CACHE_MS) return hit.branch;
+    const branch = read(cwd).catch(() => undefined);
+    cache.set(cwd, { at: now(), branch });
+    return branch;
+  };
+}
+
 /** Reads the branch of a folder; undefined when it is not a repository. */
 export type ReadGitBranch = (cwd: string) => Promise<string | undefined>;
 
@@ -62,7 +87,7 @@ function toContextRecent(recent: readonly RecentRequest[]): ContextRecent[] {
 export function createContextCollector(
   options: ContextCollectorOptions,
 ): CollectContext {
-  const readBranch = options.readBranch ?? readGitBranch;
+  const readBranch = cachedBranches(options.readBranch ?? readGitBranch);
   return async (request) => {
     let cwd: string | undefined;
     let branch: string | undefined;

@@ -1,4 +1,4 @@
-import { fstatSync, readSync, statSync } from 'node:fs';
+import { existsSync, fstatSync, readSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -194,9 +194,12 @@ export function createLogTail(options: LogTailOptions): LogTail {
           if (firstOpen) missingAtStart = true;
           return;
         }
-        // A new file, perhaps in a folder that was missing or recreated while
-        // chokidar watched an ancestor: watch it again (adding twice is a no-op).
-        if (!firstOpen || missingAtStart) watcher?.add(path.dirname(file));
+        // A new file (the log replaced, or created after the tail started):
+        // watch it; the watch on the old one followed the old file.
+        if (!firstOpen || missingAtStart) {
+          watcher?.unwatch(file);
+          watcher?.add(file);
+        }
         if (firstOpen) {
           firstOpen = false;
           if (missingAtStart && offset > 0) {
@@ -269,7 +272,10 @@ export function createLogTail(options: LogTailOptions): LogTail {
     async start() {
       if (started || stopped) return;
       started = true;
-      const w = watch(path.dirname(file), {
+      // The file itself when it exists: a watched folder is read again
+      // (an lstat of every entry) on each change in it, and many bridges'
+      // logs share one folder. A missing file is waited for in its folder.
+      const w = watch(existsSync(file) ? file : path.dirname(file), {
         // The tail is a long-lived reader; its owner decides when to stop.
         persistent: true,
         // We read once ourselves after `ready`.
