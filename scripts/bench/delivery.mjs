@@ -6,12 +6,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  WORKER,
   firstSubmits,
   now,
   readRecord,
   round,
-  spawnPane,
+  spawnWorker,
   startBridge,
   startServer,
   stats,
@@ -69,9 +68,7 @@ export async function benchDelivery({ sizes, submitDelayMs, maxLiteralChars }) {
   const startFile = path.join(home, 'start');
   let bridge;
   try {
-    const pane = spawnPane(server, [
-      process.execPath,
-      WORKER,
+    const pane = spawnWorker(server, [
       '--count',
       String(order.length),
       '--record',

@@ -3,24 +3,20 @@
 // one `macs bridge --all` supervising the same panes; for each, its CPU
 // (its own and its children's: the tmux clients it runs) and the tmux
 // server's, as % of one core.
-import { existsSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { spawn } from 'node:child_process';
 import {
   POLLER,
-  WORKER,
   cpuWindow,
   env,
   memoryMb,
   round,
   sleep,
-  spawnPane,
-  startBridge,
+  spawnWorker,
+  startBridgeAll,
   startServer,
   stopChild,
   tempHome,
   track,
-  waitUntil,
 } from './lib.mjs';
 
 /** Left alone this long before a window starts (start-up work done). */
@@ -34,12 +30,7 @@ export async function benchIdle({ agents, seconds }) {
   try {
     const workers = [];
     for (let k = 1; k <= agents; k += 1) {
-      const pane = spawnPane(server, [
-        process.execPath,
-        WORKER,
-        '--count',
-        '0',
-      ]);
+      const pane = spawnWorker(server, ['--count', '0']);
       workers.push({
         name: `w${String(k).padStart(2, '0')}`,
         preset: 'generic',
@@ -72,18 +63,7 @@ export async function benchIdle({ agents, seconds }) {
     const baseline = end();
     await stopChild(poller);
 
-    writeFileSync(
-      path.join(home, 'macs.config.json'),
-      JSON.stringify({ workers }, null, 2),
-    );
-    bridge = startBridge(home, server, ['--all']);
-    const stateDir = path.join(home, '.macs', 'state');
-    await waitUntil(
-      () =>
-        workers.every((w) => existsSync(path.join(stateDir, `${w.name}.json`))),
-      60_000,
-      `the bridge to supervise ${agents} agents`,
-    );
+    bridge = await startBridgeAll(home, server, workers);
     await sleep(SETTLE_MS);
     end = cpuWindow({
       process: { pid: bridge.pid, tree: true },

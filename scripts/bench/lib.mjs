@@ -14,6 +14,7 @@ import {
   rmSync,
   statSync,
   watch,
+  writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -129,6 +130,32 @@ export function spawnPane(server, argv) {
   return server
     .tmux('new-window', '-d', '-P', '-F', '#{pane_id}', quoted)
     .trim();
+}
+
+/** A pane running the bench worker (worker.mjs) with `args`. */
+export function spawnWorker(server, args) {
+  return spawnPane(server, [process.execPath, WORKER, ...args]);
+}
+
+/**
+ * Write a macs.config.json naming `workers` ({ name, preset, pane }), start
+ * one `macs bridge --all` over them, and wait until it supervises them all.
+ */
+export async function startBridgeAll(home, server, workers) {
+  writeFileSync(
+    path.join(home, 'macs.config.json'),
+    JSON.stringify({ workers }, null, 2),
+  );
+  const bridge = startBridge(home, server, ['--all']);
+  const stateDir = path.join(home, '.macs', 'state');
+  await waitUntil(
+    () =>
+      existsSync(path.join(home, 'outbox')) &&
+      workers.every((w) => existsSync(path.join(stateDir, `${w.name}.json`))),
+    60_000,
+    `the bridge to supervise ${workers.length} agents`,
+  );
+  return bridge;
 }
 
 /** A temporary home, removed by the returned function. */

@@ -1,15 +1,14 @@
 // One bridge supervising many agents (`macs bridge --all` over a config of
 // workers with their panes): detection while every agent prints requests,
 // and the bridge's memory, for each number of agents.
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
-  WORKER,
   cpuWindow,
   memoryMb,
   sleep,
-  spawnPane,
-  startBridge,
+  spawnWorker,
+  startBridgeAll,
   startServer,
   stats,
   stopChild,
@@ -35,9 +34,7 @@ export async function benchAgents({ agents, requests, intervalMs }) {
     const workers = [];
     for (let k = 1; k <= agents; k += 1) {
       const name = `w${String(k).padStart(2, '0')}`;
-      const pane = spawnPane(server, [
-        process.execPath,
-        WORKER,
+      const pane = spawnWorker(server, [
         '--count',
         String(requests),
         '--no-wait',
@@ -53,19 +50,7 @@ export async function benchAgents({ agents, requests, intervalMs }) {
       ]);
       workers.push({ name, preset: 'generic', pane });
     }
-    writeFileSync(
-      path.join(home, 'macs.config.json'),
-      JSON.stringify({ workers }, null, 2),
-    );
-    bridge = startBridge(home, server, ['--all']);
-    const stateDir = path.join(home, '.macs', 'state');
-    await waitUntil(
-      () =>
-        existsSync(path.join(home, 'outbox')) &&
-        workers.every((w) => existsSync(path.join(stateDir, `${w.name}.json`))),
-      60_000,
-      `the bridge to supervise ${agents} agents`,
-    );
+    bridge = await startBridgeAll(home, server, workers);
     await sleep(SETTLE_MS);
     const idle = memoryMb(bridge.pid);
     const detection = [];

@@ -4,12 +4,11 @@
 import { renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import {
-  WORKER,
   firstSubmits,
   followLines,
   now,
   sleep,
-  spawnPane,
+  spawnWorker,
   startBridge,
   startServer,
   stats,
@@ -27,9 +26,7 @@ export async function benchMacs(count) {
   const startFile = path.join(home, 'start');
   let bridge;
   try {
-    const pane = spawnPane(server, [
-      process.execPath,
-      WORKER,
+    const pane = spawnWorker(server, [
       '--count',
       String(count),
       '--record',
@@ -103,9 +100,7 @@ export async function benchBaseline(count) {
   const server = startServer();
   const startFile = path.join(home, 'start');
   try {
-    const pane = spawnPane(server, [
-      process.execPath,
-      WORKER,
+    const pane = spawnWorker(server, [
       '--count',
       String(count),
       '--no-wait',

@@ -1198,24 +1198,20 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       });
       return;
     }
-    record.stage = 'delivered';
-    record.deliveredAt = new Date().toISOString();
-    current().counters.delivered += 1;
-    await saveNow();
-    await emit({
-      type: 'request.delivered',
-      requestId: record.id,
-      data: { method },
-    });
-    await finish(record);
+    await recordResumedDelivery(record, method);
   }
 
   /**
-   * A restart found the submit key pressed already (the composer no longer
-   * holds the text): delivered, nothing pressed again.
+   * A delivery a restart completed: by pressing the submit key, or, when the
+   * composer showed the key pressed already (`submitted-before-restart`),
+   * by pressing nothing.
    */
-  async function markSubmittedBeforeRestart(
+  async function recordResumedDelivery(
     record: RequestRecord,
+    method:
+      | 'submit-after-restart'
+      | 'typed-before-restart'
+      | 'submitted-before-restart',
   ): Promise<void> {
     record.stage = 'delivered';
     record.deliveredAt = new Date().toISOString();
@@ -1224,7 +1220,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     await emit({
       type: 'request.delivered',
       requestId: record.id,
-      data: { method: 'submitted-before-restart' },
+      data: { method },
     });
     await finish(record);
   }
@@ -1284,7 +1280,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
             ))
           )
             await submitPasted(record, 'submit-after-restart');
-          else await markSubmittedBeforeRestart(record);
+          else await recordResumedDelivery(record, 'submitted-before-restart');
           break;
         case 'delivering':
           // The bridge died while typing. Text waiting in the composer is
