@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childEnv } from './tmux-server.js';
+import { waitFor } from './wait-for.js';
 
 export const REPO_ROOT = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -16,6 +17,28 @@ export const FAKE_AGENT = path.join(
   'fixtures',
   'fake-agent.mjs',
 );
+export const FAKE_EXEC = path.join(
+  REPO_ROOT,
+  'test',
+  'fixtures',
+  'fake-exec.mjs',
+);
+export const FAKE_CONTROLLER = path.join(
+  REPO_ROOT,
+  'test',
+  'fixtures',
+  'fake-controller.mjs',
+);
+
+/** One step of a fake agent's script (see test/fixtures/fake-agent.mjs). */
+export type Step = Record<string, unknown>;
+
+/**
+ * A request block as a worker prints it. `attrs` is written as given right
+ * after the id, so it starts with a space: `REQ('q1', body, ' type=question')`.
+ */
+export const REQ = (id: string, body: string, attrs = ''): string =>
+  `<<CONTROLLER_REQUEST id=${id}${attrs}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
 export interface MacsRun {
   exitCode: number;
@@ -118,13 +141,16 @@ export function readRecord(file: string): RecordedInput[] {
     });
 }
 
-/** Read every event of a home (all agents), in file order. */
-export function readAllEvents(home: string): {
+/** One event as the bridge writes it (.macs/events/*.jsonl). */
+export interface MacsEvent {
   type: string;
   agent: string;
   requestId?: string;
   data?: Record<string, unknown>;
-}[] {
+}
+
+/** Read every event of a home (all agents), in file order. */
+export function readAllEvents(home: string): MacsEvent[] {
   const dir = path.join(home, '.macs', 'events');
   if (!existsSync(dir)) return [];
   const files = readdirSync(dir)
@@ -134,14 +160,44 @@ export function readAllEvents(home: string): {
     readFileSync(path.join(dir, f), 'utf8')
       .split('\n')
       .filter((l) => l.trim())
-      .map(
-        (l) =>
-          JSON.parse(l) as {
-            type: string;
-            agent: string;
-            requestId?: string;
-            data?: Record<string, unknown>;
-          },
-      ),
+      .map((l) => JSON.parse(l) as MacsEvent),
+  );
+}
+
+/** The events of a home of one type, and of one request when `requestId` is given. */
+export function findEvents(
+  home: string,
+  type: string,
+  requestId?: string,
+): MacsEvent[] {
+  return readAllEvents(home).filter(
+    (e) => e.type === type && (!requestId || e.requestId === requestId),
+  );
+}
+
+/**
+ * Wait until a home has at least `count` (default 1) events of `type` (and of
+ * `requestId`, when given); resolves with them.
+ */
+export function waitForEvents(
+  home: string,
+  type: string,
+  options: {
+    requestId?: string;
+    count?: number;
+    timeout?: number;
+    message?: string;
+  } = {},
+): Promise<MacsEvent[]> {
+  const { requestId, count = 1 } = options;
+  return waitFor(
+    () => {
+      const found = findEvents(home, type, requestId);
+      return found.length >= count ? found : undefined;
+    },
+    {
+      timeout: options.timeout,
+      message: options.message ?? `event ${type} ${requestId ?? ''} x${count}`,
+    },
   );
 }

@@ -8,31 +8,18 @@ import {
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  FAKE_AGENT,
+  FAKE_EXEC,
   readAllEvents,
   readRecord,
-  REPO_ROOT,
+  REQ,
   runMacs,
-  startBridge,
-  type BridgeProcess,
+  waitForEvents,
+  type MacsEvent,
+  type Step,
 } from '../helpers/macs.js';
 import { type TestTmuxServer } from '../helpers/tmux-server.js';
 import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
-
-const FAKE_EXEC = path.join(REPO_ROOT, 'test', 'fixtures', 'fake-exec.mjs');
-const FAKE_CONTROLLER = path.join(
-  REPO_ROOT,
-  'test',
-  'fixtures',
-  'fake-controller.mjs',
-);
-
-type Step = Record<string, unknown>;
-type Event = ReturnType<typeof readAllEvents>[number];
-
-const REQ = (id: string, body: string, attrs = '') =>
-  `<<CONTROLLER_REQUEST id=${id}${attrs}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
 /** The main stages of one request, in the order they were recorded. */
 const STAGES = [
@@ -44,12 +31,9 @@ const STAGES = [
 
 describe('controller backends, on a real tmux', () => {
   const harness = useTmuxHarness({ gracefulStop: true });
-  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
   beforeEach(() => ({ server, home } = harness));
-
-  const unique = () => Math.random().toString(36).slice(2);
 
   function writeConfig(config: Record<string, unknown>): void {
     writeFileSync(
@@ -58,79 +42,32 @@ describe('controller backends, on a real tmux', () => {
     );
   }
 
-  async function startWorker(
-    script: Step[],
-  ): Promise<{ pane: string; record: string }> {
-    const record = path.join(home, `record-${unique()}.jsonl`);
-    const scriptFile = path.join(home, `script-${unique()}.json`);
-    writeFileSync(scriptFile, JSON.stringify(script));
-    const pane = await server.spawnPane(
-      [
-        process.execPath,
-        FAKE_AGENT,
-        '--script',
-        scriptFile,
-        '--record',
-        record,
-      ],
-      { cwd: home },
-    );
-    return { pane, record };
-  }
+  const startWorker = (script: Step[]) =>
+    harness.startWorker(script, { cwd: home });
 
-  async function startController(
-    args: string[] = [],
-  ): Promise<{ pane: string; record: string }> {
-    const record = path.join(home, `controller-${unique()}.jsonl`);
-    const pane = await server.spawnPane([
-      process.execPath,
-      FAKE_CONTROLLER,
-      '--record',
-      record,
-      ...args,
-    ]);
-    await waitFor(
-      async () =>
-        (await server.capture(pane)).includes('fake-controller ready'),
-      { timeout: 10_000, message: 'controller ready' },
-    );
-    return { pane, record };
-  }
+  const startController = (args: string[] = []) =>
+    harness.startController(args);
 
-  function bridge(
+  const bridge = (
     pane: string,
     agent: string,
     args: string[],
     env?: Record<string, string>,
-  ): BridgeProcess {
-    const b = startBridge(['--worker-pane', pane, '--agent', agent, ...args], {
-      home,
-      socket: server.socket,
-      ...(env ? { env } : {}),
-    });
-    bridges.push(b);
-    return b;
-  }
+  ) =>
+    harness.startBridge(
+      ['--worker-pane', pane, '--agent', agent, ...args],
+      env,
+    );
 
-  const events = (filter: (e: Event) => boolean = () => true) =>
+  const events = (filter: (e: MacsEvent) => boolean = () => true) =>
     readAllEvents(home).filter(filter);
 
-  async function waitForEvent(
+  const waitForEvent = (
     type: string,
     requestId?: string,
     count = 1,
     timeout = 20_000,
-  ): Promise<Event[]> {
-    return waitFor(
-      () => {
-        const found = events(
-          (e) => e.type === type && (!requestId || e.requestId === requestId),
-        );
-        return found.length >= count ? found : undefined;
-      },
-      { timeout, message: `event ${type} ${requestId ?? ''} x${count}` },
-    );
-  }
+  ) => waitForEvents(home, type, { requestId, count, timeout });
 
   const submits = (record: string) =>
     readRecord(record).filter((r) => r.type === 'submit');

@@ -10,75 +10,37 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { sanitizeText } from '../../src/protocol/sanitize.js';
 import {
-  FAKE_AGENT,
   readAllEvents,
   readRecord,
+  REQ,
   runMacs,
-  startBridge,
-  type BridgeProcess,
+  waitForEvents,
+  type Step,
 } from '../helpers/macs.js';
 import { type TestTmuxServer } from '../helpers/tmux-server.js';
 import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-type Step = Record<string, unknown>;
-
-const REQ = (id: string, body: string, attrs = '') =>
-  `<<CONTROLLER_REQUEST id=${id}${attrs}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
-
 describe('bridge with the file backend, on a real tmux', () => {
   const harness = useTmuxHarness();
-  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
   beforeEach(() => ({ server, home } = harness));
 
-  async function startWorker(
-    script: Step[],
-    extra: string[] = [],
-  ): Promise<{ pane: string; record: string }> {
-    const record = path.join(
-      home,
-      `record-${Math.random().toString(36).slice(2)}.jsonl`,
-    );
-    const scriptFile = path.join(
-      home,
-      `script-${Math.random().toString(36).slice(2)}.json`,
-    );
-    writeFileSync(scriptFile, JSON.stringify(script));
-    const pane = await server.spawnPane([
-      process.execPath,
-      FAKE_AGENT,
-      '--script',
-      scriptFile,
-      '--record',
-      record,
-      ...extra,
+  const startWorker = (script: Step[]) => harness.startWorker(script);
+
+  const bridge = (pane: string, agent = 'worker-1') =>
+    harness.startBridge([
+      '--worker-pane',
+      pane,
+      '--agent',
+      agent,
+      '--backend',
+      'file',
     ]);
-    return { pane, record };
-  }
 
-  function bridge(pane: string, agent = 'worker-1'): BridgeProcess {
-    const b = startBridge(
-      ['--worker-pane', pane, '--agent', agent, '--backend', 'file'],
-      { home, socket: server.socket },
-    );
-    bridges.push(b);
-    return b;
-  }
-
-  async function waitForEvent(type: string, requestId?: string, count = 1) {
-    return waitFor(
-      () =>
-        readAllEvents(home).filter(
-          (e) => e.type === type && (!requestId || e.requestId === requestId),
-        ).length >= count,
-      {
-        timeout: 15_000,
-        message: `event ${type} ${requestId ?? ''} x${count}`,
-      },
-    );
-  }
+  const waitForEvent = (type: string, requestId?: string, count = 1) =>
+    waitForEvents(home, type, { requestId, count, timeout: 15_000 });
 
   const submits = (record: string) =>
     readRecord(record).filter((r) => r.type === 'submit');

@@ -2,70 +2,36 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  FAKE_AGENT,
-  readAllEvents,
+  findEvents,
   readRecord,
+  REQ,
   runMacs,
-  startBridge,
-  type BridgeProcess,
+  waitForEvents,
+  type Step,
 } from '../helpers/macs.js';
 import { type TestTmuxServer } from '../helpers/tmux-server.js';
 import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-type Step = Record<string, unknown>;
-
-const REQ = (id: string, body: string) =>
-  `<<CONTROLLER_REQUEST id=${id}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
-
 describe('safe delivery, on a real tmux', () => {
   const harness = useTmuxHarness();
-  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
   beforeEach(() => ({ server, home } = harness));
 
   const file = (name: string) => path.join(home, name);
 
-  async function startWorker(
-    script: Step[],
-    extra: string[] = [],
-  ): Promise<{ pane: string; record: string }> {
-    const tag = Math.random().toString(36).slice(2);
-    const record = file(`record-${tag}.jsonl`);
-    writeFileSync(file(`script-${tag}.json`), JSON.stringify(script));
-    const pane = await server.spawnPane([
-      process.execPath,
-      FAKE_AGENT,
-      '--script',
-      file(`script-${tag}.json`),
-      '--record',
-      record,
-      ...extra,
-    ]);
-    return { pane, record };
-  }
+  const startWorker = (script: Step[], extra: string[] = []) =>
+    harness.startWorker(script, { extra });
 
-  function bridge(pane: string): BridgeProcess {
-    const b = startBridge(['--worker-pane', pane, '--agent', 'worker-1'], {
-      home,
-      socket: server.socket,
-    });
-    bridges.push(b);
-    return b;
-  }
+  const bridge = (pane: string) =>
+    harness.startBridge(['--worker-pane', pane, '--agent', 'worker-1']);
 
   const events = (type: string, requestId?: string) =>
-    readAllEvents(home).filter(
-      (e) => e.type === type && (!requestId || e.requestId === requestId),
-    );
+    findEvents(home, type, requestId);
 
-  async function waitForEvent(type: string, requestId?: string) {
-    await waitFor(() => events(type, requestId).length > 0, {
-      timeout: 20_000,
-      message: `event ${type} ${requestId ?? ''}`,
-    });
-  }
+  const waitForEvent = (type: string, requestId?: string) =>
+    waitForEvents(home, type, { requestId, timeout: 20_000 });
 
   async function detect(id: string): Promise<void> {
     await waitFor(() => existsSync(path.join(home, 'inbox', `${id}.txt`)), {
@@ -74,13 +40,7 @@ describe('safe delivery, on a real tmux', () => {
     });
   }
 
-  async function respond(id: string, text: string): Promise<void> {
-    const result = await runMacs(['respond', id, text], {
-      home,
-      socket: server.socket,
-    });
-    expect(result.exitCode, result.stderr).toBe(0);
-  }
+  const respond = (id: string, text: string) => harness.respond(id, text);
 
   /** The archived record (archive/<day>/<id>.json). */
   function archived(id: string): Record<string, unknown> | undefined {
@@ -244,14 +204,7 @@ describe('safe delivery, on a real tmux', () => {
         { busy: 1200 },
         { wait: 'submit' },
       ]);
-      await server.tmux(
-        'set-option',
-        '-p',
-        '-t',
-        pane,
-        '@macs_agent',
-        'worker-2',
-      );
+      await harness.tagAgent(pane, 'worker-2');
       const sent = await runMacs(['send', 'worker-2', '-'], {
         home,
         socket: server.socket,
@@ -283,14 +236,7 @@ describe('safe delivery, on a real tmux', () => {
       expect(unknown.stderr).toMatch(/unknown agent 'nobody'/);
 
       const { pane } = await startWorker([{ exit: 3 }]);
-      await server.tmux(
-        'set-option',
-        '-p',
-        '-t',
-        pane,
-        '@macs_agent',
-        'gone-1',
-      );
+      await harness.tagAgent(pane, 'gone-1');
       await waitFor(
         async () =>
           (

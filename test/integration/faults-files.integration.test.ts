@@ -12,10 +12,11 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   FAKE_AGENT,
-  readAllEvents,
+  findEvents,
   readRecord,
-  startBridge,
-  type BridgeProcess,
+  REQ,
+  waitForEvents,
+  type Step,
 } from '../helpers/macs.js';
 import { useTmuxHarness } from '../helpers/harness.js';
 import type { TestTmuxServer } from '../helpers/tmux-server.js';
@@ -28,11 +29,6 @@ import { waitFor } from '../helpers/wait-for.js';
 // checks what the worker received (the fake agent's record), what reached
 // the inbox, and the events left behind.
 
-type Step = Record<string, unknown>;
-
-const REQ = (id: string, body: string) =>
-  `<<CONTROLLER_REQUEST id=${id}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
-
 describe('faults: pane logs, panes and state files', () => {
   const harness = useTmuxHarness();
   let server: TestTmuxServer;
@@ -42,43 +38,15 @@ describe('faults: pane logs, panes and state files', () => {
   const file = (...parts: string[]) => path.join(home, ...parts);
   const paneLog = (agent: string) => file('.macs', 'panes', `${agent}.log`);
 
-  async function startWorker(
-    script: Step[],
-  ): Promise<{ pane: string; record: string }> {
-    const tag = Math.random().toString(36).slice(2);
-    const record = file(`record-${tag}.jsonl`);
-    writeFileSync(file(`script-${tag}.json`), JSON.stringify(script));
-    const pane = await server.spawnPane([
-      process.execPath,
-      FAKE_AGENT,
-      '--script',
-      file(`script-${tag}.json`),
-      '--record',
-      record,
-    ]);
-    return { pane, record };
-  }
+  const startWorker = (script: Step[]) => harness.startWorker(script);
 
-  function bridge(args: string[]): BridgeProcess {
-    const b = startBridge(['--quiet', ...args], {
-      home,
-      socket: server.socket,
-    });
-    harness.bridges.push(b);
-    return b;
-  }
+  const bridge = (args: string[]) => harness.startBridge(['--quiet', ...args]);
 
   const events = (type: string, requestId?: string) =>
-    readAllEvents(home).filter(
-      (e) => e.type === type && (!requestId || e.requestId === requestId),
-    );
+    findEvents(home, type, requestId);
 
-  async function waitForEvent(type: string, requestId?: string) {
-    await waitFor(() => events(type, requestId).length > 0, {
-      timeout: 15_000,
-      message: `event ${type} ${requestId ?? ''}`,
-    });
-  }
+  const waitForEvent = (type: string, requestId?: string) =>
+    waitForEvents(home, type, { requestId, timeout: 15_000 });
 
   async function inInbox(id: string): Promise<void> {
     await waitFor(() => existsSync(file('inbox', `${id}.json`)), {
@@ -348,15 +316,8 @@ describe('faults: pane logs, panes and state files', () => {
       { print: REQ('k2', 'still there?') },
       { wait: 'submit' },
     ]);
-    await server.tmux('set-option', '-p', '-t', busy.pane, '@macs_agent', 'w1');
-    await server.tmux(
-      'set-option',
-      '-p',
-      '-t',
-      other.pane,
-      '@macs_agent',
-      'w2',
-    );
+    await harness.tagAgent(busy.pane, 'w1');
+    await harness.tagAgent(other.pane, 'w2');
     const b = bridge(['--all', '--backend', 'file']);
     await inInbox('w1-k1');
     answer('w1-k1', 'the answer that waits');

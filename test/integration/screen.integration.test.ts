@@ -2,27 +2,24 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
+  FAKE_AGENT,
+  findEvents,
   REPO_ROOT,
-  readAllEvents,
   readRecord,
-  startBridge,
-  type BridgeProcess,
+  waitForEvents,
+  type Step,
 } from '../helpers/macs.js';
 import { type TestTmuxServer } from '../helpers/tmux-server.js';
 import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const FAKE_TUI = path.join(REPO_ROOT, 'test', 'fixtures', 'fake-tui.mjs');
-const FAKE_AGENT = path.join(REPO_ROOT, 'test', 'fixtures', 'fake-agent.mjs');
-
-type Step = Record<string, unknown>;
 
 const LONG_QUESTION =
   'Should I migrate the users table now, or wait until the API change lands so that the new columns, the renamed foreign keys and the backfill all go into one migration that we can roll back as a whole?';
 
 describe('reading panes as a person sees them', () => {
   const harness = useTmuxHarness();
-  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
   beforeEach(() => ({ server, home } = harness));
@@ -51,27 +48,13 @@ describe('reading panes as a person sees them', () => {
     return { pane, record };
   }
 
-  function bridge(pane: string, extra: string[] = []): BridgeProcess {
-    const b = startBridge(
-      ['--worker-pane', pane, '--agent', 'tui-1', ...extra],
-      {
-        home,
-        socket: server.socket,
-      },
-    );
-    bridges.push(b);
-    return b;
-  }
+  const bridge = (pane: string, extra: string[] = []) =>
+    harness.startBridge(['--worker-pane', pane, '--agent', 'tui-1', ...extra]);
 
-  const events = (type: string) =>
-    readAllEvents(home).filter((e) => e.type === type);
+  const events = (type: string) => findEvents(home, type);
 
-  async function waitForEvent(type: string, count = 1, message = type) {
-    await waitFor(() => events(type).length >= count, {
-      timeout: 20_000,
-      message,
-    });
-  }
+  const waitForEvent = (type: string, count = 1, message = type) =>
+    waitForEvents(home, type, { count, timeout: 20_000, message });
 
   const phase = (record: string, name: string) =>
     readRecord(record).some(

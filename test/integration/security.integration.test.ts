@@ -24,31 +24,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  FAKE_AGENT,
+  FAKE_EXEC,
   readAllEvents,
   readRecord,
-  REPO_ROOT,
+  REQ,
   runMacs,
-  startBridge,
+  waitForEvents,
   type BridgeProcess,
+  type MacsEvent,
+  type Step,
 } from '../helpers/macs.js';
 import { type TestTmuxServer } from '../helpers/tmux-server.js';
 import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
-
-const FAKE_EXEC = path.join(REPO_ROOT, 'test', 'fixtures', 'fake-exec.mjs');
-const FAKE_CONTROLLER = path.join(
-  REPO_ROOT,
-  'test',
-  'fixtures',
-  'fake-controller.mjs',
-);
-
-type Step = Record<string, unknown>;
-type Event = ReturnType<typeof readAllEvents>[number];
-
-const REQ = (id: string, body: string) =>
-  `<<CONTROLLER_REQUEST id=${id}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
 /** A response block as a controller would print it. */
 const RESPONSE = (id: string, instructions: string) =>
@@ -58,53 +46,27 @@ const token = () => randomBytes(4).toString('hex');
 
 describe('security, on a real tmux', () => {
   const harness = useTmuxHarness();
-  const bridges = harness.bridges;
   let server: TestTmuxServer;
   let home: string;
   beforeEach(() => ({ server, home } = harness));
 
-  async function startWorker(
-    script: Step[],
-  ): Promise<{ pane: string; record: string }> {
-    const tag = token();
-    const record = path.join(home, `record-${tag}.jsonl`);
-    const scriptFile = path.join(home, `script-${tag}.json`);
-    writeFileSync(scriptFile, JSON.stringify(script));
-    const pane = await server.spawnPane(
-      [
-        process.execPath,
-        FAKE_AGENT,
-        '--script',
-        scriptFile,
-        '--record',
-        record,
-      ],
-      { cwd: home },
-    );
-    return { pane, record };
-  }
+  const startWorker = (script: Step[]) =>
+    harness.startWorker(script, { cwd: home });
 
-  function bridge(pane: string, args: string[]): BridgeProcess {
-    const b = startBridge(
-      ['--worker-pane', pane, '--agent', 'worker-1', ...args],
-      {
-        home,
-        socket: server.socket,
-      },
-    );
-    bridges.push(b);
-    return b;
-  }
+  const bridge = (pane: string, args: string[]) =>
+    harness.startBridge([
+      '--worker-pane',
+      pane,
+      '--agent',
+      'worker-1',
+      ...args,
+    ]);
 
-  const events = (filter: (e: Event) => boolean = () => true) =>
+  const events = (filter: (e: MacsEvent) => boolean = () => true) =>
     readAllEvents(home).filter(filter);
 
-  async function waitForEvent(type: string, requestId: string): Promise<void> {
-    await waitFor(
-      () => events((e) => e.type === type && e.requestId === requestId).length,
-      { timeout: 20_000, message: `event ${type} ${requestId}` },
-    );
-  }
+  const waitForEvent = (type: string, requestId: string) =>
+    waitForEvents(home, type, { requestId, timeout: 20_000 });
 
   async function detected(id: string, b: BridgeProcess): Promise<void> {
     await waitFor(() => existsSync(path.join(home, 'inbox', `${id}.json`)), {
@@ -113,13 +75,7 @@ describe('security, on a real tmux', () => {
     });
   }
 
-  async function respond(id: string, text: string): Promise<void> {
-    const result = await runMacs(['respond', id, text], {
-      home,
-      socket: server.socket,
-    });
-    expect(result.exitCode, result.stderr).toBe(0);
-  }
+  const respond = (id: string, text: string) => harness.respond(id, text);
 
   const submits = (record: string) =>
     readRecord(record).filter((r) => r.type === 'submit');
@@ -170,20 +126,8 @@ describe('security, on a real tmux', () => {
 
     it('interactive: a fake envelope end and a forged block in the body, and a forged block on the worker screen, never pass for the controller answer', async () => {
       const forged = `FORGED-${token()}`;
-      const controllerRecord = path.join(home, 'controller.jsonl');
-      const controller = await server.spawnPane([
-        process.execPath,
-        FAKE_CONTROLLER,
-        '--record',
-        controllerRecord,
-        '--work',
-        '600',
-      ]);
-      await waitFor(
-        async () =>
-          (await server.capture(controller)).includes('fake-controller ready'),
-        { timeout: 10_000, message: 'controller ready' },
-      );
+      const { pane: controller, record: controllerRecord } =
+        await harness.startController(['--work', '600']);
       // Without defanging, the echo's first `<<MACS_REQUEST_END>>` would be
       // the body's, and the forged block after it would be read as the answer.
       const { pane, record } = await startWorker([
@@ -453,12 +397,39 @@ describe('security, on a real tmux', () => {
   });
 
   describe('text never reaches a shell', () => {
-    it('exec: hands a hostile body to the command verbatim in a private {promptFile}, runs nothing in it, and types only the instructions', async () => {
+    /**
+     * What a shell would leave if one ran hostile text: `pwned` is a path
+     * prefix in the temporary folder for files it would make, `decoy` a
+     * folder with a canary file it would remove.
+     */
+    function shellTraps() {
       const tag = token();
       const pwned = path.join(os.tmpdir(), `PWNED-${tag}`);
       const decoy = path.join(home, 'decoy');
       mkdirSync(decoy);
       writeFileSync(path.join(decoy, 'canary'), 'still here');
+      const made = () =>
+        readdirSync(os.tmpdir()).filter((f) => f.startsWith(`PWNED-${tag}`));
+      return {
+        pwned,
+        decoy,
+        /** No trap went off: no file made, the canary still there. */
+        expectNothingRan: () => {
+          expect(made()).toEqual([]);
+          expect(readFileSync(path.join(decoy, 'canary'), 'utf8')).toBe(
+            'still here',
+          );
+        },
+        /** Remove whatever a trap made. */
+        cleanUp: () => {
+          for (const f of made())
+            rmSync(path.join(os.tmpdir(), f), { force: true });
+        },
+      };
+    }
+
+    it('exec: hands a hostile body to the command verbatim in a private {promptFile}, runs nothing in it, and types only the instructions', async () => {
+      const { pwned, decoy, expectNothingRan, cleanUp } = shellTraps();
       const body = [
         `$(touch ${pwned}) and \`touch ${pwned}-backtick\``,
         `ok; rm -rf ${decoy} ; touch ${pwned}-semicolon`,
@@ -533,25 +504,14 @@ describe('security, on a real tmux', () => {
         ]);
         expect(everythingTyped(record)).not.toContain('notes from fake-exec');
         expect(existsSync(promptFile ?? '')).toBe(false);
-        expect(
-          readdirSync(os.tmpdir()).filter((f) => f.startsWith(`PWNED-${tag}`)),
-        ).toEqual([]);
-        expect(readFileSync(path.join(decoy, 'canary'), 'utf8')).toBe(
-          'still here',
-        );
+        expectNothingRan();
       } finally {
-        for (const f of readdirSync(os.tmpdir()))
-          if (f.startsWith(`PWNED-${tag}`))
-            rmSync(path.join(os.tmpdir(), f), { force: true });
+        cleanUp();
       }
     });
 
     it('macs send types shell syntax literally, as one paste or one literal line, and runs none of it', async () => {
-      const tag = token();
-      const pwned = path.join(os.tmpdir(), `PWNED-${tag}`);
-      const decoy = path.join(home, 'decoy');
-      mkdirSync(decoy);
-      writeFileSync(path.join(decoy, 'canary'), 'still here');
+      const { pwned, decoy, expectNothingRan, cleanUp } = shellTraps();
       const multi = [
         `$(touch ${pwned}) and \`touch ${pwned}-backtick\``,
         `; rm -rf ${decoy} ; echo "double" 'single' | tee ${pwned}-tee`,
@@ -562,14 +522,7 @@ describe('security, on a real tmux', () => {
         { wait: 'submit' },
         { wait: 'submit' },
       ]);
-      await server.tmux(
-        'set-option',
-        '-p',
-        '-t',
-        pane,
-        '@macs_agent',
-        'worker-1',
-      );
+      await harness.tagAgent(pane, 'worker-1');
       try {
         const first = await runMacs(['send', 'worker-1', '-'], {
           home,
@@ -590,16 +543,9 @@ describe('security, on a real tmux', () => {
         expect(
           events((e) => e.type === 'send.delivered').map((e) => e.data?.method),
         ).toEqual(['paste', 'literal']);
-        expect(
-          readdirSync(os.tmpdir()).filter((f) => f.startsWith(`PWNED-${tag}`)),
-        ).toEqual([]);
-        expect(readFileSync(path.join(decoy, 'canary'), 'utf8')).toBe(
-          'still here',
-        );
+        expectNothingRan();
       } finally {
-        for (const f of readdirSync(os.tmpdir()))
-          if (f.startsWith(`PWNED-${tag}`))
-            rmSync(path.join(os.tmpdir(), f), { force: true });
+        cleanUp();
       }
     });
 
@@ -609,14 +555,7 @@ describe('security, on a real tmux', () => {
     it('macs send types a short line that ends in a semicolon exactly', async () => {
       const text = 'git add -A; git commit -m "wip";';
       const { pane, record } = await startWorker([{ wait: 'submit' }]);
-      await server.tmux(
-        'set-option',
-        '-p',
-        '-t',
-        pane,
-        '@macs_agent',
-        'worker-1',
-      );
+      await harness.tagAgent(pane, 'worker-1');
       const sent = await runMacs(['send', 'worker-1', text], {
         home,
         socket: server.socket,

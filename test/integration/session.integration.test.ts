@@ -15,9 +15,11 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   FAKE_AGENT,
+  findEvents,
   REPO_ROOT,
   readAllEvents,
   readRecord,
+  REQ,
   runMacs,
 } from '../helpers/macs.js';
 import {
@@ -32,9 +34,6 @@ import {
 } from '../helpers/session.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
-
-const REQ = (id: string, body: string, type = 'question') =>
-  `<<CONTROLLER_REQUEST id=${id} type=${type}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
 describe('macs start / stop on a private tmux server', () => {
   let home: string;
@@ -60,8 +59,7 @@ describe('macs start / stop on a private tmux server', () => {
     } = {},
   ) => runMacs(args, { home, socket, ...extra });
 
-  const eventsOf = (type: string) =>
-    readAllEvents(home).filter((e) => e.type === type);
+  const eventsOf = (type: string) => findEvents(home, type);
 
   /** `macs stop` ends everything: no server, no process naming the home or the socket. */
   async function stopAndCheckNothingLeft(pids: number[]): Promise<void> {
@@ -271,7 +269,9 @@ describe('macs start / stop on a private tmux server', () => {
               'a',
               [
                 { wait: 'submit' },
-                { print: REQ('a1', 'Use sqlite or postgres?') },
+                {
+                  print: REQ('a1', 'Use sqlite or postgres?', ' type=question'),
+                },
                 { wait: 'submit' },
               ],
               recA,
@@ -284,10 +284,12 @@ describe('macs start / stop on a private tmux server', () => {
             command: fake(
               'b',
               [
-                { print: REQ('b1', 'May I add a dependency?', 'approval') },
+                {
+                  print: REQ('b1', 'May I add a dependency?', ' type=approval'),
+                },
                 { wait: 'submit' },
                 { waitFile: goB2 },
-                { print: REQ('b2', 'Ready for review.', 'review') },
+                { print: REQ('b2', 'Ready for review.', ' type=review') },
                 { wait: 'submit' },
               ],
               recB,

@@ -3,20 +3,18 @@ import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SnapshotSchema } from '../../src/state/snapshot.js';
 import {
-  FAKE_AGENT,
+  findEvents,
   MACS_BIN,
   REPO_ROOT,
   readAllEvents,
   readRecord,
+  REQ,
   runMacs,
-  startBridge,
+  type Step,
 } from '../helpers/macs.js';
 import { type TestTmuxServer } from '../helpers/tmux-server.js';
 import { useTmuxHarness } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait-for.js';
-
-const REQ = (id: string, body: string) =>
-  `<<CONTROLLER_REQUEST id=${id}>>\n${body}\n<<CONTROLLER_REQUEST_END>>\n`;
 
 describe('macs status on a real tmux', () => {
   const harness = useTmuxHarness();
@@ -25,20 +23,17 @@ describe('macs status on a real tmux', () => {
   let home: string;
   beforeEach(() => ({ server, home } = harness));
 
-  async function startWorker(script: Record<string, unknown>[]) {
-    const record = path.join(home, 'worker-1.record.jsonl');
-    const scriptFile = path.join(home, 'worker-1.script.json');
-    writeFileSync(scriptFile, JSON.stringify(script));
-    const pane = await server.spawnPane([
-      process.execPath,
-      FAKE_AGENT,
-      '--script',
-      scriptFile,
-      '--record',
-      record,
+  const startWorker = (script: Step[]) =>
+    harness.startWorker(script, { name: 'worker-1' });
+  const startFileBridge = (pane: string) =>
+    harness.startBridge([
+      '--worker-pane',
+      pane,
+      '--agent',
+      'worker-1',
+      '--backend',
+      'file',
     ]);
-    return { pane, record };
-  }
 
   async function startStatusView(): Promise<string> {
     // Through sh, so the exit status shows on the pane when the view quits.
@@ -75,9 +70,7 @@ describe('macs status on a real tmux', () => {
     });
   }
   const hasEvent = (type: string, requestId: string) =>
-    readAllEvents(home).some(
-      (e) => e.type === type && e.requestId === requestId,
-    );
+    findEvents(home, type, requestId).length > 0;
 
   it('shows a request, answers it with r, and p holds the next delivery until resumed', async () => {
     const { pane, record } = await startWorker([
@@ -86,14 +79,7 @@ describe('macs status on a real tmux', () => {
       { print: REQ('q2', 'Shall I also update the docs?') },
       { wait: 'submit' },
     ]);
-    const bridge = startBridge(
-      ['--worker-pane', pane, '--agent', 'worker-1', '--backend', 'file'],
-      {
-        home,
-        socket: server.socket,
-      },
-    );
-    bridges.push(bridge);
+    const bridge = startFileBridge(pane);
     const view = await startStatusView();
 
     // The view shows the request, marked as waiting for a person.
@@ -204,15 +190,7 @@ describe('macs status on a real tmux', () => {
     const { pane } = await startWorker([
       { print: REQ('j1', 'Which database?') },
     ]);
-    bridges.push(
-      startBridge(
-        ['--worker-pane', pane, '--agent', 'worker-1', '--backend', 'file'],
-        {
-          home,
-          socket: server.socket,
-        },
-      ),
-    );
+    startFileBridge(pane);
     await waitFor(
       () => existsSync(path.join(home, 'inbox', 'worker-1-j1.json')),
       {
