@@ -215,6 +215,17 @@ export function createControlChannel(
       }),
     };
     conn.ready.catch(() => undefined);
+    // A client that never says it attached is given up like a lost reply.
+    const attachTimer = setTimeout(() => {
+      markFailed(
+        new ControlUnavailableError('tmux control client did not attach'),
+      );
+      drop(conn, `no attach within ${replyTimeoutMs} ms`);
+    }, replyTimeoutMs);
+    void conn.ready.then(
+      () => clearTimeout(attachTimer),
+      () => clearTimeout(attachTimer),
+    );
     let isReady = false;
     const parser = createBlockParser();
     let rest = '';
@@ -321,6 +332,11 @@ export function createControlChannel(
     const conn = await ready();
     const nonce = `macs-${randomBytes(12).toString('hex')}`;
     return new Promise<TmuxResult>((resolve, reject) => {
+      // Lost while we waited our turn: nothing is sent.
+      if (conn.closed) {
+        reject(new ControlUnavailableError('tmux control client gone'));
+        return;
+      }
       const timer = setTimeout(
         () => drop(conn, `no reply from tmux within ${replyTimeoutMs} ms`),
         replyTimeoutMs,

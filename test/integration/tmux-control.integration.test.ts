@@ -301,6 +301,34 @@ process.stdin.resume();
     }
   });
 
+  it('starts a process instead when the control client never attaches', async () => {
+    const fake = path.join(home.home, 'silent-tmux.mjs');
+    writeFileSync(fake, '#!/usr/bin/env node\nprocess.stdin.resume();\n');
+    chmodSync(fake, 0o700);
+    const drops: string[] = [];
+    const control = createControlChannel({
+      socket: server.socket,
+      env: childEnv(),
+      tmuxPath: fake,
+      replyTimeoutMs: 300,
+      onDrop: (reason) => drops.push(reason),
+    });
+    await expect(control.run(['list-sessions'])).rejects.toBeInstanceOf(
+      ControlUnavailableError,
+    );
+    expect(drops[0]).toMatch(/no attach/);
+    const tmux = createTmuxClient(
+      server.socket,
+      createRunTmux({ env: childEnv() }),
+      { control },
+    );
+    try {
+      expect(await tmux.isServerRunning()).toBe(true);
+    } finally {
+      await tmux.close();
+    }
+  });
+
   it('connects again when the session it was attached to ends', async () => {
     // Last in this file: it may end the session the other tests used.
     await server.tmux('new-session', '-d', '-s', 'spare-1');
