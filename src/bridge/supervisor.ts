@@ -1099,15 +1099,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       },
     });
     if (!typing) return;
-    record.stage = 'unconfirmed';
-    await saveNow();
-    await emit({
-      type: 'delivery.unconfirmed',
-      requestId: record.id,
-      data: {
-        reason: `pane ${pane} died while this answer was being typed; not re-sent (delivery is at most once)`,
-      },
-    });
+    await recordUnconfirmed(
+      record,
+      `pane ${pane} died while this answer was being typed; not re-sent (delivery is at most once)`,
+    );
     await finish(record);
   }
 
@@ -1199,6 +1194,20 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       return;
     }
     await recordResumedDelivery(record, method);
+  }
+
+  /** Typing may have begun and cannot be checked: never typed again. */
+  async function recordUnconfirmed(
+    record: RequestRecord,
+    reason: string,
+  ): Promise<void> {
+    record.stage = 'unconfirmed';
+    await saveNow();
+    await emit({
+      type: 'delivery.unconfirmed',
+      requestId: record.id,
+      data: { reason },
+    });
   }
 
   /**
@@ -1293,16 +1302,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
             await submitPasted(record, 'typed-before-restart');
             break;
           }
-          record.stage = 'unconfirmed';
-          await saveNow();
-          await emit({
-            type: 'delivery.unconfirmed',
-            requestId: record.id,
-            data: {
-              reason:
-                'the bridge stopped while typing this answer; not re-sent (delivery is at most once)',
-            },
-          });
+          await recordUnconfirmed(
+            record,
+            'the bridge stopped while typing this answer; not re-sent (delivery is at most once)',
+          );
           await finish(record);
           break;
         case 'answered-empty':

@@ -48,6 +48,28 @@ function channel(
   });
 }
 
+/**
+ * A channel whose "tmux" is a small script (`body`, Node): a stand-in for a
+ * control client that misbehaves. Lost connections are told in `drops`.
+ */
+function fakeChannel(
+  name: string,
+  body: string,
+): { control: ControlChannel; drops: string[] } {
+  const fake = path.join(home.home, name);
+  writeFileSync(fake, `#!/usr/bin/env node\n${body}`);
+  chmodSync(fake, 0o700);
+  const drops: string[] = [];
+  const control = createControlChannel({
+    socket: server.socket,
+    env: childEnv(),
+    tmuxPath: fake,
+    replyTimeoutMs: 300,
+    onDrop: (reason) => drops.push(reason),
+  });
+  return { control, drops };
+}
+
 /** The buffer's bytes, read back by a separate tmux process. */
 async function saveBuffer(name: string): Promise<string> {
   const { stdout } = await execFileAsync(
@@ -263,25 +285,14 @@ describe('tmux control-mode channel', () => {
   });
 
   it('reads again through a process, but never repeats a write, when a reply never comes', async () => {
-    // A stand-in for a control client that attaches, then hangs.
-    const fake = path.join(home.home, 'hung-tmux.mjs');
-    writeFileSync(
-      fake,
-      `#!/usr/bin/env node
-const t = Math.floor(Date.now() / 1000);
+    // A control client that attaches, then hangs.
+    const { control, drops } = fakeChannel(
+      'hung-tmux.mjs',
+      `const t = Math.floor(Date.now() / 1000);
 process.stdout.write('%begin ' + t + ' 1 0\\n%end ' + t + ' 1 0\\n');
 process.stdin.resume();
 `,
     );
-    chmodSync(fake, 0o700);
-    const drops: string[] = [];
-    const control = createControlChannel({
-      socket: server.socket,
-      env: childEnv(),
-      tmuxPath: fake,
-      replyTimeoutMs: 300,
-      onDrop: (reason) => drops.push(reason),
-    });
     const tmux = createTmuxClient(
       server.socket,
       createRunTmux({ env: childEnv() }),
@@ -302,17 +313,10 @@ process.stdin.resume();
   });
 
   it('starts a process instead when the control client never attaches', async () => {
-    const fake = path.join(home.home, 'silent-tmux.mjs');
-    writeFileSync(fake, '#!/usr/bin/env node\nprocess.stdin.resume();\n');
-    chmodSync(fake, 0o700);
-    const drops: string[] = [];
-    const control = createControlChannel({
-      socket: server.socket,
-      env: childEnv(),
-      tmuxPath: fake,
-      replyTimeoutMs: 300,
-      onDrop: (reason) => drops.push(reason),
-    });
+    const { control, drops } = fakeChannel(
+      'silent-tmux.mjs',
+      'process.stdin.resume();\n',
+    );
     await expect(control.run(['list-sessions'])).rejects.toBeInstanceOf(
       ControlUnavailableError,
     );
