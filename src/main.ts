@@ -28,10 +28,11 @@ async function main(): Promise<number> {
     env: process.env,
     cwd: process.cwd(),
     runTmux: createRunTmux({ env: process.env }),
-    openTmuxControl: (socket) =>
+    openTmuxControl: (socket, options) =>
       createControlChannel({
         ...(socket ? { socket } : {}),
         env: process.env,
+        ...(options?.onDrop ? { onDrop: options.onDrop } : {}),
       }),
     stdinIsTTY: Boolean(process.stdin.isTTY),
     readStdin: async () => {

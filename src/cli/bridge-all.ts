@@ -119,7 +119,7 @@ export async function runBridgeAll(
   const ctx = createContext(opts, deps);
   const record = await readSessionRecord(ctx.paths);
   const socket = opts.tmuxSocket ?? record?.socket;
-  const tmux = createLongLivedTmuxClient(socket, deps);
+  const tmux = createLongLivedTmuxClient(socket, deps, ctx.log);
   try {
     return await bridgeAllWith(opts, deps, presets, {
       ctx,

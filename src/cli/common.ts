@@ -19,7 +19,10 @@ export interface CliDeps {
    * Open a tmux control-mode connection (long-running commands run their
    * tmux commands over it). Absent: every command starts a tmux process.
    */
-  openTmuxControl?: (socket: string | undefined) => ControlChannel;
+  openTmuxControl?: (
+    socket: string | undefined,
+    options?: { onDrop?: (reason: string) => void },
+  ) => ControlChannel;
   /** Read all of stdin (for `-` arguments). */
   readStdin: () => Promise<string>;
   stdinIsTTY: boolean;
@@ -79,10 +82,15 @@ export interface CommandContext {
 export function createLongLivedTmuxClient(
   socket: string | undefined,
   deps: CliDeps,
+  log?: Logger,
 ): TmuxClient {
   const control =
     deps.openTmuxControl && deps.env.MACS_TMUX_CONTROL !== '0'
-      ? deps.openTmuxControl(socket)
+      ? deps.openTmuxControl(socket, {
+          // Commands go on as processes until it connects again.
+          onDrop: (reason) =>
+            log?.warn({ reason }, 'tmux control connection dropped'),
+        })
       : undefined;
   return createTmuxClient(socket, deps.runTmux, control ? { control } : {});
 }
@@ -94,12 +102,16 @@ export function createContext(
 ): CommandContext {
   const home = options.home ?? deps.cwd;
   const paths = resolveHomePaths(home);
+  const log = createLogger({
+    home: paths.home,
+    level: options.logLevel ?? 'info',
+  });
   return {
     paths,
     tmux: contextOptions.longLived
-      ? createLongLivedTmuxClient(options.tmuxSocket, deps)
+      ? createLongLivedTmuxClient(options.tmuxSocket, deps, log)
       : createTmuxClient(options.tmuxSocket, deps.runTmux),
-    log: createLogger({ home: paths.home, level: options.logLevel ?? 'info' }),
+    log,
     loadConfig: (flags) =>
       loadConfig({
         home: paths.home,
