@@ -1,3 +1,5 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createExecBackend, runExecCommand } from '../../src/backends/exec.js';
@@ -88,15 +90,24 @@ describe('runExecCommand', () => {
   });
 
   it('stops when the signal aborts', async () => {
-    const controller = new AbortController();
-    const run = runExecCommand(node('setInterval(() => {}, 1000)'), {
-      ...base,
-      input: '',
-      signal: controller.signal,
-    });
-    setTimeout(() => controller.abort(), 100);
-    const result = await run;
-    expect(result).toMatchObject({ aborted: true, timedOut: false });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'macs-exec-'));
+    const up = path.join(dir, 'up');
+    try {
+      const controller = new AbortController();
+      const run = runExecCommand(
+        node(
+          `require('fs').writeFileSync(${JSON.stringify(up)}, 'up'); setInterval(() => {}, 1000)`,
+        ),
+        { ...base, input: '', signal: controller.signal },
+      );
+      // Aborted while it runs, not before it started.
+      await waitFor(() => existsSync(up), { message: 'the command running' });
+      controller.abort();
+      const result = await run;
+      expect(result).toMatchObject({ aborted: true, timedOut: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -220,9 +231,19 @@ describe('createExecBackend', () => {
   });
 
   it('resolves aborted once stopped', async () => {
-    const { exec } = backend(['--mode', 'hang']);
-    const run = exec.attempt(request());
-    setTimeout(() => void exec.stop(), 200);
-    expect(await run).toEqual({ type: 'aborted' });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'macs-exec-'));
+    const record = path.join(dir, 'record.jsonl');
+    try {
+      const { exec } = backend(['--mode', 'hang', '--record', record]);
+      const run = exec.attempt(request());
+      // Stopped while the command hangs, not before it started.
+      await waitFor(() => existsSync(record), {
+        message: 'the command running',
+      });
+      await exec.stop();
+      expect(await run).toEqual({ type: 'aborted' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTurnTickets } from '../../src/backends/turns.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 describe('createTurnTickets', () => {
   let dir: string;
@@ -26,7 +27,10 @@ describe('createTurnTickets', () => {
       order.push('second');
       await release?.();
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The second has asked (its ticket is there) while the first holds the turn.
+    await waitFor(() => readdirSync(dir).length === 2, {
+      message: 'the second ticket',
+    });
     order.push('first done');
     await releaseFirst?.();
     await second;
