@@ -54,7 +54,12 @@ describe('createTurnTickets', () => {
     const release = await turns.take(new AbortController().signal);
     const controller = new AbortController();
     const waiting = turns.take(controller.signal);
-    setTimeout(() => controller.abort(), 30);
+    // Aborted once it waits in line (its ticket is there).
+    await waitFor(
+      () => readdirSync(dir).filter((n) => n.endsWith('.ticket')).length === 2,
+      { message: 'the waiting ticket' },
+    );
+    controller.abort();
     expect(await waiting).toBeUndefined();
     expect(readdirSync(dir).filter((n) => n.endsWith('.ticket'))).toHaveLength(
       1,
