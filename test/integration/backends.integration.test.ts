@@ -443,6 +443,8 @@ describe('controller backends, on a real tmux', () => {
         reason: 'repeat',
         previousId: 'worker-1-s1',
       });
+      // The attention comes first, the routing right after it.
+      await waitForEvent('request.routed', 'worker-1-s2');
       expect(routedTo('worker-1-s2')).toEqual(['file']);
       await waitFor(
         () => existsSync(path.join(home, 'inbox', 'worker-1-s2.json')),
