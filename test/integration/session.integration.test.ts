@@ -551,7 +551,8 @@ describe('macs start / stop on a private tmux server', () => {
       const stand = path.join(home, 'stand-in.cjs');
       writeFileSync(
         stand,
-        `require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.argv.slice(2))); setInterval(() => {}, 1e6);\n`,
+        // Written then renamed, so the test never reads it half-written.
+        `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(`${out}.tmp`)}, JSON.stringify(process.argv.slice(2))); fs.renameSync(${JSON.stringify(`${out}.tmp`)}, ${JSON.stringify(out)}); setInterval(() => {}, 1e6);\n`,
       );
       writeFileSync(
         path.join(home, 'macs.config.json'),
