@@ -122,11 +122,17 @@ export async function startTmuxServer(): Promise<TestTmuxServer> {
     },
     capture: (pane) => run(['capture-pane', '-p', '-t', pane]),
     async kill() {
+      // tmux leaves its socket file behind after kill-server: remove it too,
+      // or every test run leaves files in /tmp/tmux-<uid>/.
+      const socketPath = await run(['display-message', '-p', '#{socket_path}'])
+        .then((out) => out.trim())
+        .catch(() => '');
       try {
         await run(['kill-server']);
       } catch {
         // already gone
       }
+      if (socketPath) rmSync(socketPath, { force: true });
     },
   };
 }

@@ -1,9 +1,16 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  expect,
+  it,
+  onTestFinished,
+} from 'vitest';
 import { TmuxError } from '../../src/errors.js';
 import { createTmuxClient } from '../../src/tmux/client.js';
 import {
@@ -268,18 +275,28 @@ describe('tmux control-mode channel', () => {
   });
 
   it('says it cannot run a command when there is no server, so the caller starts a process', async () => {
+    const none = `macs-test-none-${process.pid}`;
+    // tmux may leave a socket file for the server it could not reach.
+    onTestFinished(() =>
+      rmSync(
+        path.join(
+          process.env.TMUX_TMPDIR ?? '/tmp',
+          `tmux-${process.getuid?.() ?? 0}`,
+          none,
+        ),
+        { force: true },
+      ),
+    );
     const control = createControlChannel({
-      socket: `macs-test-none-${process.pid}`,
+      socket: none,
       env: childEnv(),
     });
     await expect(control.run(['list-sessions'])).rejects.toBeInstanceOf(
       ControlUnavailableError,
     );
-    const tmux = createTmuxClient(
-      `macs-test-none-${process.pid}`,
-      createRunTmux({ env: childEnv() }),
-      { control },
-    );
+    const tmux = createTmuxClient(none, createRunTmux({ env: childEnv() }), {
+      control,
+    });
     await expect(tmux.listPanes()).rejects.toThrow(/not running/);
     await tmux.close();
   });
@@ -337,13 +354,17 @@ process.stdin.resume();
     // Last in this file: it may end the session the other tests used.
     await server.tmux('new-session', '-d', '-s', 'spare-1');
     await server.tmux('new-session', '-d', '-s', 'spare-2');
-    const control = channel();
+    const drops: string[] = [];
+    const control = channel({}, drops);
     try {
       await control.run(['display-message', '-p', 'first']);
       const [attached] = await controlClients();
       expect(attached).toBeDefined();
       await server.tmux('kill-session', '-t', attached ?? '');
-      await waitFor(async () => (await controlClients()).length === 0);
+      // The channel has seen its client go (a command sent before that
+      // would be lost with it: the tmux client then reruns a read).
+      await waitFor(() => drops.length > 0, { message: 'the drop seen' });
+      expect(drops[0]).toMatch(/exited|ended/);
       const again = await control.run(['display-message', '-p', 'second']);
       expect(again.stdout).toBe('second\n');
       expect(await controlClients()).toHaveLength(1);
