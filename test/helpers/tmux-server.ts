@@ -122,19 +122,25 @@ export async function startTmuxServer(): Promise<TestTmuxServer> {
     },
     capture: (pane) => run(['capture-pane', '-p', '-t', pane]),
     async kill() {
-      // tmux leaves its socket file behind after kill-server: remove it too,
-      // or every test run leaves files in /tmp/tmux-<uid>/.
-      const socketPath = await run(['display-message', '-p', '#{socket_path}'])
-        .then((out) => out.trim())
-        .catch(() => '');
       try {
         await run(['kill-server']);
       } catch {
-        // already gone
+        // already gone (a test may have killed it)
       }
-      if (socketPath) rmSync(socketPath, { force: true });
+      // tmux leaves its socket file behind: remove it too, or every test
+      // run leaves files in /tmp/tmux-<uid>/.
+      rmSync(tmuxSocketPath(socket), { force: true });
     },
   };
+}
+
+/** Where tmux keeps the socket of `tmux -L name` (tmux(1), -L). */
+export function tmuxSocketPath(name: string): string {
+  return path.join(
+    process.env.TMUX_TMPDIR ?? '/tmp',
+    `tmux-${String(process.getuid?.() ?? 0)}`,
+    name,
+  );
 }
 
 /** A private temporary home folder, removed by the returned cleanup. */

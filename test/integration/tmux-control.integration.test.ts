@@ -23,6 +23,7 @@ import {
   childEnv,
   makeTempHome,
   startTmuxServer,
+  tmuxSocketPath,
   type TestTmuxServer,
 } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -277,16 +278,7 @@ describe('tmux control-mode channel', () => {
   it('says it cannot run a command when there is no server, so the caller starts a process', async () => {
     const none = `macs-test-none-${process.pid}`;
     // tmux may leave a socket file for the server it could not reach.
-    onTestFinished(() =>
-      rmSync(
-        path.join(
-          process.env.TMUX_TMPDIR ?? '/tmp',
-          `tmux-${process.getuid?.() ?? 0}`,
-          none,
-        ),
-        { force: true },
-      ),
-    );
+    onTestFinished(() => rmSync(tmuxSocketPath(none), { force: true }));
     const control = createControlChannel({
       socket: none,
       env: childEnv(),
