@@ -1,9 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { childEnv } from './tmux-server.js';
+import { childEnv, tmuxSocketPath } from './tmux-server.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -99,6 +99,7 @@ export async function cleanUpSession(
   socket: string,
 ): Promise<void> {
   await tmuxOn(socket, 'kill-server');
+  rmSync(tmuxSocketPath(socket), { force: true });
   for (const line of processesMentioning(home, socket)) {
     const pid = Number(line.split(/\s+/, 1)[0]);
     if (pid && pid !== process.pid) {
