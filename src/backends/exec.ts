@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { errorMessage } from '../errors.js';
-import type { EventSink } from '../events/log.js';
+import { emitSafely, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { formatExecInput } from '../protocol/context.js';
 import { pickExecAnswer } from '../protocol/envelope.js';
@@ -182,16 +182,12 @@ export function createExecBackend(options: ExecBackendOptions): AttemptBackend {
     type: 'exec.started' | 'exec.finished' | 'warning',
     data: Record<string, unknown>,
   ): Promise<void> {
-    try {
-      await options.events.emit({
-        agent: request.agent,
-        type,
-        requestId: request.id,
-        data,
-      });
-    } catch (error) {
-      options.log.error({ err: error, event: type }, 'could not record event');
-    }
+    await emitSafely(options.events, options.log, {
+      agent: request.agent,
+      type,
+      requestId: request.id,
+      data,
+    });
   }
 
   async function attemptNow(request: BackendRequest): Promise<AttemptResult> {

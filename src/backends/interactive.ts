@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Deliverer, DeliveryRules } from '../bridge/deliver.js';
 import { errorMessage } from '../errors.js';
-import type { EventSink } from '../events/log.js';
+import { emitSafely, type EventSink } from '../events/log.js';
 import type { EventType } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import {
@@ -64,16 +64,12 @@ export function createInteractiveBackend(
     type: EventType,
     data: Record<string, unknown>,
   ): Promise<void> {
-    try {
-      await options.events.emit({
-        agent: request.agent,
-        type,
-        requestId: request.id,
-        data,
-      });
-    } catch (error) {
-      options.log.error({ err: error, event: type }, 'could not record event');
-    }
+    await emitSafely(options.events, options.log, {
+      agent: request.agent,
+      type,
+      requestId: request.id,
+      data,
+    });
   }
 
   const capture = () =>

@@ -14,7 +14,7 @@ import type {
 } from '../backends/types.js';
 import type { BackendName, MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import { readEvents, type EventSink } from '../events/log.js';
+import { emitSafely, readEvents, type EventSink } from '../events/log.js';
 import type { EventType } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import { buildContextPacket, type ContextPacket } from '../protocol/context.js';
@@ -115,16 +115,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     type: EventType,
     data: Record<string, unknown>,
   ): Promise<void> {
-    try {
-      await events.emit({
-        agent: request.agent,
-        type,
-        requestId: request.id,
-        data,
-      });
-    } catch (error) {
-      log.error({ err: error, event: type }, 'could not record event');
-    }
+    await emitSafely(events, log, {
+      agent: request.agent,
+      type,
+      requestId: request.id,
+      data,
+    });
   }
 
   /** The agent's recent requests and answers, read back from its events once. */

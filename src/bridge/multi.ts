@@ -6,7 +6,7 @@ import type {
 } from '../backends/types.js';
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import type { EventSink } from '../events/log.js';
+import { emitSafely, type EventSink } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import type { HomePaths } from '../state/paths.js';
@@ -148,11 +148,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
   let tmuxProblem: string | undefined;
 
   async function emit(input: EventInput): Promise<void> {
-    try {
-      await events.emit(input);
-    } catch (error) {
-      log.error({ err: error, event: input.type }, 'could not record event');
-    }
+    await emitSafely(events, log, input);
   }
 
   /** Report a problem with one agent once (until it changes or clears). */

@@ -9,7 +9,7 @@ import type {
 } from '../backends/types.js';
 import type { MacsConfig } from '../config/schema.js';
 import { AgentError, errorMessage } from '../errors.js';
-import type { EventSink } from '../events/log.js';
+import { emitSafely, type EventSink } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import { checkDuplicate, pruneDedup, recordSeen } from '../protocol/dedup.js';
@@ -198,11 +198,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   }
 
   async function emit(input: Omit<EventInput, 'agent'>): Promise<void> {
-    try {
-      await events.emit({ agent, ...input });
-    } catch (error) {
-      log.error({ err: error, event: input.type }, 'could not record event');
-    }
+    await emitSafely(events, log, { agent, ...input });
   }
 
   async function saveNow(): Promise<void> {

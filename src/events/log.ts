@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Logger } from '../log/logger.js';
 import type { HomePaths } from '../state/paths.js';
 import { ensurePrivateDir, FILE_MODE } from '../state/fs.js';
 import { isMacsEvent, type EventInput, type MacsEvent } from './types.js';
@@ -8,6 +9,23 @@ import { isMacsEvent, type EventInput, type MacsEvent } from './types.js';
 /** Something events can be recorded into. */
 export interface EventSink {
   emit(input: EventInput): Promise<MacsEvent>;
+}
+
+/**
+ * Record an event; when it cannot be written, say so in the developer log
+ * instead of throwing: an event records what happened, it is never a reason
+ * for the work itself to fail.
+ */
+export async function emitSafely(
+  events: EventSink,
+  log: Logger,
+  input: EventInput,
+): Promise<void> {
+  try {
+    await events.emit(input);
+  } catch (error) {
+    log.error({ err: error, event: input.type }, 'could not record event');
+  }
 }
 
 export function eventFilePath(paths: HomePaths, agent: string): string {
