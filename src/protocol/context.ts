@@ -42,17 +42,11 @@ export const CONTEXT_RECENT_MAX = 5;
 /** Earlier answers are cut to this many characters. */
 export const CONTEXT_ANSWER_MAX_CHARS = 500;
 
-export interface BuildContextInput {
-  requestId: string;
-  agent: string;
-  preset: string;
-  cwd?: string;
-  branch?: string;
-  type: string;
-  priority: string;
-  attributes: Record<string, string>;
-  detectedAt: string;
-  body: string;
+/** What a packet is built from: its facts, plus the raw screen and history. */
+export interface BuildContextInput extends Omit<
+  ContextPacket,
+  'version' | 'screen' | 'recent' | 'builtAt'
+> {
   /** Cleaned screen lines, oldest first (any number; the last `contextLines` are kept). */
   screenLines: readonly string[];
   contextLines: number;

@@ -102,6 +102,16 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A JSON object, or undefined for anything else (bad JSON, an array...). */
+function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const STATES: readonly AgentStateName[] = [
   'working',
   'idle',
@@ -113,13 +123,8 @@ const STATES: readonly AgentStateName[] = [
 
 /** Pure: a parsed observation file, or undefined when it is not one. */
 export function parseObservation(text: string): HookObservation | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(value)) return undefined;
+  const value = parseJsonObject(text);
+  if (!value) return undefined;
   if (typeof value.event !== 'string' || typeof value.ts !== 'string')
     return undefined;
   if (Number.isNaN(Date.parse(value.ts))) return undefined;
@@ -167,13 +172,8 @@ export async function writeObservation(
 
 /** Pure: a parsed hook request, or undefined when the text is not one. */
 export function parseHookRequest(text: string): HookRequestFile | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(value)) return undefined;
+  const value = parseJsonObject(text);
+  if (!value) return undefined;
   const strings = [
     'id',
     'agent',
@@ -193,13 +193,8 @@ export function parseHookRequest(text: string): HookRequestFile | undefined {
 
 /** Pure: a parsed decision file, or undefined. */
 export function parseDecision(text: string): DecisionFile | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(value)) return undefined;
+  const value = parseJsonObject(text);
+  if (!value) return undefined;
   if (value.decision !== 'allow' && value.decision !== 'deny') return undefined;
   if (typeof value.id !== 'string') return undefined;
   return {
