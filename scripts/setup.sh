@@ -18,9 +18,7 @@ fi
 
 node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<20||(a===20&&b<19)) { console.error("setup: macs needs Node.js >= 20.19, found "+process.versions.node); process.exit(1) }'
 
-# `npm install` rather than `npm ci`: it follows package-lock.json, but does not fail
-# when a registry mirror lacks some platforms' optional packages (rollup's, say),
-# which `npm ci` reports as a lock file out of sync.
-npm install --no-audit --no-fund
+# `npm ci`: exactly the versions in package-lock.json, as tested.
+npm ci --no-audit --no-fund
 npm run build
 echo "setup: done ($(tmux -V), node $(node -v)); run: node dist/main.js --help" >&2
