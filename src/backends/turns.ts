@@ -3,6 +3,7 @@ import { open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ensurePrivateDir, FILE_MODE } from '../state/fs.js';
+import { isProcessAlive } from '../state/process.js';
 
 /** Gives out turns at one shared resource, one holder at a time, across processes. */
 export interface TurnTickets {
@@ -16,15 +17,6 @@ export interface TurnTickets {
 const TICKET = /^(\d{15})-(\d+)-[0-9a-f]+\.ticket$/;
 const HOLDER = 'holder';
 const DEFAULT_POLL_MS = 50;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Turns between processes through a folder. Mutual exclusion is the
@@ -51,7 +43,7 @@ export function createTurnTickets(
     let waiting = false;
     for (const other of ahead) {
       const pid = Number(TICKET.exec(other)?.[2]);
-      if (pid !== process.pid && !isAlive(pid))
+      if (pid !== process.pid && !isProcessAlive(pid))
         await rm(path.join(dir, other), { force: true });
       else waiting = true;
     }
@@ -73,7 +65,7 @@ export function createTurnTickets(
       10,
     );
     // A holder file still being written has no pid yet: wait for it.
-    if (Number.isFinite(pid) && pid > 0 && !isAlive(pid))
+    if (Number.isFinite(pid) && pid > 0 && !isProcessAlive(pid))
       await rm(holderFile, { force: true });
     return false;
   }

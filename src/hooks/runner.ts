@@ -36,6 +36,7 @@ import { readAgentState } from '../state/store.js';
 import { planClaudeHook, resolveApproval } from './claude.js';
 import { CODEX_NOTIFY_EVENT, planCodexNotify } from './codex.js';
 import type { ApprovalAsk, HookContext, HookPlan } from './types.js';
+import { isProcessAlive } from '../state/process.js';
 
 /** Events of a hook whose agent is unknown go to `.macs/events/hooks.jsonl`. */
 export const UNKNOWN_AGENT_EVENTS = 'hooks';
@@ -150,15 +151,6 @@ export async function resolveHookAgent(
   };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Is a bridge supervising this agent? (`.macs/state/<agent>.lock` names a live pid.) */
 export async function isBridgeRunning(
   paths: HomePaths,
@@ -169,7 +161,7 @@ export async function isBridgeRunning(
     'utf8',
   ).catch(() => '');
   const pid = Number.parseInt(text, 10);
-  return Number.isFinite(pid) && pid > 0 && isAlive(pid);
+  return Number.isFinite(pid) && pid > 0 && isProcessAlive(pid);
 }
 
 interface AskOutcome {

@@ -6,6 +6,16 @@ import { readPin } from './record.js';
 /** Which rule found an agent's pane (SPEC §5, in this order). */
 export type DiscoveryRule = 'pinned' | 'tag' | 'title' | 'command';
 
+export const DISCOVERY_RULES: readonly DiscoveryRule[] = [
+  'pinned',
+  'tag',
+  'title',
+  'command',
+];
+
+/** The rules that find an agent's own pane again: never another program's. */
+export const OWN_PANE_RULES: readonly DiscoveryRule[] = ['pinned', 'tag'];
+
 export interface DiscoveryInput {
   agent: string;
   panes: readonly PaneInfo[];
@@ -13,12 +23,20 @@ export interface DiscoveryInput {
   pinned?: string;
   /** The preset's program (`#{pane_current_command}`); empty or absent skips that rule. */
   program?: string;
+  /**
+   * Only these rules (default: all). An agent that died is looked for by
+   * its pin and tag only: a pane found by title or program is another
+   * program, which never asked for the agent's answers.
+   */
+  rules?: readonly DiscoveryRule[];
 }
 
 export type DiscoveryResult =
   | { type: 'found'; pane: string; rule: DiscoveryRule }
   | { type: 'ambiguous'; rule: DiscoveryRule; candidates: PaneInfo[] }
-  | { type: 'none'; pinnedMissing?: string };
+  | { type: 'none'; pinnedMissing?: string }
+  /** The pinned pane is tagged for another agent. */
+  | { type: 'taken'; pane: string; owner: string };
 
 const NAME_CHAR = /[A-Za-z0-9._-]/;
 
@@ -41,18 +59,23 @@ export function containsName(text: string, name: string): boolean {
 
 /**
  * Pure pane discovery: a pinned pane (when it still exists), then the one
- * pane tagged `@macs_agent=<name>`, then the one live pane whose window name
- * or pane title contains the name, then the one live pane running the
- * preset's program. Several panes at the first rule that matches any is
- * ambiguous; a later rule is never used to break the tie.
+ * pane tagged `@macs_agent=<name>`, then the one live, untagged pane whose
+ * window name or pane title contains the name, then the one live, untagged
+ * pane running the preset's program. A pane tagged for another agent is
+ * never chosen (identity is the pane plus its tag: docs/reliability.md).
+ * Several panes at the first rule that matches any is ambiguous; a later
+ * rule is never used to break the tie.
  */
 export function choosePane(input: DiscoveryInput): DiscoveryResult {
   const { agent, panes, pinned, program } = input;
-  if (pinned) {
-    if (panes.some((p) => p.id === pinned))
-      return { type: 'found', pane: pinned, rule: 'pinned' };
+  const allowed = new Set(input.rules ?? DISCOVERY_RULES);
+  if (pinned && allowed.has('pinned')) {
+    const pin = panes.find((p) => p.id === pinned);
+    if (pin && pin.agentTag && pin.agentTag !== agent)
+      return { type: 'taken', pane: pinned, owner: pin.agentTag };
+    if (pin) return { type: 'found', pane: pinned, rule: 'pinned' };
   }
-  const live = panes.filter((p) => !p.dead);
+  const live = panes.filter((p) => !p.dead && !p.agentTag);
   const rules: [DiscoveryRule, PaneInfo[]][] = [
     ['tag', panes.filter((p) => p.agentTag === agent)],
     [
@@ -68,6 +91,7 @@ export function choosePane(input: DiscoveryInput): DiscoveryResult {
     ],
   ];
   for (const [rule, matches] of rules) {
+    if (!allowed.has(rule)) continue;
     if (matches.length === 1 && matches[0])
       return { type: 'found', pane: matches[0].id, rule };
     if (matches.length > 1)
@@ -89,8 +113,8 @@ export function describePane(pane: PaneInfo): string {
 const RULE_WORDS: Record<DiscoveryRule, string> = {
   pinned: 'pinned',
   tag: 'tagged @macs_agent',
-  title: 'with the name in their window or pane title',
-  command: 'running the same program',
+  title: 'untagged, with the name in their window or pane title',
+  command: 'untagged, running the same program',
 };
 
 /**
@@ -103,6 +127,7 @@ export async function discoverPane(options: {
   tmux: TmuxClient;
   paths: HomePaths;
   program?: string;
+  rules?: readonly DiscoveryRule[];
 }): Promise<{ pane: string; rule: DiscoveryRule }> {
   const { agent, tmux, paths } = options;
   const [panes, pinned] = await Promise.all([
@@ -114,6 +139,7 @@ export async function discoverPane(options: {
     panes,
     ...(pinned ? { pinned } : {}),
     ...(options.program ? { program: options.program } : {}),
+    ...(options.rules ? { rules: options.rules } : {}),
   });
   switch (result.type) {
     case 'found':
@@ -125,13 +151,22 @@ export async function discoverPane(options: {
           hint: `pin one with: macs target ${agent} <pane>   (or pass --worker-pane)`,
         },
       );
-    case 'none':
+    case 'taken':
       throw new AgentError(
-        `no pane found for agent '${agent}'${result.pinnedMissing ? ` (its pinned pane ${result.pinnedMissing} is gone)` : ''}: none is tagged @macs_agent=${agent}, has the name in its title${options.program ? `, or runs ${options.program}` : ''}`,
+        `the pane pinned for agent '${agent}', ${result.pane}, belongs to agent '${result.owner}' (@macs_agent=${result.owner})`,
+        {
+          hint: `pin another pane: macs target ${agent} <pane>; a pane tagged for one agent is never used for another`,
+        },
+      );
+    case 'none': {
+      const ownOnly = options.rules?.every((r) => OWN_PANE_RULES.includes(r));
+      throw new AgentError(
+        `no pane found for agent '${agent}'${result.pinnedMissing ? ` (its pinned pane ${result.pinnedMissing} is gone)` : ''}: none is tagged @macs_agent=${agent}${ownOnly ? '' : `, or untagged with the name in its title${options.program ? ` or running ${options.program}` : ''}`}`,
         {
           hint: `pin one with: macs target ${agent} <pane>, or pass --worker-pane %N`,
         },
       );
+    }
     default:
       return assertNever(result);
   }

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EventSink } from '../events/log.js';
@@ -17,6 +16,7 @@ import {
   type SessionRecord,
 } from './record.js';
 import { isSessionRunning } from './start.js';
+import { isProcessAlive } from '../state/process.js';
 
 /** The key that asks a program to stop (SIGINT through the terminal). */
 export const INTERRUPT_KEY = 'C-c';
@@ -69,28 +69,6 @@ export async function listSessionProcesses(
     }
   }
   return found;
-}
-
-/**
- * Is the process still running? A zombie has ended (it only waits for its
- * parent to reap it: after kill-server that is PID 1, which in some
- * containers never does), so it does not count.
- */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return (
-      stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-    );
-  } catch {
-    // Gone meanwhile; or no /proc at all (macOS), where kill(0) is all we know.
-    return !existsSync('/proc/self');
-  }
 }
 
 /**
@@ -229,7 +207,7 @@ export async function stopSession(options: {
   const leftovers = [
     ...new Set([...before, ...(await listSessionProcesses(sids))]),
   ].filter(
-    (pid) => pid !== process.pid && pid !== process.ppid && isAlive(pid),
+    (pid) => pid !== process.pid && pid !== process.ppid && isProcessAlive(pid),
   );
   for (const pid of leftovers) {
     try {
@@ -239,9 +217,9 @@ export async function stopSession(options: {
     }
   }
   const until = Date.now() + LEFTOVER_GRACE_MS;
-  while (leftovers.some(isAlive) && Date.now() < until)
+  while (leftovers.some(isProcessAlive) && Date.now() < until)
     await delay(STOP_POLL_MS);
-  for (const pid of leftovers.filter(isAlive)) {
+  for (const pid of leftovers.filter(isProcessAlive)) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {

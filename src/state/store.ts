@@ -6,6 +6,7 @@ import { ensurePrivateDir, FILE_MODE, writeFileAtomic } from './fs.js';
 import type { HomePaths } from './paths.js';
 import { recoverAgentState, type RebuildSummary } from './rebuild.js';
 import type { AgentStateFile } from './types.js';
+import { isProcessAlive } from './process.js';
 
 export function stateFilePath(paths: HomePaths, agent: string): string {
   return path.join(paths.state, `${agent}.json`);
@@ -146,15 +147,6 @@ export async function saveAgentState(
   );
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The owner lock: one bridge per agent. `state/<agent>.lock` holds the pid of
  * the bridge supervising the agent; a lock left by a dead process (a
@@ -184,7 +176,7 @@ export async function acquireAgentLock(
         Number.isFinite(pid) &&
         pid > 0 &&
         pid !== process.pid &&
-        isAlive(pid)
+        isProcessAlive(pid)
       ) {
         throw new AgentError(
           `a bridge for agent '${agent}' is already running (pid ${pid})`,

@@ -27,6 +27,8 @@ export interface PaneInfo {
   cursorY?: number;
   /** The program shows the alternate screen (full-screen programs). */
   alternateOn?: boolean;
+  /** The `@macs_pipe_pid` pane option: the pid of the bridge that reads the pipe. */
+  pipeOwner?: number;
 }
 
 const PANE_FIELDS = [
@@ -48,6 +50,7 @@ const PANE_FIELDS = [
   '#{cursor_x}',
   '#{cursor_y}',
   '#{alternate_on}',
+  '#{@macs_pipe_pid}',
 ] as const;
 
 /** Fields every pane line must have; the ones after are optional. */
@@ -67,6 +70,7 @@ export function parsePaneLine(line: string): PaneInfo | undefined {
   if (f.length < REQUIRED_FIELDS || !f[0]?.startsWith('%')) return undefined;
   const cursorX = toInt(f[14]);
   const cursorY = toInt(f[15]);
+  const pipeOwner = toInt(f[17]);
   return {
     id: f[0],
     pid: toInt(f[1]) ?? 0,
@@ -85,6 +89,7 @@ export function parsePaneLine(line: string): PaneInfo | undefined {
     ...(cursorX === undefined ? {} : { cursorX }),
     ...(cursorY === undefined ? {} : { cursorY }),
     ...(f[16] === undefined ? {} : { alternateOn: f[16] === '1' }),
+    ...(pipeOwner === undefined ? {} : { pipeOwner }),
   };
 }
 

@@ -87,6 +87,47 @@ describe('pane discovery (SPEC §5)', () => {
     ).toBe('ambiguous');
   });
 
+  // Regression (issue 12, reproduction 1): when worker-1's pane was killed,
+  // discovery "by program" took worker-2's pane, tagged @macs_agent=worker-2,
+  // and the bridge filed worker-2's requests under worker-1. A pane tagged
+  // for one agent must never be found for another, by any rule.
+  it('never picks a pane tagged for another agent, by title or by program', () => {
+    const tagged = [
+      pane('%2', { agentTag: 'worker-2', currentCommand: 'bash' }),
+      pane('%3', { agentTag: 'worker-3', title: 'worker-1 logs' }),
+    ];
+    expect(
+      choosePane({ agent: 'worker-1', program: 'bash', panes: tagged }),
+    ).toEqual({ type: 'none' });
+    expect(
+      choosePane({
+        agent: 'worker-1',
+        program: 'bash',
+        panes: [...tagged, pane('%4', { currentCommand: 'bash' })],
+      }),
+    ).toEqual({ type: 'found', pane: '%4', rule: 'command' });
+  });
+
+  it('refuses a pin on a pane tagged for another agent', () => {
+    expect(
+      choosePane({
+        agent: 'worker-1',
+        pinned: '%2',
+        panes: [pane('%2', { agentTag: 'worker-2' })],
+      }),
+    ).toEqual({ type: 'taken', pane: '%2', owner: 'worker-2' });
+  });
+
+  it('looks only at its pin and tag when told to (an agent that died)', () => {
+    const result = choosePane({
+      agent: 'worker-1',
+      program: 'bash',
+      rules: ['pinned', 'tag'],
+      panes: [pane('%4', { currentCommand: 'bash', title: 'worker-1' })],
+    });
+    expect(result).toEqual({ type: 'none' });
+  });
+
   it.each([
     ['macs worker-1', 'worker-1', true],
     ['worker-1', 'worker-1', true],
