@@ -356,7 +356,7 @@ export function createHookLink(host: HookLinkHost): HookLink {
       if (decision?.by !== 'timeout') continue;
       await host.serial(async () => {
         if (!host.current().requests[record.id]) return;
-        record.stage = 'unconfirmed';
+        record.stage = 'expired';
         await host.saveNow();
         await host.emit({
           type: 'request.expired',
@@ -413,7 +413,7 @@ export function createHookLink(host: HookLinkHost): HookLink {
         },
       });
     } else {
-      record.stage = 'unconfirmed';
+      record.stage = 'expired';
       await host.saveNow();
       await host.emit({
         type: 'request.expired',

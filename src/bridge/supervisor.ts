@@ -21,12 +21,7 @@ import { createActivityTracker } from '../screen/activity.js';
 import { cleanScreenLines, type ClassifyResult } from '../screen/classify.js';
 import { createScreenReader, type ScreenReader } from '../screen/reader.js';
 import { createPauseGate } from '../state/control.js';
-import {
-  ensureHomeDirs,
-  ensurePrivateDir,
-  FILE_MODE,
-  writeFileAtomic,
-} from '../state/fs.js';
+import { ensureHomeDirs, writeFileAtomic } from '../state/fs.js';
 import { paneLogPath, type HomePaths } from '../state/paths.js';
 import { createSerialQueue } from '../state/serial.js';
 import {
@@ -43,7 +38,7 @@ import type {
   StateSource,
 } from '../state/types.js';
 import { isOpenStage } from '../state/types.js';
-import { buildDisplayArgs, quoteShellArg } from '../tmux/args.js';
+import { buildDisplayArgs } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError, type PaneInfo } from '../tmux/client.js';
 import { PANE_EXIT_FORMAT, parsePaneExit } from '../tmux/session-args.js';
@@ -55,6 +50,12 @@ import {
   type DeliveryRules,
 } from './deliver.js';
 import { createHookLink } from './hook-link.js';
+import {
+  claimPane,
+  originMismatch,
+  releasePane,
+  type AgentIncarnation,
+} from './pane-claim.js';
 import { createLogTail, type LogTail, type TailEvent } from './tail.js';
 
 /** What the supervisor needs to know about the agent's kind (from its preset). */
@@ -79,6 +80,11 @@ export interface SupervisorOptions {
   deliverer: Deliverer;
   /** Routes a request to its answerer. */
   backend: ControllerBackend;
+  /**
+   * The `macs start` session this bridge serves (`.macs/session.json`):
+   * requests carry it, and one of another session is never answered.
+   */
+  session?: string;
   /**
    * Told once when the agent's pane no longer exists (killed, its window
    * closed) while its tmux server runs: a pane id never comes back, so a
@@ -166,11 +172,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   let lazyTimer: NodeJS.Timeout | undefined;
   let stopped = false;
   const deliveries = new Set<Promise<void>>();
-  /** Requests with a delivery under way. */
-  const delivering = new Set<string>();
+  /** Requests with a delivery under way, and how to call each off. */
+  const deliveryAborts = new Map<string, AbortController>();
   let paneGoneReported = false;
   /** The log file (inode) our pipe writes into. */
   let captureInode: number | undefined;
+  /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
+  let panePid: number | undefined;
   // A person pauses delivery from `macs status` with a control file (state/control.ts).
   const pausedByPerson = createPauseGate(paths, agent, (requestId) => {
     void emit({ type: 'delivery.held', requestId, data: { reason: 'paused' } });
@@ -257,12 +265,6 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       type: 'state.changed',
       data: { from: previous, to: next, source, ...detail },
     });
-    // The pane runs again (respawn-pane): answers kept while it was dead go now.
-    if (previous === 'dead') {
-      for (const record of Object.values(s.requests))
-        if (record.stage === 'answered' && record.origin !== 'hook')
-          scheduleDelivery(record);
-    }
   }
 
   /**
@@ -362,6 +364,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         await serial(() => setAgentState('dead', 'pane', exit));
         return remember({ state: 'dead', typing: 'dead' });
       }
+      if (panePid !== undefined && info.pid !== panePid)
+        await serial(() => onProgramRestarted(info.pid));
       await serial(() => Promise.resolve(syncSize(info)));
       const seen = profile.classifyScreen?.(screen) ?? {
         state: profile.classify(screen),
@@ -406,6 +410,82 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   function remember(reading: Reading): Reading {
     lastTyping = { state: reading.typing, at: Date.now() };
     return reading;
+  }
+
+  /** Who may take an answer now (pane-claim.ts originMismatch). */
+  function incarnation(): AgentIncarnation {
+    return {
+      pane,
+      ...(panePid !== undefined ? { panePid } : {}),
+      ...(options.session ? { session: options.session } : {}),
+    };
+  }
+
+  /**
+   * The pane runs another program than the one that asked (respawn-pane,
+   * `macs restart`): the new program never asked, so the open requests of
+   * the old one are ended, never typed into it. Runs under `serial`.
+   */
+  async function onProgramRestarted(pid: number): Promise<void> {
+    if (panePid === undefined || pid === panePid) return;
+    const before = panePid;
+    panePid = pid;
+    await emit({
+      type: 'warning',
+      data: {
+        message: `the program in pane ${pane} was restarted (pid ${String(before)}, now ${String(pid)}); its open requests are ended`,
+        pane,
+        pid,
+        previousPid: before,
+      },
+    });
+    for (const record of Object.values(current().requests))
+      await endForeign(record);
+  }
+
+  /**
+   * End a request that the agent as it runs now did not ask (originMismatch):
+   * `expired`, archived with the reason, never typed. One whose typing had
+   * begun went to the old program: recorded `unconfirmed`, never completed
+   * in the new one. Returns whether it was ended. Runs under `serial`.
+   */
+  async function endForeign(record: RequestRecord): Promise<boolean> {
+    const reason = originMismatch(record, incarnation());
+    if (reason === undefined || current().requests[record.id] !== record)
+      return false;
+    if (record.stage === 'delivering' || record.stage === 'pasted') {
+      await recordUnconfirmed(
+        record,
+        `${reason}; typing had begun in the program that asked, so it is not completed in this one`,
+      );
+      await finish(record);
+      return true;
+    }
+    await closeUnanswered(record, 'expired', reason, 'bridge');
+    return true;
+  }
+
+  /**
+   * End an open request without typing anything: `expired` (its agent can
+   * no longer take the answer) or `dismissed` (a person ended it). Archived
+   * with the reason. Runs under `serial`.
+   */
+  async function closeUnanswered(
+    record: RequestRecord,
+    stage: 'expired' | 'dismissed',
+    reason: string,
+    by: string,
+  ): Promise<void> {
+    record.stage = stage;
+    record.closed = { reason, by, at: new Date().toISOString() };
+    deliveryAborts.get(record.id)?.abort();
+    await saveNow();
+    await emit({
+      type: stage === 'expired' ? 'request.expired' : 'request.dismissed',
+      requestId: record.id,
+      data: { reason, by },
+    });
+    await finish(record);
   }
 
   /**
@@ -462,30 +542,25 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   // ---- capture -----------------------------------------------------------
 
   /**
-   * Pipe the pane into its log. `pipe-pane -o` would toggle an existing pipe
-   * off, so the pane's `#{pane_pipe}` and our `@macs_pipe` tag are checked
-   * first: a pipe we opened before (a restarted bridge) is kept, so output
-   * printed while the bridge was down is in the log; any other pipe is
-   * replaced (a plain `pipe-pane CMD` closes the old one and opens ours in
-   * one server step, so nothing is lost in between). With `force` our own
-   * pipe is replaced too: its `cat` still writes to the file it opened,
-   * which is no longer the log when the log was deleted or replaced.
+   * Claim the pane (pane-claim.ts): refuse one tagged for another agent or
+   * read by another live bridge, tag it, and pipe it into the log unless our
+   * pipe is there already (a bridge killed with -9 leaves it open, so output
+   * printed meanwhile is in the log). With `force` our own pipe is replaced
+   * too: its `cat` still writes to the file it opened, which is no longer
+   * the log when the log was deleted or replaced. Returns whether the pane
+   * was piped now.
    */
   async function ensureCapture(force = false): Promise<boolean> {
-    await ensurePrivateDir(paths.panes);
-    const handle = await open(logFile, 'a', FILE_MODE);
-    await handle.close();
-    const info = await tmux.paneInfo(pane);
-    if (!force && info.piped && info.pipeTag === logFile) return false;
-    await tmux.pipePane(pane, `exec cat >> ${quoteShellArg(logFile)}`);
-    await tmux.setPaneOption(pane, '@macs_pipe', logFile);
+    const claim = await claimPane({ tmux, pane, agent, logFile, force });
+    panePid ??= claim.pid;
+    if (!claim.newPipe) return false;
     await emit({
       type: 'capture.started',
       data: {
         pane,
         log: logFile,
-        replacedPipe: info.piped,
-        ...(force && info.piped ? { reopened: true } : {}),
+        replacedPipe: claim.replaced !== undefined,
+        ...(claim.replaced === 'ours' ? { reopened: true } : {}),
       },
     });
     return true;
@@ -789,6 +864,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       body,
       stage: 'detected',
       detectedAt: now.toISOString(),
+      pane,
+      ...(panePid !== undefined ? { panePid } : {}),
+      ...(options.session ? { session: options.session } : {}),
     };
     s.requests[id] = record;
     s.dedup = recordSeen(s.dedup, {
@@ -915,25 +993,59 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     });
   }
 
+  /**
+   * Right before typing: is the request still open, and does the pane still
+   * run the program that asked it, tagged for this agent? One that is not is
+   * ended (endForeign). Not under `serial` (the caller is not).
+   */
+  async function stillAsked(record: RequestRecord): Promise<boolean> {
+    if (current().requests[record.id] !== record || record.stage !== 'answered')
+      return false;
+    const info = await tmux.paneInfo(pane).catch(() => undefined);
+    if (!info || info.dead) return false;
+    if (info.agentTag && info.agentTag !== agent) {
+      await serial(() =>
+        closeUnanswered(
+          record,
+          'expired',
+          `pane ${pane} is now tagged for agent '${info.agentTag}'`,
+          'bridge',
+        ),
+      );
+      return false;
+    }
+    if (info.pid !== panePid) {
+      await serial(() => onProgramRestarted(info.pid));
+      return false;
+    }
+    return true;
+  }
+
   function scheduleDelivery(record: RequestRecord): void {
-    if (delivering.has(record.id) || stopped) return;
-    delivering.add(record.id);
-    const task = deliver(record).catch(async (error: unknown) => {
-      log.error({ err: error, requestId: record.id }, 'delivery failed');
-      await emit({
-        type: 'error',
-        requestId: record.id,
-        data: { where: 'deliver', message: errorMessage(error) },
-      });
-    });
+    if (deliveryAborts.has(record.id) || stopped) return;
+    const calledOff = new AbortController();
+    deliveryAborts.set(record.id, calledOff);
+    const task = deliver(record, calledOff.signal).catch(
+      async (error: unknown) => {
+        log.error({ err: error, requestId: record.id }, 'delivery failed');
+        await emit({
+          type: 'error',
+          requestId: record.id,
+          data: { where: 'deliver', message: errorMessage(error) },
+        });
+      },
+    );
     deliveries.add(task);
     void task.finally(() => {
       deliveries.delete(task);
-      delivering.delete(record.id);
+      deliveryAborts.delete(record.id);
     });
   }
 
-  async function deliver(record: RequestRecord): Promise<void> {
+  async function deliver(
+    record: RequestRecord,
+    calledOff: AbortSignal,
+  ): Promise<void> {
     if (record.origin === 'hook') {
       await serial(() => hooks.decideApproval(record));
       return;
@@ -961,7 +1073,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       },
       isPaused: () => current().paused || pausedByPerson(record.id),
       deliverTimeoutMs: config.deliverTimeoutSec * 1000,
-      signal: AbortSignal.any([abort.signal, hooks.signalFor(record.id)]),
+      signal: AbortSignal.any([
+        abort.signal,
+        hooks.signalFor(record.id),
+        calledOff,
+      ]),
       onWaitingTooLong: (agentState, waitedMs) =>
         emit({
           type: 'delivery.timeout',
@@ -969,6 +1085,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           data: { state: agentState, waitedMs },
         }),
       beforeType: async () => {
+        // The last look before the first keystroke: the pane still runs the
+        // program that asked (not respawned, not retagged), and the request
+        // is still open (not dismissed meanwhile).
+        if (!(await stillAsked(record))) return false;
         // Exclusive claim against the Stop hook: whoever is first delivers.
         if (!(await hooks.claimForTyping(record))) {
           claimedByHook = true;
@@ -1060,6 +1180,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         return;
       case 'aborted':
         // The Stop hook claimed it first: the agent has it; nothing was typed.
+        // (Or the request was ended meanwhile: dismissed, or its agent gone.)
         if (claimedByHook)
           await serial(() => hooks.markDeliveredByHook(record));
         return;
@@ -1263,6 +1384,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       a.detectedAt.localeCompare(b.detectedAt),
     );
     for (const record of open) {
+      // Asked in another session, pane or program: never answered here.
+      if (isOpenStage(record.stage) && (await endForeign(record))) continue;
       switch (record.stage) {
         case 'detected':
         case 'routed':
@@ -1308,6 +1431,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         case 'delivered':
         case 'confirmed':
         case 'unconfirmed':
+        case 'expired':
+        case 'dismissed':
           await finish(record);
           break;
         default: {
@@ -1407,11 +1532,21 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         reader = undefined;
         return Promise.resolve();
       });
+      // Capture ends with the bridge: what a person types in the pane from
+      // now on is not written to the log. A restart pipes the pane again and
+      // scans what its screen and history show meanwhile.
+      const captureClosed = state
+        ? await releasePane({ tmux, pane, logFile }).catch((error: unknown) => {
+            log.warn({ err: error }, 'could not close the pane pipe');
+            return false;
+          })
+        : false;
       if (state) {
         await serial(() => saveNow());
         await emit({
           type: 'bridge.stopped',
           data: {
+            captureClosed,
             offset: current().logOffset,
             ...(current().logInode !== undefined
               ? { logInode: current().logInode }

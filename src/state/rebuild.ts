@@ -40,6 +40,8 @@ const STAGE_RANK: Record<RequestStage, number> = {
   'answered-empty': 6,
   confirmed: 6,
   unconfirmed: 6,
+  expired: 6,
+  dismissed: 6,
 };
 
 /** The time field each stage stamps on a record. */
@@ -75,7 +77,8 @@ const STAGE_OF_EVENT: Partial<Record<string, RequestStage>> = {
   'request.confirmed': 'confirmed',
   'request.unconfirmed': 'unconfirmed',
   'delivery.unconfirmed': 'unconfirmed',
-  'request.expired': 'unconfirmed',
+  'request.expired': 'expired',
+  'request.dismissed': 'dismissed',
 };
 
 /** What a rebuild found, for the warning it is reported with. */

@@ -46,6 +46,8 @@ const REQUEST_STAGES = [
   'delivered',
   'confirmed',
   'unconfirmed',
+  'expired',
+  'dismissed',
 ] as const satisfies readonly RequestStage[];
 
 /**

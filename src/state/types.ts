@@ -11,7 +11,10 @@ export type StateSource = 'hook' | 'screen' | 'activity' | 'pane';
  * keystroke and `pasted` once the text is in the pane, before the submit key,
  * so a restart knows whether only the submit key is missing.
  * `answered-empty` ends a request with nothing to send; `unconfirmed` is a
- * delivery whose submission could not be confirmed.
+ * delivery whose submission could not be confirmed. `expired` ends a request
+ * whose agent can no longer take its answer (another session, the program
+ * restarted, its pane gone, or an approval its hook stopped waiting for);
+ * `dismissed` one a person ended with `macs dismiss`. Neither is ever typed.
  */
 export type RequestStage =
   | 'detected'
@@ -22,7 +25,9 @@ export type RequestStage =
   | 'pasted'
   | 'delivered'
   | 'confirmed'
-  | 'unconfirmed';
+  | 'unconfirmed'
+  | 'expired'
+  | 'dismissed';
 
 export type Priority = 'low' | 'normal' | 'high';
 
@@ -68,6 +73,17 @@ export interface RequestRecord {
    * decision file, never typed). See docs/hooks.md.
    */
   origin?: 'worker' | 'hook';
+  /**
+   * Who asked (docs/reliability.md): the pane the request was read from, the
+   * pid of the program the pane ran then (`#{pane_pid}`: a respawned pane
+   * has another), and the `macs start` session. An answer is typed only
+   * into that same pane running that same program.
+   */
+  pane?: string;
+  panePid?: number;
+  session?: string;
+  /** Why an `expired` or `dismissed` request was ended, and by whom. */
+  closed?: { reason: string; by: string; at: string };
 }
 
 /** A finished request, kept briefly for context and the status view. */

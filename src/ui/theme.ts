@@ -46,6 +46,8 @@ export function requestColour(
     case 'confirmed':
       return 'green';
     case 'answered-empty':
+    case 'expired':
+    case 'dismissed':
       return 'gray';
     case 'unconfirmed':
       return 'red';

@@ -117,6 +117,8 @@ export function requestStatus(request: RequestSnapshot): string {
     case 'delivered':
     case 'confirmed':
     case 'unconfirmed':
+    case 'expired':
+    case 'dismissed':
       return request.stage;
     default: {
       const never: never = request.stage;

@@ -188,7 +188,7 @@ describe('hook link (the bridge side of the hooks)', () => {
       decision: 'deny',
       by: 'timeout',
     });
-    expect(record.stage).toBe('unconfirmed');
+    expect(record.stage).toBe('expired');
     expect(types()).toContain('request.expired');
   });
 
@@ -204,7 +204,7 @@ describe('hook link (the bridge side of the hooks)', () => {
       decidedAt: new Date().toISOString(),
     });
     await waitFor(() => finished.includes(record.id), { message: 'expired' });
-    expect(record.stage).toBe('unconfirmed');
+    expect(record.stage).toBe('expired');
   });
 
   it('whoever claims first delivers: a Stop hook claim stops the typing', async () => {
