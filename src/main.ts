@@ -14,6 +14,7 @@ async function main(): Promise<number> {
   // re-raises a signal when it sees no other listener, which kills us before
   // a long-running command can stop cleanly. A second signal forces the exit.
   let signals = 0;
+  // SIGHUP (the bridge's tmux window closed) stops as SIGTERM does.
   const interrupted = new Promise<'SIGINT' | 'SIGTERM'>((resolve) => {
     const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
       signals += 1;
@@ -22,6 +23,7 @@ async function main(): Promise<number> {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    process.on('SIGHUP', () => onSignal('SIGTERM'));
   });
   const program = buildProgram({
     output,

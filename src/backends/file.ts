@@ -62,15 +62,47 @@ export type OutboxRejection =
 
 const TEMP_FILE = /(^\.|~$|\.swp$|\.swo$|\.swx$|\.tmp$|\.part$|^#.*#$)/;
 
-/** Pure: is this outbox file name one we should even look at? */
+/**
+ * `outbox/<id>.dismiss`: `macs dismiss` asks the bridge to end a request
+ * without an answer. JSON: the agent, the reason and who dismissed it.
+ */
+export const DISMISS_SUFFIX = '.dismiss';
+
+export interface DismissFile {
+  agent: string;
+  reason: string;
+  by: string;
+}
+
+/**
+ * Pure: is this outbox file name one we should even look at? `<id>.txt` is
+ * an answer, `<id>.dismiss` a dismissal.
+ */
 export function classifyOutboxName(
   name: string,
-): { id: string } | { rejected: OutboxRejection } {
+): { id: string; dismiss?: true } | { rejected: OutboxRejection } {
   if (TEMP_FILE.test(name)) return { rejected: 'temp-file' };
-  if (!name.endsWith('.txt')) return { rejected: 'not-txt' };
-  const id = name.slice(0, -'.txt'.length);
+  const dismiss = name.endsWith(DISMISS_SUFFIX);
+  if (!name.endsWith('.txt') && !dismiss) return { rejected: 'not-txt' };
+  const id = name.slice(0, -(dismiss ? DISMISS_SUFFIX : '.txt').length);
   if (!isSafeFileName(id)) return { rejected: 'bad-name' };
-  return { id };
+  return dismiss ? { id, dismiss } : { id };
+}
+
+/** Pure: a dismissal file's content, or undefined when it is not one. */
+export function parseDismissFile(text: string): DismissFile | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<DismissFile>;
+    if (typeof value.agent !== 'string' || !value.agent) return undefined;
+    return {
+      agent: value.agent,
+      reason:
+        typeof value.reason === 'string' ? value.reason.slice(0, 500) : '',
+      by: typeof value.by === 'string' ? value.by.slice(0, 64) : 'person',
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 export interface FileBackend extends ControllerBackend {
@@ -170,6 +202,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
       return warn(name, version, verdict.rejected);
     }
     const { id } = verdict;
+    if (verdict.dismiss) return inspectDismissal(name, file, info, version, id);
     const meta = readInboxMeta(id);
     if (meta && !handlers.has(meta.agent)) return; // another bridge's request
     const agent = meta?.agent;
@@ -200,6 +233,34 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     if (result === 'unknown-request')
       await warn(name, version, 'unknown-request', meta.agent, id);
     // 'already-answered': a leftover of a crash between answer and clean-up; the supervisor finishes it.
+  }
+
+  /** `outbox/<id>.dismiss`: hand the dismissal to the agent's supervisor. */
+  async function inspectDismissal(
+    name: string,
+    file: string,
+    info: Stats,
+    version: string,
+    id: string,
+  ): Promise<void> {
+    if (info.isSymbolicLink()) return warn(name, version, 'symlink');
+    if (!info.isFile() || info.nlink > 1 || info.size > MAX_OUTBOX_BYTES)
+      return warn(name, version, 'not-a-file');
+    const bytes = readChecked(file, info);
+    const dismissal = bytes
+      ? parseDismissFile(bytes.toString('utf8'))
+      : undefined;
+    if (!dismissal) return; // being written, or not ours to read: the writer owns it
+    const handler = handlers.get(dismissal.agent);
+    if (!handler) return; // another bridge's agent
+    const result = await handler({
+      id,
+      text: '',
+      source: `outbox/${name}`,
+      dismiss: { reason: dismissal.reason, by: dismissal.by },
+    });
+    if (result === 'unknown-request')
+      await warn(name, version, 'unknown-request', dismissal.agent, id);
   }
 
   /**

@@ -38,6 +38,8 @@ export interface BackendAnswer {
   text: string;
   /** Where it came from, e.g. `outbox/<id>.txt`. */
   source: string;
+  /** Not an answer: end the request without one (`macs dismiss`). */
+  dismiss?: { reason: string; by: string };
 }
 
 /** What the supervisor says about an answer it was handed. */

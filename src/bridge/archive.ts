@@ -38,12 +38,13 @@ export async function archiveRequest(
   return dir;
 }
 
-/** Remove a finished request's inbox and outbox files (answer first, metadata last). */
+/** Remove a finished request's inbox and outbox files (answer or dismissal first, metadata last). */
 export async function removeRequestFiles(
   paths: HomePaths,
   id: string,
 ): Promise<void> {
   await rm(path.join(paths.outbox, `${id}.txt`), { force: true });
+  await rm(path.join(paths.outbox, `${id}.dismiss`), { force: true });
   await rm(path.join(paths.inbox, `${id}.txt`), { force: true });
   await rm(path.join(paths.inbox, `${id}.json`), { force: true });
 }

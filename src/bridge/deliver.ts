@@ -165,13 +165,16 @@ export function composerProbe(text: string): string {
 /**
  * What the composer holds just before the cursor, whitespace removed: the
  * cursor's row up to the cursor, and the row above when that is shorter
- * than a probe (the text may have wrapped there). Without a cursor
+ * than a probe and the row above is full (`width` columns: the text wrapped
+ * there). A shorter row above is other output, such as a line program's
+ * echo of text it already took, and never counts. Without a cursor
  * position, the last non-blank row.
  */
 export function composerText(
   screen: string,
   cursorX: number | undefined,
   cursorY: number | undefined,
+  width: number,
 ): string {
   const rows = screen.replace(/\n$/, '').split('\n');
   const squeeze = (row: string | undefined) => (row ?? '').replace(/\s+/g, '');
@@ -187,7 +190,8 @@ export function composerText(
     cursorX === undefined ? row : [...row].slice(0, cursorX).join(''),
   );
   if ([...upToCursor].length >= PROBE_CHARS) return upToCursor;
-  return squeeze(rows[cursorY - 1]) + upToCursor;
+  const above = rows[cursorY - 1] ?? '';
+  return [...above].length >= width ? squeeze(above) + upToCursor : upToCursor;
 }
 
 /** The text as it is typed: sanitized, trailing newlines dropped. */
@@ -212,7 +216,12 @@ export async function composerHolds(
     const info = await tmux.paneInfo(pane);
     if (info.dead) return false;
     const screen = await tmux.capturePane(pane);
-    return composerText(screen, info.cursorX, info.cursorY).endsWith(probe);
+    return composerText(
+      screen,
+      info.cursorX,
+      info.cursorY,
+      info.width,
+    ).endsWith(probe);
   } catch (error) {
     if (error instanceof PaneNotFoundError) return false;
     throw error;
@@ -256,7 +265,7 @@ export function createDeliverer(
       };
     return {
       screen,
-      composer: composerText(screen, info.cursorX, info.cursorY),
+      composer: composerText(screen, info.cursorX, info.cursorY, info.width),
       cursor: `${String(info.cursorX)},${String(info.cursorY)}`,
       dead: false,
       inMode: info.inMode,
@@ -340,7 +349,12 @@ export function createDeliverer(
       const state = request.classify?.(now.screen);
       if (state === 'working' || state === 'approval') return 'working';
       if (heldText) {
-        if (!now.composer.endsWith(probe)) return 'composer';
+        // Still waiting in the composer: the same text before the cursor,
+        // and the cursor where it was. A line program that took the text
+        // moved the cursor to a new line, even when its echo of the text
+        // sits just above it.
+        if (!now.composer.endsWith(probe) || now.cursor !== before.cursor)
+          return 'composer';
       } else if (now.screen !== before.screen || now.cursor !== before.cursor)
         // The text was not to be seen (a program that does not echo, a
         // placeholder): any reaction counts. Pressing the key again on a

@@ -27,6 +27,7 @@ import {
   buildReapNudgeArgs,
   parsePaneExit,
 } from '../tmux/session-args.js';
+import { lastScreenLines } from '../screen/classify.js';
 import type { Deliverer } from './deliver.js';
 import {
   createSupervisor,
@@ -80,8 +81,18 @@ export interface MultiBridgeOptions {
   log: Logger;
   backend: SharedBackend;
   deliverer: Deliverer;
-  /** Find an agent's pane (pane discovery, SPEC §5); throws when there is none or several. */
-  resolvePane: (agent: MultiAgent) => Promise<string>;
+  /**
+   * Find an agent's pane (pane discovery, SPEC §5); throws when there is
+   * none or several. With `ownPaneOnly`, only the agent's pin and
+   * `@macs_agent` tag count: an agent that died is never followed to a pane
+   * found by its title or program, which runs another program.
+   */
+  resolvePane: (
+    agent: MultiAgent,
+    options?: { ownPaneOnly?: boolean },
+  ) => Promise<string>;
+  /** The `macs start` session these agents belong to (`.macs/session.json`). */
+  session?: string;
   /** Agents that appeared since (panes newly tagged `@macs_agent`). */
   findNewAgents?: (known: ReadonlySet<string>) => Promise<MultiAgent[]>;
   /** A line for the person running the bridge (stderr). */
@@ -278,6 +289,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
         log: log.child({ agent: agent.name }),
         deliverer,
         backend: backendFor(slot),
+        ...(options.session ? { session: options.session } : {}),
       });
       await supervisor.start();
       slot.supervisor = supervisor;
@@ -321,6 +333,9 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
   ): Promise<void> {
     const pane = slot.pane ?? '?';
     const exit = info ? await readExit(pane) : {};
+    const lastLines = info
+      ? lastScreenLines(await tmux.capturePane(pane).catch(() => ''))
+      : [];
     const exitCode =
       exit.exitSignal !== undefined ? 128 + exit.exitSignal : exit.exitCode;
     const supervisor = slot.supervisor;
@@ -340,8 +355,10 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
       s.pane = pane;
       delete s.exitCode;
       delete s.exitSignal;
+      delete s.lastLines;
       if (exitCode !== undefined) s.exitCode = exitCode;
       if (exit.exitSignal !== undefined) s.exitSignal = exit.exitSignal;
+      if (lastLines.length > 0) s.lastLines = lastLines;
     });
     if (slot.agent.role === 'controller') slot.controllerState = state;
     const data = {
@@ -349,6 +366,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
       ...(exitCode !== undefined ? { exitCode } : {}),
       ...(exit.exitSignal !== undefined ? { exitSignal: exit.exitSignal } : {}),
       ...(info ? {} : { paneGone: true }),
+      ...(lastLines.length > 0 ? { lastLines } : {}),
     };
     if (from !== 'dead')
       await emit({
@@ -369,6 +387,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
     await saveOwnState(slot, (s) => {
       delete s.exitCode;
       delete s.exitSignal;
+      delete s.lastLines;
       s.state = 'unknown';
       s.stateSource = 'pane';
       s.stateSince = new Date().toISOString();
@@ -494,10 +513,12 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
           return;
         }
         if (!info && Date.now() >= slot.nextTry) {
-          // The pane is gone: another pane may carry the agent's name now.
+          // The pane is gone: a pane tagged for the agent may appear (macs
+          // restart, or a person tagging one). Never one found by title or
+          // program: that is another program, which asked nothing.
           slot.nextTry = Date.now() + slot.backoffMs;
           const pane = await options
-            .resolvePane(slot.agent)
+            .resolvePane(slot.agent, { ownPaneOnly: true })
             .catch(() => undefined);
           const found = pane ? panes.get(pane) : undefined;
           if (pane && found && !found.dead) {

@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type {
@@ -7,6 +7,7 @@ import type {
   ControllerBackend,
   SubmitResult,
 } from '../backends/types.js';
+import { DISMISS_SUFFIX } from '../backends/file.js';
 import type { MacsConfig } from '../config/schema.js';
 import { AgentError, errorMessage } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
@@ -18,7 +19,11 @@ import { hashBody, makeRequestId } from '../protocol/ids.js';
 import type { BridgeEvent } from '../protocol/request-parser.js';
 import { splitResponse } from '../protocol/response.js';
 import { createActivityTracker } from '../screen/activity.js';
-import { cleanScreenLines, type ClassifyResult } from '../screen/classify.js';
+import {
+  cleanScreenLines,
+  lastScreenLines,
+  type ClassifyResult,
+} from '../screen/classify.js';
 import { createScreenReader, type ScreenReader } from '../screen/reader.js';
 import { createPauseGate } from '../state/control.js';
 import { ensureHomeDirs, writeFileAtomic } from '../state/fs.js';
@@ -38,6 +43,11 @@ import type {
   StateSource,
 } from '../state/types.js';
 import { isOpenStage } from '../state/types.js';
+import {
+  closeRecord,
+  retireRecord,
+  type UnansweredEnd,
+} from '../state/ledger.js';
 import { buildDisplayArgs } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError, type PaneInfo } from '../tmux/client.js';
@@ -106,7 +116,6 @@ export interface Supervisor {
 
 /** How long offset-only changes may wait before the state file is written. */
 const LAZY_SAVE_MS = 200;
-const RECENT_MAX = 20;
 /**
  * Screen reading (src/screen/reader.ts, docs/screen-reading.md): a block the
  * reader holds (not yet drawn to the end) is reported after this much quiet.
@@ -233,6 +242,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     rule?: string;
     exitCode?: number;
     exitSignal?: number;
+    /** A dead pane's last lines (why it ended). */
+    lastLines?: string[];
   }
 
   async function setAgentState(
@@ -248,6 +259,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       // The pane runs again (respawn-pane): the old exit status is history.
       delete s.exitCode;
       delete s.exitSignal;
+      delete s.lastLines;
       saveLater();
     }
     if (s.state === next) {
@@ -260,6 +272,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     s.stateSince = new Date().toISOString();
     if (detail.exitCode !== undefined) s.exitCode = detail.exitCode;
     if (detail.exitSignal !== undefined) s.exitSignal = detail.exitSignal;
+    if (detail.lastLines?.length) s.lastLines = detail.lastLines;
     saveLater();
     await emit({
       type: 'state.changed',
@@ -360,7 +373,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       ]);
       if (info.dead) {
         // Asked once per death: tmux 3.3 often never learns the status.
-        const exit = current().state === 'dead' ? {} : await readExit();
+        const exit =
+          current().state === 'dead'
+            ? {}
+            : { ...(await readExit()), lastLines: lastScreenLines(screen) };
         await serial(() => setAgentState('dead', 'pane', exit));
         return remember({ state: 'dead', typing: 'dead' });
       }
@@ -472,12 +488,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    */
   async function closeUnanswered(
     record: RequestRecord,
-    stage: 'expired' | 'dismissed',
+    stage: UnansweredEnd,
     reason: string,
     by: string,
   ): Promise<void> {
-    record.stage = stage;
-    record.closed = { reason, by, at: new Date().toISOString() };
+    closeRecord(record, stage, reason, by);
     deliveryAborts.get(record.id)?.abort();
     await saveNow();
     await emit({
@@ -958,6 +973,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         }
         return 'unknown-request';
       }
+      if (answer.dismiss) return dismiss(record, answer.dismiss);
       if (record.stage !== 'routed' && record.stage !== 'detected')
         return 'already-answered';
       const parsed = splitResponse(answer.text, { noSplit: config.noSplit });
@@ -1019,6 +1035,41 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       return false;
     }
     return true;
+  }
+
+  /**
+   * `macs dismiss`: end a request without an answer, unless typing has
+   * begun (then it is too late: it is delivered or reported as usual).
+   * Runs under `serial`.
+   */
+  async function dismiss(
+    record: RequestRecord,
+    by: { reason: string; by: string },
+  ): Promise<AnswerVerdict> {
+    if (
+      record.stage !== 'detected' &&
+      record.stage !== 'routed' &&
+      record.stage !== 'answered'
+    ) {
+      await emit({
+        type: 'warning',
+        requestId: record.id,
+        data: {
+          message: `not dismissed: typing its answer had begun (stage ${record.stage})`,
+        },
+      });
+      await rm(path.join(paths.outbox, `${record.id}${DISMISS_SUFFIX}`), {
+        force: true,
+      });
+      return 'already-answered';
+    }
+    await closeUnanswered(
+      record,
+      'dismissed',
+      by.reason || 'dismissed',
+      by.by || 'person',
+    );
+    return 'accepted';
   }
 
   function scheduleDelivery(record: RequestRecord): void {
@@ -1094,15 +1145,21 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           claimedByHook = true;
           return false;
         }
-        await serial(async () => {
+        return serial(async () => {
+          // Dismissed or ended while the claim was made: type nothing.
+          if (
+            current().requests[record.id] !== record ||
+            record.stage !== 'answered'
+          )
+            return false;
           // The event goes first here: a state rebuilt from the event log
           // (state/rebuild.ts) must know that typing may have begun.
           await emit({ type: 'request.delivering', requestId: record.id });
           record.stage = 'delivering';
           record.deliveringAt = new Date().toISOString();
           await saveNow();
+          return true;
         });
-        return true;
       },
       afterPaste: () =>
         serial(async () => {
@@ -1267,21 +1324,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   async function finish(record: RequestRecord): Promise<void> {
     const s = current();
     await archiveRequest(paths, record);
-    delete s.requests[record.id];
-    s.recent = [
-      {
-        id: record.id,
-        type: record.type,
-        stage: record.stage,
-        detectedAt: record.detectedAt,
-        ...(record.deliveredAt ? { deliveredAt: record.deliveredAt } : {}),
-        firstLine: record.body.split('\n', 1)[0]?.slice(0, 120) ?? '',
-        ...(record.response
-          ? { instructions: record.response.instructions.slice(0, 500) }
-          : {}),
-      },
-      ...s.recent.filter((r) => r.id !== record.id),
-    ].slice(0, RECENT_MAX);
+    retireRecord(s, record);
     await saveNow();
     await removeRequestFiles(paths, record.id);
     await emit({
@@ -1451,6 +1494,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     async start() {
       await ensureHomeDirs(paths);
       releaseLock = await acquireAgentLock(paths, agent);
+      let piped = false;
       try {
         const loaded = await loadAgentState(paths, agent, profile.preset);
         state = loaded.state;
@@ -1468,6 +1512,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           before === undefined ||
           (state.logInode !== undefined && state.logInode !== before.ino);
         const newPipe = await ensureCapture(moved);
+        piped = newPipe;
         const inode = await stat(logFile).then((i) => i.ino);
         if (state.logInode !== undefined && state.logInode !== inode)
           state.logOffset = 0;
@@ -1512,6 +1557,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         }, STATE_BACKSTOP_MS / 2);
         backstopTimer.unref();
       } catch (error) {
+        await tail?.stop().catch(() => undefined);
+        await hooks.stop().catch(() => undefined);
+        // A pipe this start opened ends with it.
+        if (piped)
+          await releasePane({ tmux, pane, logFile }).catch(() => undefined);
         await releaseLock();
         releaseLock = undefined;
         throw error;

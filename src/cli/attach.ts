@@ -23,6 +23,7 @@ export async function runAttach(
   attach: AttachSession = createAttachSession(deps.env),
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  await ctx.loadConfig(); // a broken config is an error here too (exit 2)
   await checkTmux(deps.runTmux);
   const socket = await resolveSessionSocket(opts, ctx.paths, deps.env);
   const tmux = createTmuxClient(socket, deps.runTmux);

@@ -8,7 +8,7 @@ import type { MacsConfig } from '../config/schema.js';
 import { loadPrompt } from '../config/prompts.js';
 import { ConfigError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
-import { discoverPane } from '../session/discover.js';
+import { discoverPane, OWN_PANE_RULES } from '../session/discover.js';
 import {
   loadFirstMessage,
   prepareFirstMessage,
@@ -24,6 +24,7 @@ import type { BridgeOptions } from './bridge.js';
 import {
   createContext,
   createLongLivedTmuxClient,
+  watchCrash,
   watchTmuxServer,
   type CliDeps,
   type CommandContext,
@@ -116,7 +117,7 @@ export async function runBridgeAll(
     throw new ConfigError('--all and --worker-pane do not go together', {
       hint: '--all supervises every agent of the session; --worker-pane one pane',
     });
-  const ctx = createContext(opts, deps);
+  const ctx = createContext(opts, deps, { create: true });
   const record = await readSessionRecord(ctx.paths);
   const socket = opts.tmuxSocket ?? record?.socket;
   const tmux = createLongLivedTmuxClient(socket, deps, ctx.log);
@@ -204,7 +205,10 @@ async function bridgeAllWith(
   const configuredPane = new Map(
     entries.flatMap((e) => (e.pane ? [[e.name, e.pane] as const] : [])),
   );
-  const resolvePane = async (agent: MultiAgent) => {
+  const resolvePane = async (
+    agent: MultiAgent,
+    { ownPaneOnly = false }: { ownPaneOnly?: boolean } = {},
+  ) => {
     const given = configuredPane.get(agent.name);
     if (given) return given;
     const program = programOf(agent);
@@ -214,6 +218,7 @@ async function bridgeAllWith(
         tmux,
         paths: ctx.paths,
         ...(program ? { program } : {}),
+        ...(ownPaneOnly ? { rules: OWN_PANE_RULES } : {}),
       })
     ).pane;
   };
@@ -268,6 +273,7 @@ async function bridgeAllWith(
     backend: dispatcher,
     deliverer,
     resolvePane,
+    ...(record?.id ? { session: record.id } : {}),
     findNewAgents: async (known) =>
       Promise.all(
         (await taggedAgents(tmux, config, known, presets.detectPresetName)).map(
@@ -293,11 +299,17 @@ async function bridgeAllWith(
     for (const line of describe) deps.output.err(`  ${line}`);
     deps.output.err('  Ctrl-C stops');
     const server = watchTmuxServer(tmux);
+    const crash = watchCrash();
     try {
-      const signal = await Promise.race([deps.interrupted, server.gone]);
+      const signal = await Promise.race([
+        deps.interrupted,
+        server.gone,
+        crash.crashed,
+      ]);
       return signal === 'SIGINT' ? 130 : 0;
     } finally {
       server.stop();
+      crash.stop();
     }
   } finally {
     await bridge.stop();

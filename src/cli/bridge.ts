@@ -10,12 +10,14 @@ import { ConfigError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { discoverPane } from '../session/discover.js';
+import { readSessionRecord } from '../session/record.js';
 import type { HomePaths } from '../state/paths.js';
 import { classifyScreen } from '../screen/classify.js';
 import type { TmuxClient } from '../tmux/client.js';
 import {
   addCommonOptions,
   createContext,
+  watchCrash,
   watchTmuxServer,
   type CommandContext,
   type CliDeps,
@@ -162,7 +164,7 @@ export async function runBridge(
   opts: BridgeOptions,
   deps: CliDeps,
 ): Promise<number> {
-  const ctx = createContext(opts, deps, { longLived: true });
+  const ctx = createContext(opts, deps, { longLived: true, create: true });
   try {
     return await bridgeWith(ctx, opts, deps);
   } finally {
@@ -216,6 +218,14 @@ async function bridgeWith(
     reportPaneGone = reject;
   });
   paneGone.catch(() => undefined);
+  // An agent of the running `macs start` session, in its own pane: its
+  // requests belong to that session.
+  const record = await readSessionRecord(ctx.paths);
+  const session = record?.agents.some(
+    (a) => a.name === agent && a.pane === pane,
+  )
+    ? record.id
+    : undefined;
   const supervisor = createSupervisor({
     agent,
     pane,
@@ -227,6 +237,7 @@ async function bridgeWith(
     log,
     deliverer,
     backend,
+    ...(session ? { session } : {}),
     onPaneGone: (error) => reportPaneGone(error),
   });
   backend.register(agent, supervisor.onAnswer);
@@ -239,15 +250,18 @@ async function bridgeWith(
     for (const line of describe) deps.output.err(`  ${line}`);
     deps.output.err('  Ctrl-C stops');
     const server = watchTmuxServer(ctx.tmux);
+    const crash = watchCrash();
     try {
       const signal = await Promise.race([
         deps.interrupted,
         server.gone,
         paneGone,
+        crash.crashed,
       ]);
       return signal === 'SIGINT' ? 130 : 0;
     } finally {
       server.stop();
+      crash.stop();
     }
   } finally {
     await backend.stop();

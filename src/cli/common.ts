@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
-import { TmuxError } from '../errors.js';
+import path from 'node:path';
+import { ConfigError, MacsError, TmuxError, errorMessage } from '../errors.js';
 import type { MacsConfig } from '../config/schema.js';
 import { createLogger, type Logger, type LogLevel } from '../log/logger.js';
-import { resolveHomePaths, type HomePaths } from '../state/paths.js';
+import { findHome, resolveHomePaths, type HomePaths } from '../state/paths.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { ControlChannel } from '../tmux/control.js';
 import type { RunTmux } from '../tmux/run.js';
@@ -95,12 +96,36 @@ export function createLongLivedTmuxClient(
   return createTmuxClient(socket, deps.runTmux, control ? { control } : {});
 }
 
+/**
+ * The home a command works in: `--home`/`MACS_HOME` when given, else the
+ * nearest folder at or above the working folder that holds `.macs/` or
+ * `macs.config.json` (as git finds its repository). Commands that set a
+ * home up (`start`, `bridge`) use the working folder when there is none;
+ * the others stop with exit 2 rather than invent one.
+ */
+export function resolveHome(
+  options: CommonOptions,
+  cwd: string,
+  create: boolean,
+): string {
+  if (options.home) return path.resolve(cwd, options.home);
+  const found = findHome(cwd);
+  if (found) return found;
+  if (create) return cwd;
+  throw new ConfigError(
+    `no macs home in ${cwd} or any folder above it (none holds .macs/ or macs.config.json)`,
+    {
+      hint: 'run it where you ran `macs start`, or pass --home <dir> (MACS_HOME)',
+    },
+  );
+}
+
 export function createContext(
   options: CommonOptions,
   deps: CliDeps,
-  contextOptions: { longLived?: boolean } = {},
+  contextOptions: { longLived?: boolean; create?: boolean } = {},
 ): CommandContext {
-  const home = options.home ?? deps.cwd;
+  const home = resolveHome(options, deps.cwd, contextOptions.create === true);
   const paths = resolveHomePaths(home);
   const log = createLogger({
     home: paths.home,
@@ -175,5 +200,32 @@ export function watchTmuxServer(tmux: TmuxClient): {
       stopped = true;
       if (timer) clearTimeout(timer);
     },
+  };
+}
+
+/**
+ * A bug in a long-running command's own code (an exception no caller
+ * catches) must still take the orderly way out: `crashed` rejects, the
+ * command's `finally` stops its bridge (closing its pane pipes), and main
+ * reports the error with exit 1.
+ */
+export function watchCrash(): { crashed: Promise<never>; stop: () => void } {
+  let fail: (error: Error) => void = () => undefined;
+  const crashed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  crashed.catch(() => undefined);
+  const onCrash = (error: unknown) => {
+    fail(
+      new MacsError(`internal error: ${errorMessage(error)}`, {
+        cause: error,
+        hint: 'the bridge stopped cleanly; run it with --log-level debug and report .macs/macs.log',
+      }),
+    );
+  };
+  process.on('uncaughtException', onCrash);
+  return {
+    crashed,
+    stop: () => process.off('uncaughtException', onCrash),
   };
 }

@@ -47,6 +47,7 @@ export async function runEvents(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  await ctx.loadConfig(); // a broken config is an error here too (exit 2)
   const filter: EventFilter = {
     ...(opts.agent ? { agent: opts.agent } : {}),
     ...(opts.type ? { type: opts.type } : {}),

@@ -19,6 +19,7 @@ export async function runInbox(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  await ctx.loadConfig(); // a broken config is an error here too (exit 2)
   const open = (await listOpenRequests(ctx.paths)).filter(
     (r) => !opts.agent || r.agent === opts.agent,
   );

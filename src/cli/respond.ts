@@ -27,6 +27,7 @@ export async function runRespond(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  await ctx.loadConfig(); // a broken config is an error here too (exit 2)
   if (!isSafeFileName(id)) {
     throw new ConfigError(`'${id}' is not a request id`, {
       hint: 'see the ids with `macs inbox`',

@@ -179,7 +179,7 @@ export async function runStart(
   deps: CliDeps,
   attach: AttachSession = createAttachSession(deps.env),
 ): Promise<number> {
-  const ctx = createContext(opts, deps);
+  const ctx = createContext(opts, deps, { create: true });
   await checkTmux(deps.runTmux);
   if (opts.demo && (opts.worker?.length || opts.controller)) {
     throw new ConfigError(

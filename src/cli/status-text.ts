@@ -1,4 +1,4 @@
-import type { Snapshot } from '../state/snapshot.js';
+import type { AgentSnapshot, Snapshot } from '../state/snapshot.js';
 import {
   describeEventData,
   formatAgeAt,
@@ -24,6 +24,36 @@ function table(rows: string[][]): string[] {
   );
 }
 
+/** How a dead agent ended: its status and its last line. */
+export function describeExit(exit: NonNullable<AgentSnapshot['exit']>): string {
+  const how =
+    exit.signal !== null
+      ? `killed by signal ${exit.signal}`
+      : exit.code !== null
+        ? `exited ${exit.code}`
+        : 'ended';
+  const last = exit.lastLines.at(-1);
+  return last ? `${how}: ${truncate(last, 60)}` : how;
+}
+
+/** One line on the session of `macs start`, when there is or was one. */
+export function describeSession(
+  snapshot: Snapshot,
+  now: number,
+): string | undefined {
+  const { session, totals } = snapshot;
+  if (session.status === 'none') return undefined;
+  const id = session.id ? ` ${session.id}` : '';
+  if (session.status === 'running')
+    return `session${id} running${session.since ? ` for ${formatAgeAt(session.since, now)}` : ''}`;
+  const since = session.since ? ` ${formatAgeAt(session.since, now)} ago` : '';
+  const open =
+    totals.pending > 0
+      ? `; its ${totals.pending} open request${totals.pending === 1 ? '' : 's'} expire at the next macs start (or: macs dismiss <id>)`
+      : '';
+  return `session${id} stopped${since}: its agents are not running${open}`;
+}
+
 /**
  * The status as plain text, for `macs status` without a terminal (a pipe, a
  * log): agents, pending requests and the last few events. Pure.
@@ -37,8 +67,10 @@ export function formatStatusText(
   const t = snapshot.totals;
   const lines = [
     `macs status · ${snapshot.home} · ${t.agents} agent${t.agents === 1 ? '' : 's'} · ${t.pending} pending (${t.waitingForPerson} waiting for you) · ${t.paused} paused`,
-    '',
   ];
+  const session = describeSession(snapshot, now);
+  if (session) lines.push(session);
+  lines.push('');
   if (snapshot.agents.length === 0) lines.push('no agents');
   else
     lines.push(
@@ -66,6 +98,7 @@ export function formatStatusText(
           String(a.counts.delivered),
           formatRoundTrip(a.lastRoundTripMs),
           [
+            a.exit ? describeExit(a.exit) : '',
             a.paused ? 'paused' : '',
             a.bridge.running ? '' : 'no bridge',
             a.hooks?.status === 'inactive' ? 'hooks not active' : '',

@@ -134,6 +134,7 @@ export async function runStatus(
   statusDeps: StatusDeps = {},
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  const { config } = await ctx.loadConfig(); // a broken config is an error (exit 2)
   const terminal = statusDeps.terminal ?? processTerminal();
   const now = () => Date.now();
   if (opts.json && !opts.watch) {
@@ -163,7 +164,6 @@ export async function runStatus(
     });
   }
 
-  const { config } = await ctx.loadConfig();
   const attention = createAttentionNotifier({
     paths: ctx.paths,
     config: config.attention,

@@ -26,7 +26,8 @@ export async function runTarget(
   opts: TargetOptions,
   deps: CliDeps,
 ): Promise<number> {
-  const ctx = createContext(opts, deps);
+  const ctx = createContext(opts, deps, { create: true });
+  await ctx.loadConfig(); // a broken config is an error here too (exit 2)
   if (!isValidAgentName(agent))
     throw new ConfigError(`agent name '${agent}' is not valid`, {
       hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',

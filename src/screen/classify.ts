@@ -54,6 +54,17 @@ export function cleanScreenLines(screen: string): string[] {
   return lines.slice(0, end);
 }
 
+/** How many lines of a dead agent's screen are kept to tell why it ended. */
+export const LAST_LINES = 10;
+
+/** The last non-blank lines of a screen, cleaned (why an agent ended). */
+export function lastScreenLines(screen: string, count = LAST_LINES): string[] {
+  return cleanScreenLines(screen)
+    .filter((line) => line.trim() !== '')
+    .slice(-count)
+    .map((line) => line.slice(0, 200));
+}
+
 // Rules are immutable preset data, so their compiled form can be cached.
 const compiled = new WeakMap<ScreenRule, RegExp>();
 

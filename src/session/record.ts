@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { BackendName } from '../config/schema.js';
@@ -28,6 +29,12 @@ export interface SessionAgentRecord {
 /** `.macs/session.json`: what `macs start` created, for stop, attach, bridge --all and status. */
 export interface SessionRecord {
   version: 1;
+  /**
+   * This session's id: its requests carry it, and a request of another
+   * session is never answered (docs/reliability.md). Absent in records
+   * written before sessions had ids.
+   */
+  id?: string;
   home: string;
   /** The private tmux server: `tmux -L <socket>`. */
   socket: string;
@@ -42,8 +49,18 @@ export interface SessionRecord {
   agents: SessionAgentRecord[];
 }
 
+/** A new session id: the start time and a random part (`20261124-114400-3f9a`). */
+export function newSessionId(now = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .slice(0, 19)
+    .replace(/[-:]/g, '')
+    .replace('T', '-');
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
 export function sessionFilePath(paths: HomePaths): string {
-  return path.join(paths.runtime, 'session.json');
+  return paths.sessionFile;
 }
 
 function isSessionRecord(value: unknown): value is SessionRecord {
@@ -80,6 +97,58 @@ export async function writeSessionRecord(
     sessionFilePath(paths),
     `${JSON.stringify(record, null, 2)}\n`,
   );
+}
+
+/** `.macs/session.stopped.json`: the last session `macs stop` ended, and when. */
+export function stoppedSessionFilePath(paths: HomePaths): string {
+  return paths.stoppedSessionFile;
+}
+
+export interface StoppedSessionRecord {
+  id?: string;
+  socket?: string;
+  stoppedAt: string;
+  agents: string[];
+}
+
+/** Remember the session `macs stop` ended (for `macs status`). */
+export async function recordStoppedSession(
+  paths: HomePaths,
+  record: SessionRecord | undefined,
+  now = new Date(),
+): Promise<void> {
+  const stopped: StoppedSessionRecord = {
+    ...(record?.id ? { id: record.id } : {}),
+    ...(record?.socket ? { socket: record.socket } : {}),
+    stoppedAt: now.toISOString(),
+    agents: record?.agents.map((a) => a.name) ?? [],
+  };
+  await ensurePrivateDir(paths.runtime);
+  await writeFileAtomic(
+    stoppedSessionFilePath(paths),
+    `${JSON.stringify(stopped, null, 2)}\n`,
+  );
+}
+
+/** The last stopped session, when there is one. */
+export async function readStoppedSession(
+  paths: HomePaths,
+): Promise<StoppedSessionRecord | undefined> {
+  try {
+    const value = JSON.parse(
+      await readFile(stoppedSessionFilePath(paths), 'utf8'),
+    ) as Partial<StoppedSessionRecord>;
+    return typeof value.stoppedAt === 'string'
+      ? {
+          stoppedAt: value.stoppedAt,
+          agents: Array.isArray(value.agents) ? value.agents : [],
+          ...(typeof value.id === 'string' ? { id: value.id } : {}),
+          ...(typeof value.socket === 'string' ? { socket: value.socket } : {}),
+        }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function removeSessionRecord(paths: HomePaths): Promise<void> {

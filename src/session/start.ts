@@ -48,6 +48,7 @@ import {
 import type { PlannedAgent } from './plan.js';
 import {
   SESSION_NAME,
+  newSessionId,
   removeSessionRecord,
   writeSessionRecord,
   type SessionAgentRecord,
@@ -130,6 +131,8 @@ export interface StartSessionOptions {
   log: Logger;
   env: NodeJS.ProcessEnv;
   runGit?: RunGit;
+  /** The new session's id (default: a fresh one). */
+  sessionId?: string;
 }
 
 export interface StartedSession {
@@ -367,6 +370,7 @@ export async function startSession(
     // 4. The record, then the bridge (which reads it) and the status view.
     const record: SessionRecord = {
       version: 1,
+      id: options.sessionId ?? newSessionId(),
       home: paths.home,
       socket,
       session: SESSION_NAME,
@@ -409,6 +413,7 @@ export async function startSession(
         agent: 'session',
         type: 'session.started',
         data: {
+          session: record.id,
           socket,
           agents: entries.map((e) => ({
             name: e.name,

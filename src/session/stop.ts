@@ -12,11 +12,17 @@ import {
 import { BRIDGE_WINDOW, STATUS_WINDOW } from './layout.js';
 import {
   SESSION_NAME,
+  recordStoppedSession,
   removeSessionRecord,
   type SessionRecord,
 } from './record.js';
 import { isSessionRunning } from './start.js';
 import { isProcessAlive } from '../state/process.js';
+import {
+  acquireAgentLock,
+  loadAgentState,
+  saveAgentState,
+} from '../state/store.js';
 
 /** The key that asks a program to stop (SIGINT through the terminal). */
 export const INTERRUPT_KEY = 'C-c';
@@ -131,6 +137,37 @@ async function stopPanes(
 }
 
 /**
+ * After the session's panes are gone: each agent's state says `dead`, so
+ * `macs status` does not show a stopped agent as idle. An agent whose lock
+ * another live bridge holds (a bridge outside the session) is left alone.
+ */
+async function markAgentsStopped(
+  paths: HomePaths,
+  record: SessionRecord | undefined,
+  log: Logger,
+): Promise<void> {
+  for (const agent of record?.agents ?? []) {
+    let release: (() => Promise<void>) | undefined;
+    try {
+      release = await acquireAgentLock(paths, agent.name);
+      const loaded = await loadAgentState(paths, agent.name, agent.preset);
+      if (loaded.type === 'fresh') continue;
+      const state = loaded.state;
+      if (state.state !== 'dead') {
+        state.state = 'dead';
+        state.stateSource = 'pane';
+        state.stateSince = new Date().toISOString();
+      }
+      await saveAgentState(paths, state);
+    } catch (error) {
+      log.warn({ err: error, agent: agent.name }, 'could not mark stopped');
+    } finally {
+      await release?.();
+    }
+  }
+}
+
+/**
  * End the session of `macs start` (SPEC §5): the agents first (interrupt
  * key, then kill-pane after the grace period), then the bridge and the
  * status view the same way, then the tmux server. Any process of the
@@ -227,6 +264,8 @@ export async function stopSession(options: {
     }
   }
 
+  await markAgentsStopped(paths, record, log);
+  await recordStoppedSession(paths, record);
   await removeSessionRecord(paths);
   await events
     .emit({

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /** Where everything lives under a macs home (SPEC §4). */
@@ -12,6 +13,10 @@ export interface HomePaths {
   events: string;
   logFile: string;
   config: string;
+  /** `.macs/session.json`: the running session of `macs start`. */
+  sessionFile: string;
+  /** `.macs/session.stopped.json`: the last session `macs stop` ended. */
+  stoppedSessionFile: string;
 }
 
 export function resolveHomePaths(home: string): HomePaths {
@@ -28,9 +33,29 @@ export function resolveHomePaths(home: string): HomePaths {
     events: path.join(runtime, 'events'),
     logFile: path.join(runtime, 'macs.log'),
     config: path.join(root, 'macs.config.json'),
+    sessionFile: path.join(runtime, 'session.json'),
+    stoppedSessionFile: path.join(runtime, 'session.stopped.json'),
   };
 }
 
 export function paneLogPath(paths: HomePaths, agent: string): string {
   return path.join(paths.panes, `${agent}.log`);
+}
+
+/**
+ * The nearest folder at or above `from` that is a macs home (it holds
+ * `.macs/` or `macs.config.json`), or undefined.
+ */
+export function findHome(from: string): string | undefined {
+  let dir = path.resolve(from);
+  for (;;) {
+    if (
+      existsSync(path.join(dir, '.macs')) ||
+      existsSync(path.join(dir, 'macs.config.json'))
+    )
+      return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
 }

@@ -16,6 +16,7 @@ import type { MacsEvent } from '../events/types.js';
 import { recordSeen } from '../protocol/dedup.js';
 import { hashBody } from '../protocol/ids.js';
 import { readClaim } from './claim.js';
+import { RECENT_MAX } from './ledger.js';
 import type { HomePaths } from './paths.js';
 import type {
   AgentStateFile,
@@ -25,8 +26,6 @@ import type {
   RequestStage,
 } from './types.js';
 
-/** How many finished requests a rebuilt state lists in `recent`. */
-const RECENT_MAX = 20;
 const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
 
 /** How far each stage is along; a request's stage only moves forward. */

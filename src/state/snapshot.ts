@@ -102,6 +102,14 @@ export const AgentSnapshotSchema = z.strictObject({
       reason: z.string().nullable(),
     })
     .nullable(),
+  /** When `dead`: how it ended (exit status) and its last screen lines. */
+  exit: z
+    .strictObject({
+      code: z.number().int().nullable(),
+      signal: z.number().int().nullable(),
+      lastLines: z.array(z.string()),
+    })
+    .nullable(),
   updatedAt: isoTime,
 });
 
@@ -131,10 +139,19 @@ export const EventSnapshotSchema = z.strictObject({
   data: z.record(z.string(), z.unknown()).nullable(),
 });
 
+export const SessionSnapshotSchema = z.strictObject({
+  /** `running`: `macs start` made it and it was not stopped; `stopped`: `macs stop` ended it. */
+  status: z.enum(['running', 'stopped', 'none']),
+  id: z.string().nullable(),
+  /** When it started (running) or was stopped (stopped). */
+  since: isoTime.nullable(),
+});
+
 export const SnapshotSchema = z.strictObject({
   version: z.literal(SNAPSHOT_VERSION),
   generatedAt: isoTime,
   home: z.string(),
+  session: SessionSnapshotSchema,
   totals: z.strictObject({
     agents: count,
     pending: count,
@@ -150,6 +167,7 @@ export type AnswerSnapshot = z.infer<typeof AnswerSnapshotSchema>;
 export type AgentSnapshot = z.infer<typeof AgentSnapshotSchema>;
 export type RequestSnapshot = z.infer<typeof RequestSnapshotSchema>;
 export type EventSnapshot = z.infer<typeof EventSnapshotSchema>;
+export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
 /** How many recent events a snapshot carries. */
@@ -165,15 +183,17 @@ export function firstLineOf(text: string): string {
 }
 
 /**
- * A request waits for a person when it was routed to the file backend and no
- * answer has come yet (SPEC §3: "a person (or any program) writes the answer
- * to outbox/").
+ * A request waits for a person when it is in the inbox (routed to the file
+ * backend first, or fallen back to it from an answerer that failed) and no
+ * answer has come yet (SPEC §3: "a person (or any program) writes the
+ * answer to outbox/"). `inInbox`: its `inbox/<id>.json` exists.
  */
 export function isWaitingForPerson(
   record: Pick<RequestRecord, 'backend' | 'stage'>,
+  inInbox = false,
 ): boolean {
   return (
-    record.backend === 'file' &&
+    (record.backend === 'file' || inInbox) &&
     (record.stage === 'routed' || record.stage === 'detected')
   );
 }
@@ -199,7 +219,9 @@ function toRequestSnapshot(
   record: RequestRecord,
   context: unknown,
   now: number,
+  inInbox = false,
 ): RequestSnapshot {
+  const waiting = isWaitingForPerson(record, inInbox);
   return {
     id: record.id,
     agent: record.agent,
@@ -207,8 +229,9 @@ function toRequestSnapshot(
     type: record.type,
     priority: record.priority,
     stage: record.stage,
-    backend: record.backend ?? null,
-    waitingForPerson: isWaitingForPerson(record),
+    // A request that fell back to a person waits at the file backend.
+    backend: waiting ? 'file' : (record.backend ?? null),
+    waitingForPerson: waiting,
     detectedAt: record.detectedAt,
     ageMs: Math.max(0, now - Date.parse(record.detectedAt)),
     firstLine: firstLineOf(record.body),
@@ -387,6 +410,49 @@ export function createSnapshotReader(
       .slice(-eventLimit);
   }
 
+  /** Ids of the requests in `inbox/` (those waiting for a person). */
+  async function readInboxIds(): Promise<Set<string>> {
+    try {
+      return new Set(
+        (await readdir(paths.inbox))
+          .filter((n) => n.endsWith('.json'))
+          .map((n) => n.slice(0, -'.json'.length)),
+      );
+    } catch {
+      return new Set();
+    }
+  }
+
+  /** The running session, else the last stopped one (small JSON files). */
+  async function readSession(): Promise<SessionSnapshot> {
+    const read = async (file: string) => {
+      try {
+        return JSON.parse(await readFile(file, 'utf8')) as Record<
+          string,
+          unknown
+        >;
+      } catch {
+        return undefined;
+      }
+    };
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
+    const running = await read(paths.sessionFile);
+    if (running)
+      return {
+        status: 'running',
+        id: text(running.id),
+        since: text(running.createdAt),
+      };
+    const stopped = await read(paths.stoppedSessionFile);
+    if (stopped)
+      return {
+        status: 'stopped',
+        id: text(stopped.id),
+        since: text(stopped.stoppedAt),
+      };
+    return { status: 'none', id: null, since: null };
+  }
+
   /** A state file written by an older bridge may lack newer fields. */
   function normalize(state: AgentStateFile): AgentStateFile {
     const base = freshAgentState(state.agent, state.preset ?? 'generic');
@@ -402,19 +468,26 @@ export function createSnapshotReader(
   return {
     async read(at = new Date()) {
       const now = at.getTime();
-      const [states, paused, events] = await Promise.all([
+      const [states, paused, events, inbox, session] = await Promise.all([
         readAllAgentStates(paths),
         readPausedAgents(paths),
         readRecentEvents(),
+        readInboxIds(),
+        readSession(),
       ]);
       const agents: AgentSnapshot[] = [];
       const requests: RequestSnapshot[] = [];
       for (const state of states.map(normalize)) {
         const open = Object.values(state.requests);
+        const waiting = (r: RequestRecord) =>
+          isWaitingForPerson(r, inbox.has(r.id));
         for (const record of open) {
+          const inInbox = inbox.has(record.id);
           const context =
-            record.backend === 'file' ? await readContext(record.id) : null;
-          requests.push(toRequestSnapshot(record, context, now));
+            record.backend === 'file' || inInbox
+              ? await readContext(record.id)
+              : null;
+          requests.push(toRequestSnapshot(record, context, now, inInbox));
         }
         agents.push({
           name: state.agent,
@@ -428,7 +501,7 @@ export function createSnapshotReader(
           bridge: await readBridge(state.agent),
           counts: {
             pending: open.length,
-            waitingForPerson: open.filter(isWaitingForPerson).length,
+            waitingForPerson: open.filter(waiting).length,
             detected: state.counters.detected,
             delivered: state.counters.delivered,
             duplicates: state.counters.duplicates,
@@ -436,6 +509,14 @@ export function createSnapshotReader(
           },
           lastRoundTripMs: lastRoundTrip(state.recent),
           lastResponse: await lastResponseOf(state),
+          exit:
+            state.state === 'dead'
+              ? {
+                  code: state.exitCode ?? null,
+                  signal: state.exitSignal ?? null,
+                  lastLines: state.lastLines ?? [],
+                }
+              : null,
           hooks: state.hooks
             ? { status: state.hooks.status, reason: state.hooks.reason ?? null }
             : null,
@@ -452,6 +533,7 @@ export function createSnapshotReader(
         version: SNAPSHOT_VERSION,
         generatedAt: at.toISOString(),
         home: paths.home,
+        session,
         totals: {
           agents: agents.length,
           pending: requests.length,

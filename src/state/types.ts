@@ -127,6 +127,8 @@ export interface AgentStateFile {
   exitCode?: number;
   /** When `dead` by a signal: its number (`#{pane_dead_signal}`). */
   exitSignal?: number;
+  /** When `dead`: the last lines its pane showed, to tell why it ended. */
+  lastLines?: string[];
   /** Whether the agent's hooks are seen working (docs/hooks.md). */
   hooks?: HooksStatus;
   /**

@@ -14,6 +14,7 @@ describe('classifyOutboxName', () => {
     ['#worker-1-q.txt#', { rejected: 'temp-file' }],
     ['worker-1-q.txt.tmp', { rejected: 'temp-file' }],
     ['worker-1-q.md', { rejected: 'not-txt' }],
+    ['worker-1-q-17.dismiss', { id: 'worker-1-q-17', dismiss: true }],
     ['we ird.txt', { rejected: 'bad-name' }],
     ['ünï.txt', { rejected: 'bad-name' }],
   ])('%s', (name, expected) => {

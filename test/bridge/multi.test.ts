@@ -152,7 +152,9 @@ describe('macs bridge --all: one process, every agent', () => {
     );
     expect(
       events.find((e) => e.agent === 'a' && e.type === 'agent.exited')?.data,
-    ).toEqual({ pane: a.id, exitCode: 3 });
+    ).toEqual({ pane: a.id, exitCode: 3, lastLines: ['❯'] });
+    // Why it ended stays on the agent's state for people to read.
+    expect((await readAgentState(paths, 'a'))?.lastLines).toEqual(['❯']);
     expect(status('b')).toMatchObject({ status: 'running' });
 
     // Killed by a signal: exit code 128 + N, and the signal.

@@ -264,7 +264,10 @@ describe('faults: pane logs, panes and state files', () => {
     ]);
   });
 
-  it('a single-agent bridge keeps the answer of a pane whose program ends while it waits, and delivers it once the pane is respawned', async () => {
+  // Issue 12 (a living session never misroutes): this test once expected the
+  // answer of a program that ended to be typed into the program respawned in
+  // its pane. The new program never asked; the answer must be ended instead.
+  it('a single-agent bridge never types the answer of a program that ended into the program respawned in its pane', async () => {
     const close = file('close.flag');
     const { pane, record } = await startWorker([
       { print: REQ('e1', 'answer me after my dialog') },
@@ -295,14 +298,15 @@ describe('faults: pane logs, panes and state files', () => {
         .map((a) => `'${a}'`)
         .join(' '),
     );
-    await waitFor(() => submits(again).length > 0, {
-      timeout: 15_000,
-      message: 'delivered to the respawned pane',
-    });
+    await waitForEvent('request.expired', 'w-e1');
     await waitForEvent('request.archived', 'w-e1');
-    expect(submits(again)).toEqual(['the answer that waits']);
+    expect(archived('w-e1')).toMatchObject({ stage: 'expired' });
+    expect(String(events('request.expired', 'w-e1')[0]?.data?.reason)).toMatch(
+      /restarted/,
+    );
+    expect(submits(again)).toEqual([]);
     expect(submits(record)).toEqual([]);
-    expect(events('request.delivered', 'w-e1')).toHaveLength(1);
+    expect(events('request.delivered', 'w-e1')).toHaveLength(0);
   });
 
   it('bridge --all: a pane killed while its answer waits keeps the answer, and the other worker is still served', async () => {
@@ -339,7 +343,8 @@ describe('faults: pane logs, panes and state files', () => {
     });
     expect(submits(other.record)).toEqual(['yes, still here']);
     expect(b.child.exitCode).toBeNull();
-    // Kept, at the stage it reached: a bridge on w1's next pane delivers it.
+    // Kept, at the stage it reached: the agent is dead, not replaced. (A new
+    // pane of w1 runs another program, which would end it, never take it.)
     const state = JSON.parse(
       readFileSync(file('.macs', 'state', 'w1.json'), 'utf8'),
     ) as { requests: Record<string, { stage: string }> };

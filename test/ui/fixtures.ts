@@ -32,6 +32,7 @@ export function makeAgent(over: Partial<AgentSnapshot> = {}): AgentSnapshot {
     lastRoundTripMs: null,
     lastResponse: null,
     hooks: null,
+    exit: null,
     updatedAt: ago(1000),
     ...over,
   };
@@ -81,6 +82,11 @@ export function makeSnapshot(over: Partial<Snapshot> = {}): Snapshot {
     version: 1,
     generatedAt: new Date(NOW).toISOString(),
     home: '/work/proj',
+    session: {
+      status: 'running',
+      id: '20250301-115000-ab12',
+      since: ago(600_000),
+    },
     totals: {
       agents: agents.length,
       pending: requests.length,
