@@ -5,6 +5,14 @@ import { createControlChannel } from './tmux/control.js';
 import { createRunTmux } from './tmux/run.js';
 import { MacsError } from './errors.js';
 
+// A reader that went away (`macs status | head`) ends us quietly, with exit 0,
+// as it does the programs of a shell pipeline; any other output error is a
+// failure.
+for (const stream of [process.stdout, process.stderr])
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    process.exit(error.code === 'EPIPE' ? 0 : 1);
+  });
+
 /** The entry point: build the program, run it, one top-level catch, the only process.exit. */
 async function main(): Promise<number> {
   const output = createOutput();

@@ -28,6 +28,7 @@ import {
   parsePaneExit,
 } from '../tmux/session-args.js';
 import { lastScreenLines } from '../screen/classify.js';
+import { endRequestsInState, isUntyped } from './close.js';
 import type { Deliverer } from './deliver.js';
 import {
   createSupervisor,
@@ -128,6 +129,8 @@ interface Slot {
   backoffMs: number;
   problem?: string;
   prompting: boolean;
+  /** The pid of the program in the pane when supervision began (`#{pane_pid}`). */
+  pid?: number;
 }
 
 function exitWords(exit: { exitCode?: number; exitSignal?: number }): string {
@@ -250,13 +253,34 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
     };
   }
 
-  /** Answers for an agent go to its current supervisor; a dead agent's wait in outbox/. */
+  /**
+   * Answers for an agent go to its current supervisor; a dead agent's wait
+   * in outbox/ (a supervisor started later, the agent back, takes them or
+   * ends them). A dismissal of a dead agent's request is done here: this
+   * process holds the agent's lock.
+   */
   function answerHandler(slot: Slot): AnswerHandler {
-    return (answer: BackendAnswer) =>
-      slot.supervisor
-        ? slot.supervisor.onAnswer(answer)
-        : // Left where it is: a supervisor started later (the agent back) picks it up.
-          Promise.resolve('already-answered');
+    return async (answer: BackendAnswer) => {
+      if (slot.supervisor) return slot.supervisor.onAnswer(answer);
+      const dismissal = answer.dismiss;
+      if (!dismissal) return 'already-answered';
+      slot.lock ??= await acquireAgentLock(paths, slot.agent.name);
+      const { state } = await loadAgentState(
+        paths,
+        slot.agent.name,
+        slot.agent.profile.preset,
+      );
+      const ended = await endRequestsInState(state, {
+        paths,
+        events,
+        log,
+        select: (r) => r.id === answer.id && isUntyped(r),
+        stage: 'dismissed',
+        reason: () => dismissal.reason || 'dismissed',
+        by: dismissal.by || 'person',
+      });
+      return ended.length > 0 ? 'accepted' : 'unknown-request';
+    };
   }
 
   async function saveOwnState(
@@ -277,6 +301,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
     const { agent } = slot;
     const pane = await options.resolvePane(agent);
     slot.pane = pane;
+    slot.pid = (await tmux.paneInfo(pane)).pid;
     if (agent.role === 'worker') {
       const supervisor = createSupervisor({
         agent: agent.name,
@@ -399,6 +424,8 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
     }
     slot.status = 'waiting';
     slot.nextTry = 0;
+    // A new program: it has not been told the worker protocol.
+    if (slot.agent.firstMessage) slot.agent.firstMessage.sent = false;
     await emit({
       agent: slot.agent.name,
       type: 'state.changed',
@@ -500,6 +527,13 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
         if (!info || info.dead) {
           await markDead(slot, info);
           return;
+        }
+        if (slot.pid !== undefined && info.pid !== slot.pid) {
+          // Another program in the pane (`macs restart`): it has not been
+          // told the worker protocol (its supervisor ends the old program's
+          // requests itself).
+          slot.pid = info.pid;
+          if (slot.agent.firstMessage) slot.agent.firstMessage.sent = false;
         }
         if (slot.agent.role === 'controller')
           await watchController(slot, info.id);

@@ -274,12 +274,22 @@ async function bridgeAllWith(
     deliverer,
     resolvePane,
     ...(record?.id ? { session: record.id } : {}),
-    findNewAgents: async (known) =>
-      Promise.all(
-        (await taggedAgents(tmux, config, known, presets.detectPresetName)).map(
-          toAgent,
-        ),
-      ),
+    // Agents added to the session since (`macs add`: its record names the
+    // preset), then any other pane tagged @macs_agent.
+    findNewAgents: async (known) => {
+      const now = await readSessionRecord(ctx.paths);
+      const added =
+        now && now.id === record?.id
+          ? listAgents(now, config).filter((e) => !known.has(e.name))
+          : [];
+      const seen = new Set([...known, ...added.map((e) => e.name)]);
+      return Promise.all(
+        [
+          ...added,
+          ...(await taggedAgents(tmux, config, seen, presets.detectPresetName)),
+        ].map(toAgent),
+      );
+    },
     onNotice: (line) => deps.output.err(line),
     onPrompted: (agent) =>
       updateSessionAgent(ctx.paths, agent, (entry) => {

@@ -2,9 +2,11 @@ import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../errors.js';
+import { ConfigError, MacsError } from '../errors.js';
 import { defaultSocketName, tmuxSocketPath } from '../session/layout.js';
 import { readSessionRecord, type SessionRecord } from '../session/record.js';
+import { isSessionRunning } from '../session/start.js';
+import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { HomePaths } from '../state/paths.js';
 import type { CliDeps, CommonOptions } from './common.js';
 
@@ -82,4 +84,25 @@ export async function resolveSessionSocket(
 /** Both ends of the terminal are a TTY (attaching makes sense). */
 export function isOnTerminal(deps: Pick<CliDeps, 'stdinIsTTY'>): boolean {
   return deps.stdinIsTTY && Boolean(process.stdout.isTTY);
+}
+
+/**
+ * The running session of this home, for commands that change it (`macs
+ * add`, `macs restart`): its record and a tmux client on its server.
+ * Throws (exit 1) when no session runs.
+ */
+export async function openRunningSession(
+  opts: CommonOptions,
+  deps: CliDeps,
+  paths: HomePaths,
+): Promise<{ record: SessionRecord; tmux: TmuxClient }> {
+  const record = await readSessionRecord(paths);
+  const socket = await resolveSessionSocket(opts, paths, deps.env, record);
+  const tmux = createTmuxClient(socket, deps.runTmux);
+  if (!record || !(await isSessionRunning(tmux, record.session)))
+    throw new MacsError(
+      `no macs session is running for ${paths.home} (tmux -L ${socket})`,
+      { hint: `start one with \`${hintCommand('start', opts, deps)}\`` },
+    );
+  return { record, tmux };
 }

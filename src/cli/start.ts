@@ -15,7 +15,17 @@ import {
 } from '../session/demo/config.js';
 import type { DemoResult } from '../session/demo/script.js';
 import { agentsFromFlags, planAgents } from '../session/plan.js';
-import { readSessionRecord, SESSION_NAME } from '../session/record.js';
+import {
+  newSessionId,
+  readSessionRecord,
+  SESSION_NAME,
+  type SessionRecord,
+} from '../session/record.js';
+import {
+  expireEarlierRequests,
+  type ExpiryReport,
+} from '../session/requests.js';
+import { restartSessionWindows } from '../session/resume.js';
 import { checkTmux, isSessionRunning, startSession } from '../session/start.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
@@ -40,6 +50,8 @@ export interface StartOptions extends CommonOptions {
   controller?: string;
   /** `--no-wait`: with --demo --detach, return at once. */
   wait?: boolean;
+  /** A running session: start its bridge and status windows again, keep its requests. */
+  resume?: boolean;
 }
 
 const DEMO_POLL_MS = 250;
@@ -221,13 +233,15 @@ export async function runStart(
   const agents = planAgents(config, ctx.paths.home);
 
   const record = await readSessionRecord(ctx.paths);
-  if (record && record.socket !== opts.tmuxSocket) {
+  if (record) {
     const other = createTmuxClient(record.socket, deps.runTmux);
     if (await isSessionRunning(other, record.session)) {
+      if (opts.resume)
+        return resumeRunning(opts, deps, ctx, other, record, attach);
       throw new MacsError(
         `a macs session is already running for ${ctx.paths.home} (tmux -L ${record.socket})`,
         {
-          hint: `attach to it with \`${hintCommand('attach', opts, deps)}\`, or end it with \`${hintCommand('stop', opts, deps)}\``,
+          hint: `attach to it with \`${hintCommand('attach', opts, deps)}\`, start its bridge and status again with \`${hintCommand('start --resume', opts, deps)}\`, or end it with \`${hintCommand('stop', opts, deps)}\``,
         },
       );
     }
@@ -238,6 +252,16 @@ export async function runStart(
   const tmux = createTmuxClient(socket, deps.runTmux);
   const since = new Date(Date.now() - 1000);
   const events = createEventLog(ctx.paths);
+  // Requests still open from an earlier session: its agents are gone, and
+  // the new ones never asked them. Expired (archived), never delivered.
+  const sessionId = newSessionId();
+  const expiry = await expireEarlierRequests({
+    paths: ctx.paths,
+    events,
+    log: ctx.log.child({ component: 'start' }),
+    session: sessionId,
+  });
+  reportExpiry(expiry, opts, deps);
   let started;
   try {
     started = await startSession({
@@ -254,6 +278,7 @@ export async function runStart(
       events,
       log: ctx.log.child({ component: 'start' }),
       env: deps.env,
+      sessionId,
     });
   } catch (error) {
     if (error instanceof MacsError && /already running/.test(error.message)) {
@@ -310,6 +335,66 @@ export async function runStart(
   return 0;
 }
 
+/** Tell the person which earlier requests expired (and which were left alone). */
+function reportExpiry(
+  report: ExpiryReport,
+  opts: StartOptions,
+  deps: CliDeps,
+): void {
+  const err = deps.output.err;
+  const { expired, busy } = report;
+  if (expired.length > 0) {
+    err(
+      `macs: ${expired.length} request(s) of an earlier session expired; the new agents never asked them (kept in archive/, never sent):`,
+    );
+    for (const r of expired.slice(0, EXPIRY_LINES))
+      err(`  ${r.id}  (${r.agent}, ${r.type}) ${r.firstLine}`);
+    if (expired.length > EXPIRY_LINES)
+      err(
+        `  … and ${expired.length - EXPIRY_LINES} more: ${hintCommand('events --type request.expired', opts, deps)}`,
+      );
+  }
+  for (const b of busy)
+    err(
+      `warning: ${b.agent}: its open requests were left alone (${b.message})`,
+    );
+}
+
+/** How many expired requests `macs start` lists by name. */
+const EXPIRY_LINES = 10;
+
+/**
+ * `macs start --resume` with the session running: its agents keep running
+ * (and keep their open requests); the bridge and status windows start again.
+ */
+async function resumeRunning(
+  opts: StartOptions,
+  deps: CliDeps,
+  ctx: ReturnType<typeof createContext>,
+  tmux: ReturnType<typeof createTmuxClient>,
+  record: SessionRecord,
+  attach: AttachSession,
+): Promise<number> {
+  await restartSessionWindows({
+    tmux,
+    paths: ctx.paths,
+    record,
+    macsArgv: resolveMacsArgv(),
+    ...(record.config ? { configFile: record.config } : {}),
+  });
+  const out = deps.output.out;
+  out(
+    `macs: resumed the running session${record.id ? ` ${record.id}` : ''} in ${ctx.paths.home} (tmux -L ${record.socket}): bridge and status started again; agents and their open requests kept`,
+  );
+  const attachCmd = hintCommand('attach', opts, deps);
+  if (!opts.detach && isOnTerminal(deps)) {
+    const code = await attach({ socket: record.socket, session: SESSION_NAME });
+    return code === 0 ? 0 : 1;
+  }
+  out(`  attach:  ${attachCmd}`);
+  return 0;
+}
+
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -359,6 +444,10 @@ export function registerStartCommand(
           '--controller <cmd>',
           'the controller agent to run (a shell command line)',
         ).env('MACS_CONTROLLER'),
+      )
+      .option(
+        '--resume',
+        'the session is running: start its bridge and status windows again, keeping its agents and their open requests',
       ),
   )
     .addHelpText(
@@ -374,6 +463,11 @@ The session lives on a private tmux server per home (tmux -L macs-<project>-<has
 window "agents" (controller and workers, tiled), "bridge" (macs bridge --all) and
 "status" (macs status --watch). It is recorded in .macs/session.json.
 Not on a terminal, it starts detached. End it with macs stop. See docs/session.md.
+
+Each start is a new session with its own id: requests still open from an
+earlier session are expired (archived, never sent: the new agents never asked
+them) and listed. With the session still running, --resume starts its bridge
+and status windows again and keeps everything else (docs/reliability.md).
 Exit: 0 ok, 1 failure (e.g. already running), 2 bad usage or config, 3 tmux missing.`,
     )
     .action((opts: StartOptions) => run(runStart(opts, deps)));

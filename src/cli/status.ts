@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
-import { setDeliveryPaused } from '../state/control.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
 import { buildSnapshot, type Snapshot } from '../state/snapshot.js';
 import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
@@ -20,6 +19,8 @@ import {
 } from './common.js';
 import { describeAnswerResult } from './status-answer.js';
 import { createAttentionNotifier } from './status-attention.js';
+import { describeDismissal, dismissRequests } from './dismiss.js';
+import { pauseDelivery } from './pause.js';
 import { formatStatusText } from './status-text.js';
 import { jumpToPane, showMessageNearPanes } from './status-tmux.js';
 
@@ -81,14 +82,29 @@ export function createStatusIntents(options: {
       await feed.refresh();
       return result;
     },
+    async dismiss(requestId) {
+      try {
+        const [outcome] = await dismissRequests(
+          ctx.paths,
+          [requestId],
+          'dismissed from macs status',
+          ctx.log,
+        );
+        if (!outcome) return { ok: false, message: 'nothing dismissed' };
+        return {
+          ok:
+            outcome.result === 'dismissed' || outcome.result === 'handed-over',
+          message: describeDismissal(outcome),
+        };
+      } catch (error) {
+        return { ok: false, message: errorMessage(error) };
+      } finally {
+        await feed.refresh();
+      }
+    },
     async setPaused(agent, paused) {
       try {
-        await setDeliveryPaused(ctx.paths, agent, paused);
-        await events.emit({
-          agent,
-          type: paused ? 'delivery.paused' : 'delivery.resumed',
-          data: { by: 'macs status' },
-        });
+        await pauseDelivery(ctx.paths, events, agent, paused, 'macs status');
       } catch (error) {
         return { ok: false, message: errorMessage(error) };
       } finally {

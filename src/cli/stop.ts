@@ -1,7 +1,8 @@
 import { Option, type Command } from 'commander';
-import { ConfigError } from '../errors.js';
+import { ConfigError, errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { readSessionRecord } from '../session/record.js';
+import { listOpenRequests } from '../state/pending.js';
 import { checkTmux } from '../session/start.js';
 import { stopSession, type StoppedPane } from '../session/stop.js';
 import { createTmuxClient } from '../tmux/client.js';
@@ -11,7 +12,7 @@ import {
   type CliDeps,
   type CommonOptions,
 } from './common.js';
-import { resolveSessionSocket } from './session-common.js';
+import { hintCommand, resolveSessionSocket } from './session-common.js';
 
 export interface StopOptions extends CommonOptions {
   graceSec?: string;
@@ -53,11 +54,16 @@ export async function runStop(
         `--grace-sec '${opts.graceSec}' is not a number of seconds`,
       );
   } else {
-    // A broken config must not keep a session from being stopped.
+    // A broken config must not keep a session from being stopped: said, not fatal.
     graceSec = await ctx
       .loadConfig()
       .then(({ config }) => config.stopGraceSec)
-      .catch(() => DEFAULT_GRACE_SEC);
+      .catch((error: unknown) => {
+        deps.output.err(
+          `warning: ${errorMessage(error)}; stopping with the default grace of ${DEFAULT_GRACE_SEC}s`,
+        );
+        return DEFAULT_GRACE_SEC;
+      });
   }
   const record = await readSessionRecord(ctx.paths);
   const socket = await resolveSessionSocket(opts, ctx.paths, deps.env, record);
@@ -89,6 +95,11 @@ export async function runStop(
   out(
     '  the tmux server is gone; worktrees, inbox/, archive/ and .macs/ are kept',
   );
+  const open = (await listOpenRequests(ctx.paths)).length;
+  if (open > 0)
+    out(
+      `  ${open} request(s) are still open: they expire at the next start (see them: ${hintCommand('inbox', opts, deps)}; end them now: ${hintCommand('dismiss <id>', opts, deps)})`,
+    );
   return 0;
 }
 

@@ -44,6 +44,8 @@ export const EVENT_TYPES = [
   'session.stopped',
   'agent.prompted',
   'agent.exited',
+  'agent.added',
+  'agent.restarted',
   'bridge.started',
   'bridge.resumed',
   'bridge.stopped',

@@ -114,16 +114,26 @@ export function planAgents(config: MacsConfig, home: string): PlannedAgent[] {
         hint: 'give every worker and the controller its own name',
       });
     seen.add(agent.name);
-    const preset = presetOf(agent, config);
-    return {
-      name: agent.name,
-      role,
-      preset,
-      command: commandOf(agent, preset),
-      cwd: path.resolve(home, agent.cwd ?? '.'),
-      env: { ...agent.env },
-      worktree: role === 'worker' && agent.worktree,
-      prompt: role === 'worker' && wantsPrompt(agent, preset),
-    };
+    return planAgent(agent, role, config, home);
   });
+}
+
+/** One agent to start (`macs start`, `macs add`), with every default decided. */
+export function planAgent(
+  agent: AgentConfig,
+  role: AgentRole,
+  config: MacsConfig,
+  home: string,
+): PlannedAgent {
+  const preset = presetOf(agent, config);
+  return {
+    name: agent.name,
+    role,
+    preset,
+    command: commandOf(agent, preset),
+    cwd: path.resolve(home, agent.cwd ?? '.'),
+    env: { ...agent.env },
+    worktree: role === 'worker' && agent.worktree,
+    prompt: role === 'worker' && wantsPrompt(agent, preset),
+  };
 }

@@ -10,6 +10,13 @@ export const SESSION_NAME = 'macs';
 
 export type AgentRole = 'controller' | 'worker';
 
+/** Exactly how an agent's program was launched, so `macs restart` runs it again. */
+export interface AgentLaunch {
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
 /** One agent of a running session, as `.macs/session.json` records it. */
 export interface SessionAgentRecord {
   name: string;
@@ -24,6 +31,8 @@ export interface SessionAgentRecord {
   worktree?: { path: string; branch: string };
   /** The first message (prompts/worker.md) the bridge types into the worker. */
   prompt?: { file: string; promptedAt?: string };
+  /** How it was launched (absent in records written before `macs restart`). */
+  launch?: AgentLaunch;
 }
 
 /** `.macs/session.json`: what `macs start` created, for stop, attach, bridge --all and status. */

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, open, rename, stat, writeFile } from 'node:fs/promises';
+import { access, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MacsConfig } from '../config/schema.js';
 import { MacsError, TmuxError, errorMessage } from '../errors.js';
@@ -11,8 +11,7 @@ import {
   fileExists,
   FILE_MODE,
 } from '../state/fs.js';
-import { paneLogPath, type HomePaths } from '../state/paths.js';
-import { quoteShellArg } from '../tmux/args.js';
+import type { HomePaths } from '../state/paths.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { TMUX_INSTALL_HINT, type RunTmux } from '../tmux/run.js';
 import {
@@ -22,13 +21,11 @@ import {
   buildNewWindowArgs,
   buildRespawnPaneArgs,
   buildSelectLayoutArgs,
-  buildSetPaneTitleArgs,
   buildSetWindowOptionArgs,
   buildSplitWindowArgs,
   parseTmuxVersion,
 } from '../tmux/session-args.js';
 import { loadPrompt } from '../config/prompts.js';
-import { prepareAgentHooks } from '../hooks/install.js';
 import {
   AGENTS_WINDOW,
   BRIDGE_WINDOW,
@@ -37,13 +34,10 @@ import {
   SESSION_HEIGHT,
   SESSION_WIDTH,
   STATUS_WINDOW,
-  buildAgentEnv,
   buildBridgeCommand,
-  buildLaunchArgv,
   buildStatusCommand,
   describeCommand,
   programOf,
-  withExtraArgs,
 } from './layout.js';
 import type { PlannedAgent } from './plan.js';
 import {
@@ -55,6 +49,7 @@ import {
   type SessionRecord,
 } from './record.js';
 import { createRunGit, ensureWorktree, type RunGit } from './worktree.js';
+import { planLaunch, preparePane, runInPane } from './launch.js';
 
 /** The oldest tmux with `respawn-pane -e/-c` and direct argv execution. */
 export const MIN_TMUX_VERSION: readonly [number, number] = [3, 0];
@@ -149,23 +144,6 @@ async function paneOutput(tmux: TmuxClient, args: string[]): Promise<string> {
       { args },
     );
   return pane;
-}
-
-async function panePid(
-  tmux: TmuxClient,
-  pane: string,
-): Promise<number | undefined> {
-  const info = await tmux.paneInfo(pane);
-  return info.pid > 0 ? info.pid : undefined;
-}
-
-/** A new pane log per session: the previous one is kept as `<agent>.log.prev`. */
-async function rotatePaneLog(paths: HomePaths, agent: string): Promise<string> {
-  const file = paneLogPath(paths, agent);
-  if (await fileExists(file)) await rename(file, `${file}.prev`);
-  const handle = await open(file, 'a', FILE_MODE);
-  await handle.close();
-  return file;
 }
 
 /**
@@ -310,11 +288,7 @@ export async function startSession(
     const entries: SessionAgentRecord[] = [];
     for (const [index, agent] of prepared.entries()) {
       const pane = panes[index] ?? firstPane;
-      await tmux.setPaneOption(pane, '@macs_agent', agent.name);
-      await tmux.command(buildSetPaneTitleArgs(pane, agent.name));
-      const logFile = await rotatePaneLog(paths, agent.name);
-      await tmux.pipePane(pane, `exec cat >> ${quoteShellArg(logFile)}`);
-      await tmux.setPaneOption(pane, '@macs_pipe', logFile);
+      await preparePane(tmux, paths, pane, agent.name);
       if (agent.prompt && !prompt)
         warnings.push(
           `${agent.name}: prompts/worker.md was not found; no first message is sent`,
@@ -337,33 +311,19 @@ export async function startSession(
     for (const [index, agent] of prepared.entries()) {
       const entry = entries[index];
       if (!entry) continue;
-      const hooks = await prepareAgentHooks({
-        agent: agent.name,
-        hooks: agent.preset.hooks,
+      const { launch, warning } = await planLaunch({
         paths,
+        agent: agent.name,
+        command: agent.command,
+        hooks: agent.preset.hooks,
+        cwd: agent.cwd,
+        env: agent.env,
+        socket,
         askTimeoutSec: options.config.policy.askTimeoutSec,
       });
-      let command = withExtraArgs(agent.command, hooks.args);
-      if (!command) {
-        warnings.push(
-          `${agent.name}: its command is not one simple command, so macs could not add its hook settings (${hooks.args.join(' ')}); add them yourself`,
-        );
-        command = agent.command;
-      }
-      await tmux.command(
-        buildRespawnPaneArgs({
-          pane: entry.pane,
-          cwd: agent.cwd,
-          env: buildAgentEnv({
-            agent: agent.name,
-            home: paths.home,
-            socket,
-            extra: agent.env,
-          }),
-          command: buildLaunchArgv(command),
-        }),
-      );
-      const pid = await panePid(tmux, entry.pane).catch(() => undefined);
+      if (warning) warnings.push(warning);
+      entry.launch = launch;
+      const pid = await runInPane(tmux, entry.pane, launch);
       if (pid) entry.pid = pid;
     }
 

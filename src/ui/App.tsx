@@ -154,6 +154,9 @@ export function App(props: AppProps) {
         case 'set-paused':
           report(await intents.setPaused(effect.agent, effect.paused));
           return;
+        case 'dismiss':
+          report(await intents.dismiss(effect.requestId));
+          return;
         case 'jump':
           report(await intents.jumpToPane(effect.agent, effect.pane));
           return;

@@ -5,6 +5,7 @@ const BROWSE_ITEMS = [
   'enter detail',
   'r answer',
   'e $EDITOR',
+  'd dismiss',
   'p pause/resume',
   'a jump to pane',
   '? help',
@@ -25,11 +26,10 @@ const BROWSE_COMPACT = [
   'enter',
   'r',
   'e',
+  'd',
   'p',
   'a',
-  '·',
   '? help',
-  '·',
   'q quit',
 ];
 const ANSWER_COMPACT = [

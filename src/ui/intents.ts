@@ -16,6 +16,8 @@ export interface StatusIntents {
   answer(requestId: string, text: string): Promise<IntentResult>;
   /** Answer in `$EDITOR`; the terminal belongs to the editor meanwhile. */
   editAnswer(request: RequestSnapshot): Promise<IntentResult>;
+  /** End a pending request without an answer (`macs dismiss`). */
+  dismiss(requestId: string): Promise<IntentResult>;
   /** Pause or resume delivery to an agent. */
   setPaused(agent: string, paused: boolean): Promise<IntentResult>;
   /** Show the agent's pane in tmux. */

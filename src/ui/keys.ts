@@ -24,7 +24,9 @@ export interface KeyPress {
 export type UiMode =
   | { type: 'browse' }
   | { type: 'help' }
-  | { type: 'answer'; requestId: string; agent: string; text: string };
+  | { type: 'answer'; requestId: string; agent: string; text: string }
+  /** `d` pressed on a request: `y` (or `d` again) dismisses it. */
+  | { type: 'confirm-dismiss'; requestId: string };
 
 export type MessageTone = 'info' | 'ok' | 'error';
 
@@ -42,6 +44,7 @@ export type UiEffect =
   | { type: 'answer'; requestId: string; text: string }
   | { type: 'edit'; requestId: string }
   | { type: 'set-paused'; agent: string; paused: boolean }
+  | { type: 'dismiss'; requestId: string }
   | { type: 'jump'; agent: string; pane: string | null }
   /** `interrupted`: Ctrl-C (exit status 130) rather than `q`. */
   | { type: 'quit'; interrupted: boolean };
@@ -65,6 +68,10 @@ export const BROWSE_KEYS: readonly { keys: string; does: string }[] = [
   { keys: 'enter', does: 'show or hide the detail of the selected row' },
   { keys: 'r', does: 'answer the selected request here (file backend)' },
   { keys: 'e', does: 'answer the selected request in $EDITOR' },
+  {
+    keys: 'd',
+    does: 'dismiss the selected request (end it unanswered; asks first)',
+  },
   { keys: 'p', does: "pause or resume delivery to the selected row's agent" },
   { keys: 'a', does: "jump to the selected row's agent pane in tmux" },
   { keys: '?', does: 'show or hide this help' },
@@ -182,6 +189,15 @@ export function reduceKey(
 ): KeyResult {
   const mode = state.mode;
   if (mode.type === 'answer') return reduceAnswerKey(state, mode, key);
+  if (mode.type === 'confirm-dismiss') {
+    const browse: UiState = { ...state, mode: { type: 'browse' } };
+    if (!key.ctrl && (key.input === 'y' || key.input === 'd'))
+      return {
+        state: say(browse, `dismissing ${mode.requestId}…`, 'info'),
+        effects: [{ type: 'dismiss', requestId: mode.requestId }],
+      };
+    return { state: say(browse, 'not dismissed', 'info'), effects: [] };
+  }
   const none = (next: UiState): KeyResult => ({ state: next, effects: [] });
   const cleared: UiState = { ...state, message: undefined };
   if (key.ctrl && key.input === 'c')
@@ -238,6 +254,22 @@ export function reduceKey(
           text: '',
         },
       });
+    }
+    case 'd': {
+      if (item?.kind !== 'request')
+        return none(
+          say(cleared, 'select a pending request first (↑/↓ or j/k)', 'info'),
+        );
+      return none(
+        say(
+          {
+            ...cleared,
+            mode: { type: 'confirm-dismiss', requestId: item.request.id },
+          },
+          `dismiss ${item.request.id} without an answer? y to confirm, any other key keeps it`,
+          'info',
+        ),
+      );
     }
     case 'p': {
       const agent = item?.agent;

@@ -274,7 +274,7 @@ describe('the status view, panel by panel', () => {
     expect(short).toContain('AGENTS (1)');
     expect(short).toContain('REQUESTS (1)');
     expect(short).not.toContain('RECENT EVENTS');
-    expect(short).toMatch(/keys: ↑↓\/jk enter r e p a · \? help · q quit/);
+    expect(short).toMatch(/keys: ↑↓\/jk enter r e d p a \? help q quit/);
     expectFits(short, 44, 12);
     expect(short).toMatchSnapshot();
     // Tiny: the requests stay, the agents go.

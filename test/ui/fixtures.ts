@@ -137,6 +137,10 @@ export function recordingIntents(
       calls.push({ intent: 'setPaused', args });
       return Promise.resolve(result);
     },
+    dismiss: (...args) => {
+      calls.push({ intent: 'dismiss', args });
+      return Promise.resolve(result);
+    },
     jumpToPane: (...args) => {
       calls.push({ intent: 'jumpToPane', args });
       return Promise.resolve(result);

@@ -172,6 +172,28 @@ describe('keys', () => {
     ]);
   });
 
+  it('d asks first: y (or d again) dismisses the selected request, any other key keeps it', () => {
+    const asked = press(INITIAL_UI_STATE, key('d'));
+    expect(asked.effects).toEqual([]);
+    expect(asked.state.mode).toEqual({
+      type: 'confirm-dismiss',
+      requestId: 'r-file',
+    });
+    expect(press(asked.state, key('y')).effects).toEqual([
+      { type: 'dismiss', requestId: 'r-file' },
+    ]);
+    expect(press(asked.state, key('d')).effects).toEqual([
+      { type: 'dismiss', requestId: 'r-file' },
+    ]);
+    const kept = press(asked.state, key('n'));
+    expect(kept.effects).toEqual([]);
+    expect(kept.state.mode.type).toBe('browse');
+    // On an agent row there is nothing to dismiss.
+    const onAgent = press(INITIAL_UI_STATE, key('k'), key('k'), key('d'));
+    expect(onAgent.effects).toEqual([]);
+    expect(onAgent.state.mode.type).toBe('browse');
+  });
+
   it('Ctrl-C quits as interrupted, but in the answer box it only cancels the answer', () => {
     expect(press(INITIAL_UI_STATE, key('c', { ctrl: true })).effects).toEqual([
       { type: 'quit', interrupted: true },

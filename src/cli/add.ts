@@ -1,0 +1,91 @@
+import { Option, type Command } from 'commander';
+import { createEventLog } from '../events/log.js';
+import { addAgent } from '../session/agents.js';
+import {
+  addCommonOptions,
+  createContext,
+  type CliDeps,
+  type CommonOptions,
+} from './common.js';
+import { hintCommand, openRunningSession } from './session-common.js';
+
+export interface AddOptions extends CommonOptions {
+  name?: string;
+  command?: string;
+  cwd?: string;
+}
+
+/** `macs add <preset>`: a new worker in the running session. */
+export async function runAdd(
+  preset: string,
+  opts: AddOptions,
+  deps: CliDeps,
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const { config } = await ctx.loadConfig();
+  const { record, tmux } = await openRunningSession(opts, deps, ctx.paths);
+  const { entry, warnings } = await addAgent(
+    {
+      tmux,
+      paths: ctx.paths,
+      record,
+      config,
+      events: createEventLog(ctx.paths),
+      log: ctx.log.child({ component: 'add' }),
+    },
+    {
+      preset,
+      ...(opts.name ? { name: opts.name } : {}),
+      ...(opts.command ? { command: opts.command } : {}),
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+    },
+  );
+  deps.output.out(
+    `added ${entry.name} (preset ${entry.preset}) in pane ${entry.pane}: ${entry.command.join(' ').slice(0, 80)}`,
+  );
+  deps.output.out(
+    `  the session's bridge supervises it within a few seconds; watch: ${hintCommand('status', opts, deps)}`,
+  );
+  for (const warning of warnings) deps.output.err(`warning: ${warning}`);
+  return 0;
+}
+
+export function registerAddCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('add')
+      .description('add a worker to the running session, in a new pane')
+      .argument(
+        '<preset>',
+        'its preset: codex, claude, gemini, aider, pi, shell, generic, or one from the config',
+      )
+      .addOption(
+        new Option(
+          '--name <name>',
+          'its name (default: the next free worker-N)',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--command <cmd>',
+          "what to run, a shell command line (default: the preset's program)",
+        ),
+      )
+      .addOption(new Option('--cwd <dir>', 'its folder (default: the home)')),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  macs add codex
+  macs add claude --name reviewer
+  macs add generic --command "python agent.py" --cwd services/api`,
+    )
+    .action((preset: string, opts: AddOptions) =>
+      run(runAdd(preset, opts, deps)),
+    );
+}

@@ -1,0 +1,111 @@
+import { open, rename } from 'node:fs/promises';
+import { prepareAgentHooks, type HooksKind } from '../hooks/install.js';
+import { fileExists, FILE_MODE } from '../state/fs.js';
+import { paneLogPath, type HomePaths } from '../state/paths.js';
+import { quoteShellArg } from '../tmux/args.js';
+import type { TmuxClient } from '../tmux/client.js';
+import {
+  buildRespawnPaneArgs,
+  buildSetPaneTitleArgs,
+} from '../tmux/session-args.js';
+import {
+  buildAgentEnv,
+  buildLaunchArgv,
+  withExtraArgs,
+  type LaunchCommand,
+} from './layout.js';
+import type { AgentLaunch } from './record.js';
+
+/**
+ * Putting an agent's program into a pane, shared by `macs start`, `macs add`
+ * and `macs restart`: the pane is tagged and piped into its log before the
+ * program prints its first byte; the program gets its hook settings on its
+ * command line and macs's environment (SPEC §7).
+ */
+
+/** A new pane log per program run: the previous one is kept as `<agent>.log.prev`. */
+export async function rotatePaneLog(
+  paths: HomePaths,
+  agent: string,
+): Promise<string> {
+  const file = paneLogPath(paths, agent);
+  if (await fileExists(file)) await rename(file, `${file}.prev`);
+  const handle = await open(file, 'a', FILE_MODE);
+  await handle.close();
+  return file;
+}
+
+/** Tag a pane for an agent, title it, and pipe it into a fresh log. */
+export async function preparePane(
+  tmux: TmuxClient,
+  paths: HomePaths,
+  pane: string,
+  agent: string,
+): Promise<void> {
+  await tmux.setPaneOption(pane, '@macs_agent', agent);
+  await tmux.command(buildSetPaneTitleArgs(pane, agent));
+  const logFile = await rotatePaneLog(paths, agent);
+  await tmux.pipePane(pane, `exec cat >> ${quoteShellArg(logFile)}`);
+  await tmux.setPaneOption(pane, '@macs_pipe', logFile);
+}
+
+/**
+ * How an agent is launched: its command with its hook settings added, the
+ * exact argv, folder and environment. `warning` when the hook settings
+ * could not be added (a command that is not one simple command).
+ */
+export async function planLaunch(options: {
+  paths: HomePaths;
+  agent: string;
+  command: LaunchCommand;
+  hooks: HooksKind;
+  cwd: string;
+  env: Readonly<Record<string, string>>;
+  socket: string;
+  askTimeoutSec: number;
+}): Promise<{ launch: AgentLaunch; warning?: string }> {
+  const hooks = await prepareAgentHooks({
+    agent: options.agent,
+    hooks: options.hooks,
+    paths: options.paths,
+    askTimeoutSec: options.askTimeoutSec,
+  });
+  const withHooks = withExtraArgs(options.command, hooks.args);
+  const launch: AgentLaunch = {
+    argv: buildLaunchArgv(withHooks ?? options.command),
+    cwd: options.cwd,
+    env: buildAgentEnv({
+      agent: options.agent,
+      home: options.paths.home,
+      socket: options.socket,
+      extra: options.env,
+    }),
+  };
+  return withHooks
+    ? { launch }
+    : {
+        launch,
+        warning: `${options.agent}: its command is not one simple command, so macs could not add its hook settings (${hooks.args.join(' ')}); add them yourself`,
+      };
+}
+
+/**
+ * Run the agent's program in its pane (`respawn-pane -k`: whatever ran
+ * there is ended). Resolves to the pid of the new program, when tmux says.
+ */
+export async function runInPane(
+  tmux: TmuxClient,
+  pane: string,
+  launch: AgentLaunch,
+): Promise<number | undefined> {
+  await tmux.command(
+    buildRespawnPaneArgs({
+      pane,
+      cwd: launch.cwd,
+      env: launch.env,
+      command: launch.argv,
+    }),
+  );
+  const info = await tmux.paneInfo(pane).catch(() => undefined);
+  return info && info.pid > 0 ? info.pid : undefined;
+}
