@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createContextCollector } from '../backends/context.js';
-import { createExecBackend } from '../backends/exec.js';
+import { createExecBackend, runExecCommand } from '../backends/exec.js';
 import type { ExecChoice } from '../backends/exec-presets.js';
 import { createFileBackend } from '../backends/file.js';
 import { createInteractiveBackend } from '../backends/interactive.js';
@@ -15,6 +15,7 @@ import type { HomePaths } from '../state/paths.js';
 import type { AgentStateName } from '../state/types.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { Deliverer, DeliveryRules } from './deliver.js';
+import { createAttention, type Attention } from './attention.js';
 import { createDispatcher, type Dispatcher } from './dispatch.js';
 import { findMissingBackends } from './router.js';
 
@@ -41,6 +42,8 @@ export interface AnswerersOptions {
 
 export interface Answerers {
   dispatcher: Dispatcher;
+  /** Calls a person; feed it the bridge's events (observe) for state changes. */
+  attention: Attention;
   /** One line per backend, for the start-up message. */
   describe: string[];
 }
@@ -112,12 +115,25 @@ export async function createAnswerers(
       `interactive: controller pane ${pane} (preset ${options.controller.preset}; timeout ${config.controllerTimeoutSec}s)`,
     );
   }
+  const attention = createAttention({
+    paths,
+    config: config.attention,
+    events,
+    log: log.child({ component: 'attention' }),
+    tmux,
+    runExec: runExecCommand,
+  });
+  if (config.attention.notify)
+    describe.push(
+      `attention: runs ${JSON.stringify(config.attention.notify)} when a person is needed`,
+    );
   const dispatcher = createDispatcher({
     config,
     paths,
     events,
     log,
     file,
+    attention,
     ...(exec ? { exec } : {}),
     ...(interactive ? { interactive } : {}),
     collectContext: createContextCollector({
@@ -140,5 +156,5 @@ export async function createAnswerers(
       },
     );
   }
-  return { dispatcher, describe };
+  return { dispatcher, describe, attention };
 }

@@ -20,6 +20,7 @@ import type { Logger } from '../log/logger.js';
 import { buildContextPacket, type ContextPacket } from '../protocol/context.js';
 import { ensurePrivateDir, fileExists, writeFileAtomic } from '../state/fs.js';
 import type { HomePaths } from '../state/paths.js';
+import { createAttention, type Attention } from './attention.js';
 import {
   checkGuards,
   chooseRoute,
@@ -38,6 +39,8 @@ export interface DispatcherOptions {
   interactive?: AttemptBackend;
   collectContext: CollectContext;
   now?: () => number;
+  /** Calls a person when a request lands in the inbox (default: an event only). */
+  attention?: Attention;
 }
 
 /** The one backend a supervisor talks to: routing, fallback, loop guards. */
@@ -108,6 +111,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const tasks = new Set<Promise<void>>();
   const warnedSkips = new Set<string>();
   const preparing = createPriorityQueue(CONTEXT_MAX_PARALLEL);
+  const attention =
+    options.attention ??
+    createAttention({ paths, config: config.attention, events, log });
+  /** Why a loop guard sent a request to a person, until the person is called. */
+  const guarded = new Map<string, GuardTrip>();
   let stopped = false;
 
   async function emit(
@@ -213,6 +221,33 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     return packet;
   }
 
+  /**
+   * The request is in the inbox now: call a person (once per request). A
+   * loop guard's reason, or the answerer it fell back from, says why.
+   */
+  async function toPerson(
+    request: BackendRequest,
+    from?: BackendName,
+  ): Promise<void> {
+    await file.submit(request);
+    const guard = guarded.get(request.id);
+    guarded.delete(request.id);
+    const first = request.body.split('\n', 1)[0]?.slice(0, 100) ?? '';
+    await attention.request({
+      agent: request.agent,
+      requestId: request.id,
+      reason: guard?.reason ?? 'waiting-for-person',
+      message: guard
+        ? `${request.agent} needs you: ${describeGuard(guard)}`
+        : `${request.agent} waits for your answer (${request.type}): ${first}`,
+      ...(request.pane ? { pane: request.pane } : {}),
+      data: {
+        ...(guard ? { ...guard } : {}),
+        ...(from ? { fallbackFrom: from } : {}),
+      },
+    });
+  }
+
   async function deliverAnswer(
     request: BackendRequest,
     backend: BackendName,
@@ -250,7 +285,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           if (!(await fileExists(path.join(paths.inbox, `${request.id}.json`))))
             return;
         }
-        await file.submit(request);
+        await toPerson(request, i > 0 ? chain[i - 1] : undefined);
         return;
       }
       const backend = attempts.get(name);
@@ -344,12 +379,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             ? { resumeFrom: request.previousBackend }
             : {}),
         });
-    if (guard) {
-      await emit(request, 'attention', {
-        ...guard,
-        message: describeGuard(guard),
-      });
-    }
+    if (guard) guarded.set(request.id, guard);
     const skipKey = `${request.agent}:${decision.skipped.join(',')}`;
     if (decision.skipped.length > 0 && !warnedSkips.has(skipKey)) {
       warnedSkips.add(skipKey);
@@ -379,7 +409,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // A request for a person goes into the inbox at once; the context packet
     // (a tmux capture and a git call away) is added to its metadata after.
     if (chain[0] === 'file' && !stopped) {
-      await file.submit(request);
+      await toPerson(request);
       inboxFirst.add(request.id);
     }
     const full = await preparing.run(request.priority, async () =>

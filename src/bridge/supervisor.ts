@@ -276,7 +276,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     saveLater();
     await emit({
       type: 'state.changed',
-      data: { from: previous, to: next, source, ...detail },
+      data: { from: previous, to: next, source, pane, ...detail },
     });
   }
 

@@ -8,6 +8,7 @@ import type { MacsConfig } from '../config/schema.js';
 import { loadPrompt } from '../config/prompts.js';
 import { ConfigError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
+import type { MacsEvent } from '../events/types.js';
 import { discoverPane, OWN_PANE_RULES } from '../session/discover.js';
 import {
   loadFirstMessage,
@@ -223,10 +224,14 @@ async function bridgeAllWith(
     ).pane;
   };
 
+  // Each event is printed (unless --quiet), and calls a person when an
+  // agent turns approval, error or dead (bridge/attention.ts).
+  let observe: ((event: MacsEvent) => void) | undefined;
   const events = createEventLog(ctx.paths, {
-    onEvent: opts.quiet
-      ? undefined
-      : (event) => deps.output.out(formatEventLine(event)),
+    onEvent: (event) => {
+      if (!opts.quiet) deps.output.out(formatEventLine(event));
+      observe?.(event);
+    },
   });
   const log = ctx.log.child({ component: 'bridge', mode: 'all' });
   const deliverer = createDeliverer(tmux);
@@ -252,7 +257,7 @@ async function bridgeAllWith(
     ...(opts.execPreset ? { flagPreset: opts.execPreset } : {}),
     config,
   });
-  const { dispatcher, describe } = await createAnswerers({
+  const { dispatcher, describe, attention } = await createAnswerers({
     config,
     paths: ctx.paths,
     tmux,
@@ -263,6 +268,7 @@ async function bridgeAllWith(
     ...(controller ? { controller } : {}),
   });
 
+  observe = (event) => attention.observe(event);
   const bridge = createMultiBridge({
     agents,
     paths: ctx.paths,
@@ -324,5 +330,6 @@ async function bridgeAllWith(
   } finally {
     await bridge.stop();
     await dispatcher.stop();
+    await attention.flush();
   }
 }

@@ -8,6 +8,7 @@ import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
 import { ConfigError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
+import type { MacsEvent } from '../events/types.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { discoverPane } from '../session/discover.js';
 import { readSessionRecord } from '../session/record.js';
@@ -195,14 +196,22 @@ async function bridgeWith(
     config,
   });
   const controller = await resolveController(opts, pane, ctx.tmux, config);
+  // Each event is printed (unless --quiet), and calls a person when an
+  // agent turns approval, error or dead (bridge/attention.ts).
+  let observe: ((event: MacsEvent) => void) | undefined;
   const events = createEventLog(ctx.paths, {
-    onEvent: opts.quiet
-      ? undefined
-      : (event) => deps.output.out(formatEventLine(event)),
+    onEvent: (event) => {
+      if (!opts.quiet) deps.output.out(formatEventLine(event));
+      observe?.(event);
+    },
   });
   const log = ctx.log.child({ component: 'bridge', agent });
   const deliverer = createDeliverer(ctx.tmux);
-  const { dispatcher: backend, describe } = await createAnswerers({
+  const {
+    dispatcher: backend,
+    describe,
+    attention,
+  } = await createAnswerers({
     config,
     paths: ctx.paths,
     tmux: ctx.tmux,
@@ -212,6 +221,7 @@ async function bridgeWith(
     ...(exec ? { exec } : {}),
     ...(controller ? { controller } : {}),
   });
+  observe = (event) => attention.observe(event);
   // The pane gone for good (killed, window closed): this bridge stops.
   let reportPaneGone: (error: Error) => void = () => undefined;
   const paneGone = new Promise<never>((_, reject) => {
@@ -266,6 +276,7 @@ async function bridgeWith(
   } finally {
     await backend.stop();
     await supervisor.stop();
+    await attention.flush();
   }
 }
 

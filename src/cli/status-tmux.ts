@@ -1,49 +1,13 @@
 import { errorMessage } from '../errors.js';
 import {
   buildDisplayArgs,
-  buildListClientsArgs,
   buildSelectPaneArgs,
   buildSelectWindowArgs,
-  buildShowMessageArgs,
   buildSwitchClientArgs,
 } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
-import { FIELD_SEPARATOR } from '../tmux/formats.js';
+import { listClients } from '../tmux/clients.js';
 import type { IntentResult } from '../ui/intents.js';
-
-/** How long the attention message stays in the status line. */
-export const ATTENTION_MESSAGE_MS = 8000;
-
-interface ClientInfo {
-  name: string;
-  pane: string;
-}
-
-async function listClients(
-  tmux: TmuxClient,
-  session?: string,
-): Promise<ClientInfo[]> {
-  const out = await tmux.command(
-    buildListClientsArgs(
-      ['#{client_name}', '#{pane_id}', '#{client_control_mode}'].join(
-        FIELD_SEPARATOR,
-      ),
-      session,
-    ),
-  );
-  return (
-    out
-      .split('\n')
-      .filter((line) => line.trim())
-      .map((line) => {
-        const [name = '', pane = '', control = ''] =
-          line.split(FIELD_SEPARATOR);
-        return { name, pane, control: control === '1' };
-      })
-      // A bridge's control-mode connection is a client too, with no screen.
-      .filter((client) => !client.control)
-  );
-}
 
 /**
  * Show an agent's pane: select its window and pane; when `macs status` runs
@@ -90,27 +54,4 @@ export async function jumpToPane(
       message: `could not jump to ${agent}: ${errorMessage(error)}`,
     };
   }
-}
-
-/** Show a message on every client attached to a session that holds one of `panes`. */
-export async function showMessageNearPanes(
-  tmux: TmuxClient,
-  panes: readonly string[],
-  message: string,
-): Promise<number> {
-  const sessions = new Set<string>();
-  for (const pane of panes) {
-    const info = await tmux.paneInfo(pane).catch(() => undefined);
-    if (info) sessions.add(info.sessionName);
-  }
-  let shown = 0;
-  for (const session of sessions) {
-    for (const client of await listClients(tmux, session)) {
-      await tmux.command(
-        buildShowMessageArgs(client.name, message, ATTENTION_MESSAGE_MS),
-      );
-      shown += 1;
-    }
-  }
-  return shown;
 }

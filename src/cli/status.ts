@@ -18,11 +18,11 @@ import {
   type CommonOptions,
 } from './common.js';
 import { describeAnswerResult } from './status-answer.js';
-import { createAttentionNotifier } from './status-attention.js';
+import { createAttentionBell } from './status-attention.js';
 import { describeDismissal, dismissRequests } from './dismiss.js';
 import { pauseDelivery } from './pause.js';
 import { formatStatusText } from './status-text.js';
-import { jumpToPane, showMessageNearPanes } from './status-tmux.js';
+import { jumpToPane } from './status-tmux.js';
 
 export interface StatusOptions extends CommonOptions {
   json?: boolean;
@@ -180,20 +180,12 @@ export async function runStatus(
     });
   }
 
-  const attention = createAttentionNotifier({
-    paths: ctx.paths,
+  const bell = createAttentionBell({
     config: config.attention,
-    events: createEventLog(ctx.paths),
-    log: ctx.log.child({ component: 'status' }),
     ringBell: () => void terminal.stdout.write('\u0007'),
-    showMessage: (panes, text) => showMessageNearPanes(ctx.tmux, panes, text),
+    since: new Date(),
   });
-  const notify = (snapshot: Snapshot) =>
-    void attention
-      .check(snapshot)
-      .catch((error: unknown) =>
-        ctx.log.warn({ err: error }, 'attention failed'),
-      );
+  const notify = (snapshot: Snapshot) => bell.check(snapshot);
   const intents = createStatusIntents({
     ctx,
     env: deps.env,

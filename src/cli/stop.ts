@@ -36,7 +36,7 @@ function describeEnding(pane: StoppedPane): string {
 }
 
 /**
- * `macs stop`: end the session of this home (agents first, then the bridge
+ * `macs stop`: end the session of this home (the bridge first, then the agents
  * and the status view, then the tmux server). With no session running it
  * says so and succeeds.
  */
@@ -112,7 +112,7 @@ export function registerStopCommand(
     program
       .command('stop')
       .description(
-        'end the session: each agent gets the interrupt key, then its pane is killed after a grace period; then the bridge, the status view and the tmux server',
+        'end the session: the bridge stops, each agent gets the interrupt key and its pane is killed after a grace period, then the status view and the tmux server go',
       )
       .addOption(
         new Option(

@@ -76,11 +76,18 @@ export const ConfigSchema = z.strictObject({
   stopGraceSec: positiveInt.default(5),
   /** What `macs hook PreToolUse` denies or asks about (docs/hooks.md). */
   policy: PolicySchema.prefault({}),
-  /** How `macs status` calls a person to a request that waits for them (once per request). */
+  /**
+   * How a person is called when a request waits for them or an agent turns
+   * approval/error/dead (once per request or state change): the status
+   * view's bell, a tmux message, and a command of their own (argv, no shell;
+   * the event as JSON on stdin), e.g. ["notify-send", "macs"].
+   */
   attention: z
     .strictObject({
       bell: z.boolean().default(true),
       tmuxMessage: z.boolean().default(true),
+      notify: z.array(z.string().min(1)).min(1).optional(),
+      notifyTimeoutSec: positiveInt.default(10),
     })
     .prefault({}),
 });

@@ -168,11 +168,13 @@ async function markAgentsStopped(
 }
 
 /**
- * End the session of `macs start` (SPEC §5): the agents first (interrupt
- * key, then kill-pane after the grace period), then the bridge and the
- * status view the same way, then the tmux server. Any process of the
- * session's panes still alive afterwards (a child that ignored SIGHUP) is
- * ended by its pid. The session record is removed.
+ * End the session of `macs start` (SPEC §5): its bridge first (so nothing
+ * is typed into an agent that is stopping, and nobody is called about
+ * agents ended by the stop), then the agents (interrupt key, then kill-pane
+ * after the grace period), then the status view the same way, then the
+ * tmux server. Any process of the session's panes still alive afterwards (a
+ * child that ignored SIGHUP) is ended by its pid. The session record is
+ * removed; the agents' states say `dead`.
  */
 export async function stopSession(options: {
   tmux: TmuxClient;
@@ -221,8 +223,16 @@ export async function stopSession(options: {
       info,
     }));
 
+  // The bridge first: nothing is typed into an agent that is stopping, and
+  // nobody is called (attention) about agents that end because of this stop.
+  const bridges = windowPanes.filter((p) => p.name === BRIDGE_WINDOW);
+  const views = windowPanes.filter((p) => p.name !== BRIDGE_WINDOW);
+  const stoppedBridges = await stopPanes(tmux, bridges, graceMs);
   const agents = await stopPanes(tmux, agentPanes, graceMs);
-  const windows = await stopPanes(tmux, windowPanes, graceMs);
+  const windows = [
+    ...stoppedBridges,
+    ...(await stopPanes(tmux, views, graceMs)),
+  ];
 
   const sessions = (await tmux.command(buildListSessionsArgs()).catch(() => ''))
     .split('\n')

@@ -153,7 +153,10 @@ describe('createDispatcher', () => {
     await dispatcher.stop();
   });
 
-  it('falls back to the file inbox when exec fails', async () => {
+  // Regression (issue 12, reproduction 4): with `--exec /bin/false` the
+  // request fell back to the inbox and nobody was told. A fallback to a
+  // person calls them like a first route to the inbox does.
+  it('falls back to the file inbox when exec fails, and calls a person', async () => {
     const { dispatcher, file } = setup([
       { type: 'failed', reason: 'exit-status', detail: { exitCode: 3 } },
     ]);
@@ -161,12 +164,16 @@ describe('createDispatcher', () => {
     await dispatcher.submit(r);
     await waitFor(() => file.submitted.length === 1);
     expect(file.submitted[0]?.context?.requestId).toBe(r.id);
+    await waitFor(async () => (await types(r.id)).length === 5);
     expect(await types(r.id)).toEqual([
       ['request.routed', 'exec'],
       ['request.failed', 'exec'],
       ['request.fallback', 'exit-status'],
       ['request.routed', 'file'],
+      ['attention', 'waiting-for-person'],
     ]);
+    const [called] = await readEvents(paths, { type: 'attention' });
+    expect(called?.data).toMatchObject({ fallbackFrom: 'exec' });
     const failed = (await readEvents(paths, { type: 'request.failed' }))[0];
     expect(failed?.data).toMatchObject({ exitCode: 3 });
     await dispatcher.stop();
@@ -193,7 +200,10 @@ describe('createDispatcher', () => {
       'worker-1-s2',
       'worker-1-s4',
     ]);
-    const attention = await readEvents(paths, { type: 'attention' });
+    const attention = await waitFor(async () => {
+      const found = await readEvents(paths, { type: 'attention' });
+      return found.length >= 2 ? found : undefined;
+    });
     expect(attention.map((e) => [e.requestId, e.data?.reason])).toEqual([
       ['worker-1-s2', 'repeat'],
       ['worker-1-s4', 'rate-limit'],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jumpToPane, showMessageNearPanes } from '../../src/cli/status-tmux.js';
+import { jumpToPane } from '../../src/cli/status-tmux.js';
+import { showMessageNearPanes } from '../../src/tmux/clients.js';
 import { createTmuxClient } from '../../src/tmux/client.js';
 import { FIELD_SEPARATOR } from '../../src/tmux/formats.js';
 import type { RunTmux, TmuxResult } from '../../src/tmux/run.js';

@@ -16,23 +16,19 @@ import {
   runStatus,
   type StatusTerminal,
 } from '../../src/cli/status.js';
-import {
-  createAttentionNotifier,
-  formatAttentionMessage,
-} from '../../src/cli/status-attention.js';
-import { createEventLog, readEvents } from '../../src/events/log.js';
-import { createSilentLogger } from '../../src/log/logger.js';
+import { createAttentionBell } from '../../src/cli/status-attention.js';
+import { readEvents } from '../../src/events/log.js';
 import { isDeliveryPaused } from '../../src/state/control.js';
 import {
   AnswerSnapshotSchema,
   SnapshotSchema,
-  buildSnapshot,
+  type EventSnapshot,
 } from '../../src/state/snapshot.js';
 import type { RunTmux } from '../../src/tmux/run.js';
 import { REPO_ROOT } from '../helpers/macs.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { createHomeFixture, makeRecord } from '../state/home-fixture.js';
-import { makeRequest } from '../ui/fixtures.js';
+import { makeRequest, makeSnapshot } from '../ui/fixtures.js';
 
 function makeDeps(home: string, env: NodeJS.ProcessEnv = {}) {
   const output = createMemoryOutput();
@@ -323,79 +319,60 @@ describe('the answer template', () => {
   });
 });
 
-describe('attention', () => {
-  let fx: ReturnType<typeof createHomeFixture>;
-  beforeEach(() => {
-    fx = createHomeFixture();
+describe('attention in the status view', () => {
+  const event = (over: Partial<EventSnapshot> = {}): EventSnapshot => ({
+    ts: '2025-03-01T12:00:05.000Z',
+    agent: 'worker-1',
+    type: 'attention',
+    requestId: 'worker-1-q-17',
+    data: { reason: 'waiting-for-person' },
+    ...over,
   });
-  afterEach(() => fx.cleanup());
 
-  function notifier(config = { bell: true, tmuxMessage: true }) {
-    const bells: number[] = [];
-    const messages: { panes: readonly string[]; text: string }[] = [];
-    const n = createAttentionNotifier({
-      paths: fx.paths,
-      config,
-      events: createEventLog(fx.paths),
-      log: createSilentLogger(),
-      ringBell: () => bells.push(1),
-      showMessage: (panes, text) => {
-        messages.push({ panes, text });
-        return Promise.resolve(1);
-      },
+  function bell(config = { bell: true }) {
+    const rings: number[] = [];
+    const b = createAttentionBell({
+      config: { tmuxMessage: true, notifyTimeoutSec: 10, ...config },
+      ringBell: () => rings.push(1),
+      since: new Date('2025-03-01T12:00:00.000Z'),
     });
-    return { n, bells, messages };
+    return { b, rings };
   }
 
-  it('rings once and shows one tmux message per new request, never again for the same request', async () => {
-    await fx.writeState('worker-1', (s) => {
-      s.pane = '%3';
-      s.requests['worker-1-q-17'] = makeRecord();
-    });
-    const first = notifier();
-    const snapshot = await buildSnapshot(fx.paths);
-    await first.n.check(snapshot);
-    await first.n.check(snapshot);
-    expect(first.bells).toHaveLength(1);
-    expect(first.messages).toEqual([
-      {
-        panes: ['%3'],
-        text: 'macs: worker-1 waits for your answer (question): Should I migrate now?',
-      },
-    ]);
-    // A second view (or a restarted one) stays quiet about it.
-    const second = notifier();
-    await second.n.check(await buildSnapshot(fx.paths));
-    expect(second.bells).toEqual([]);
-    expect(second.messages).toEqual([]);
-    const events = await readEvents(fx.paths, { type: 'attention' });
-    expect(events.map((e) => [e.requestId, e.data])).toEqual([
-      ['worker-1-q-17', { bell: true, tmuxClients: 1 }],
-    ]);
+  it('rings once for each batch of new attention events the bridge raised, never twice for one', () => {
+    const { b, rings } = bell();
+    b.check(makeSnapshot({ events: [event()] }));
+    b.check(makeSnapshot({ events: [event()] }));
+    expect(rings).toHaveLength(1);
+    b.check(
+      makeSnapshot({
+        events: [
+          event(),
+          event({ ts: '2025-03-01T12:00:09.000Z', requestId: 'worker-1-q-18' }),
+          event({
+            ts: '2025-03-01T12:00:09.000Z',
+            requestId: null,
+            data: { reason: 'dead' },
+          }),
+        ],
+      }),
+    );
+    expect(rings).toHaveLength(2);
   });
 
-  it('does only what the config asks, and nothing for requests answered by a controller', async () => {
-    await fx.writeState('worker-1', (s) => {
-      s.pane = '%3';
-      s.requests['worker-1-q-17'] = makeRecord();
-      s.requests['worker-1-q-18'] = makeRecord({
-        id: 'worker-1-q-18',
-        backend: 'exec',
-      });
-    });
-    const quietBell = notifier({ bell: false, tmuxMessage: true });
-    await quietBell.n.check(await buildSnapshot(fx.paths));
-    expect(quietBell.bells).toEqual([]);
-    expect(quietBell.messages).toHaveLength(1);
-    expect(quietBell.messages[0]?.text).toContain('worker-1 waits');
-  });
-
-  it('one message for several requests', () => {
-    expect(
-      formatAttentionMessage([
-        makeRequest(),
-        makeRequest({ id: 'b', agent: 'worker-2' }),
-      ]),
-    ).toBe('macs: 2 requests wait for your answer (worker-1, worker-2)');
+  it('stays quiet about calls from before it started, other events, and with bell off', () => {
+    const { b, rings } = bell();
+    b.check(
+      makeSnapshot({
+        events: [
+          event({ ts: '2025-03-01T11:59:59.000Z' }),
+          event({ type: 'request.detected' }),
+        ],
+      }),
+    );
+    expect(rings).toEqual([]);
+    const off = bell({ bell: false });
+    off.b.check(makeSnapshot({ events: [event()] }));
+    expect(off.rings).toEqual([]);
   });
 });
