@@ -226,11 +226,11 @@ async function bridgeAllWith(
 
   // Each event is printed (unless --quiet), and calls a person when an
   // agent turns approval, error or dead (bridge/attention.ts).
-  let observe: ((event: MacsEvent) => void) | undefined;
+  const watchers: { observe?: (event: MacsEvent) => void } = {};
   const events = createEventLog(ctx.paths, {
     onEvent: (event) => {
       if (!opts.quiet) deps.output.out(formatEventLine(event));
-      observe?.(event);
+      watchers.observe?.(event);
     },
   });
   const log = ctx.log.child({ component: 'bridge', mode: 'all' });
@@ -268,7 +268,7 @@ async function bridgeAllWith(
     ...(controller ? { controller } : {}),
   });
 
-  observe = (event) => attention.observe(event);
+  watchers.observe = (event) => attention.observe(event);
   const bridge = createMultiBridge({
     agents,
     paths: ctx.paths,

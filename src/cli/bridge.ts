@@ -198,11 +198,11 @@ async function bridgeWith(
   const controller = await resolveController(opts, pane, ctx.tmux, config);
   // Each event is printed (unless --quiet), and calls a person when an
   // agent turns approval, error or dead (bridge/attention.ts).
-  let observe: ((event: MacsEvent) => void) | undefined;
+  const watchers: { observe?: (event: MacsEvent) => void } = {};
   const events = createEventLog(ctx.paths, {
     onEvent: (event) => {
       if (!opts.quiet) deps.output.out(formatEventLine(event));
-      observe?.(event);
+      watchers.observe?.(event);
     },
   });
   const log = ctx.log.child({ component: 'bridge', agent });
@@ -221,7 +221,7 @@ async function bridgeWith(
     ...(exec ? { exec } : {}),
     ...(controller ? { controller } : {}),
   });
-  observe = (event) => attention.observe(event);
+  watchers.observe = (event) => attention.observe(event);
   // The pane gone for good (killed, window closed): this bridge stops.
   let reportPaneGone: (error: Error) => void = () => undefined;
   const paneGone = new Promise<never>((_, reject) => {
