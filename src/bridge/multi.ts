@@ -131,6 +131,8 @@ interface Slot {
   prompting: boolean;
   /** The pid of the program in the pane when supervision began (`#{pane_pid}`). */
   pid?: number;
+  /** Said once per death that the agent waits for a pane of its own. */
+  waitNoted?: boolean;
 }
 
 function exitWords(exit: { exitCode?: number; exitSignal?: number }): string {
@@ -424,6 +426,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
     }
     slot.status = 'waiting';
     slot.nextTry = 0;
+    slot.waitNoted = false;
     // A new program: it has not been told the worker protocol.
     if (slot.agent.firstMessage) slot.agent.firstMessage.sent = false;
     await emit({
@@ -558,6 +561,16 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
           if (pane && found && !found.dead) {
             slot.pane = pane;
             await revive(slot);
+          } else if (!slot.waitNoted) {
+            slot.waitNoted = true;
+            await emit({
+              agent: slot.agent.name,
+              type: 'warning',
+              data: {
+                message: `pane ${slot.pane ?? '?'} is gone; ${slot.agent.name} stays dead until a pane tagged @macs_agent=${slot.agent.name} appears (macs restart ${slot.agent.name}); no other pane is taken for it`,
+                waitingForOwnPane: true,
+              },
+            });
           }
         }
         return;

@@ -55,10 +55,14 @@ export function runMacs(
     input?: string;
     env?: Record<string, string>;
     timeoutMs?: number;
+    /** The working folder (default: the home). */
+    cwd?: string;
+    /** Leave MACS_HOME unset, so the command finds its home itself. */
+    noHomeEnv?: boolean;
   },
 ): Promise<MacsRun> {
   const env = childEnv({
-    MACS_HOME: options.home,
+    ...(options.noHomeEnv ? {} : { MACS_HOME: options.home }),
     ...(options.socket ? { MACS_TMUX_SOCKET: options.socket } : {}),
     ...options.env,
   });
@@ -68,7 +72,7 @@ export function runMacs(
       [MACS_BIN, ...args],
       {
         env,
-        cwd: options.home,
+        cwd: options.cwd ?? options.home,
         timeout: options.timeoutMs ?? 30_000,
         maxBuffer: 16 * 1024 * 1024,
       },
