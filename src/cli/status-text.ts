@@ -49,7 +49,7 @@ export function describeSession(
   const since = session.since ? ` ${formatAgeAt(session.since, now)} ago` : '';
   const open =
     totals.pending > 0
-      ? `; its ${totals.pending} open request${totals.pending === 1 ? '' : 's'} expire at the next macs start (or: macs dismiss <id>)`
+      ? `; ${totals.pending === 1 ? 'its open request expires' : `its ${totals.pending} open requests expire`} at the next macs start (or: macs dismiss <id>)`
       : '';
   return `session${id} stopped${since}: its agents are not running${open}`;
 }
