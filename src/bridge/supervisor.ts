@@ -866,6 +866,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       });
       return true;
     }
+    // Who asks: the program the pane runs now. A program respawned since the
+    // last look asks this (its first words), so the one before is ended first.
+    const info = await tmux.paneInfo(pane).catch(() => undefined);
+    if (info && !info.dead && panePid !== undefined && info.pid !== panePid)
+      await onProgramRestarted(info.pid);
     const priority =
       PRIORITIES.find((p) => p === attributes.priority) ?? 'normal';
     const record: RequestRecord = {

@@ -21,7 +21,7 @@ import {
   type SessionRecord,
 } from '../session/record.js';
 import type { TmuxClient } from '../tmux/client.js';
-import type { BridgeOptions } from './bridge.js';
+import { impliedBackend, type BridgeOptions } from './bridge.js';
 import {
   createContext,
   createLongLivedTmuxClient,
@@ -150,8 +150,8 @@ async function bridgeAllWith(
   },
   { ctx, record, socket, tmux }: BridgeAllSetup,
 ): Promise<number> {
-  const backendFlag = (opts.backend ?? record?.backend) as
-    MacsConfig['backend'] | undefined;
+  // As for one agent: `--exec` alone means the exec backend.
+  const backendFlag = impliedBackend(opts) ?? record?.backend;
   const { config } = await ctx.loadConfig({
     ...(backendFlag ? { backend: backendFlag } : {}),
     ...(opts.split === false ? { noSplit: true } : {}),

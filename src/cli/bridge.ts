@@ -45,7 +45,7 @@ export interface BridgeOptions extends CommonOptions {
 }
 
 /** `--backend` when it is not given: what `--exec` or `--controller-pane` alone imply. */
-function impliedBackend(
+export function impliedBackend(
   opts: BridgeOptions,
 ): MacsConfig['backend'] | undefined {
   if (opts.backend) return opts.backend as MacsConfig['backend'];
