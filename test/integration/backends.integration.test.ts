@@ -409,6 +409,8 @@ describe('controller backends, on a real tmux', () => {
         expect(routedTo(`worker-1-r${n}`), `r${n}`).toEqual(['exec']);
       for (let n = 21; n <= 25; n += 1)
         expect(routedTo(`worker-1-r${n}`), `r${n}`).toEqual(['file']);
+      // A person is called once each request is in the inbox.
+      await waitForEvent('attention', undefined, 5, 30_000);
       const attention = events((e) => e.type === 'attention');
       expect(attention[0]).toMatchObject({
         requestId: 'worker-1-r21',
