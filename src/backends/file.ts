@@ -5,6 +5,7 @@ import {
   lstatSync,
   openSync,
   readFileSync,
+  renameSync,
   type Stats,
 } from 'node:fs';
 import { readdir } from 'node:fs/promises';
@@ -28,6 +29,18 @@ export const MAX_OUTBOX_BYTES = 1024 * 1024;
  * (the recommended way to answer) leaves one for a moment, which is not news.
  */
 export const TEMP_FILE_GRACE_MS = 1000;
+/**
+ * `outbox/rejected/`: where a refused outbox file is moved (with a
+ * `<name>.why` note), once, so it neither blocks the next answer for its id
+ * nor is reported again at every start.
+ */
+export const REJECTED_DIR = 'rejected';
+/**
+ * A refused file is moved once it has not changed for this long: a writer
+ * that does not write then rename may still be filling it (empty now, or
+ * cut in the middle of a character). Until then it is only reported.
+ */
+export const REJECT_GRACE_MS = 1000;
 /** The agent name under which bridge-wide warnings (no agent known) are logged. */
 export const BRIDGE_EVENT_AGENT = 'bridge';
 
@@ -59,6 +72,21 @@ export type OutboxRejection =
   | 'not-utf8'
   | 'unknown-request'
   | 'already-answered';
+
+/** What each refusal means, for the note next to a moved file. */
+const REJECTION_WORDS: Record<OutboxRejection, string> = {
+  'temp-file': 'an editor temp file',
+  'not-txt': 'not <id>.txt or <id>.dismiss',
+  'bad-name': 'the name is not a request id',
+  symlink: 'a symbolic link (never followed)',
+  'hard-link': 'a second name for another file (never read)',
+  'not-a-file': 'not a regular file',
+  empty: 'empty',
+  'too-large': `larger than ${MAX_OUTBOX_BYTES} bytes`,
+  'not-utf8': 'not UTF-8 text',
+  'unknown-request': 'no pending request has this id',
+  'already-answered': 'the request was already answered',
+};
 
 const TEMP_FILE = /(^\.|~$|\.swp$|\.swo$|\.swx$|\.tmp$|\.part$|^#.*#$)/;
 
@@ -143,6 +171,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     reason: OutboxRejection,
     agent?: string,
     requestId?: string,
+    movedTo?: string,
   ): Promise<void> {
     if (warned.get(name) === `${version}:${reason}`) return;
     warned.set(name, `${version}:${reason}`);
@@ -151,8 +180,46 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
       agent: agent ?? BRIDGE_EVENT_AGENT,
       type: 'outbox.ignored',
       ...(requestId ? { requestId } : {}),
-      data: { file: `outbox/${name}`, reason },
+      data: {
+        file: `outbox/${name}`,
+        reason,
+        ...(movedTo ? { movedTo: `outbox/${REJECTED_DIR}/${movedTo}` } : {}),
+      },
     });
+  }
+
+  /**
+   * Refuse an outbox file: report it, and once it has stopped changing move
+   * it to `outbox/rejected/` with a note of why (the link itself, never
+   * what it points at). Editor temp files are only reported: their editor
+   * owns them.
+   */
+  async function reject(
+    name: string,
+    info: Stats,
+    version: string,
+    reason: OutboxRejection,
+    agent?: string,
+    requestId?: string,
+  ): Promise<void> {
+    if (reason === 'temp-file' || Date.now() - info.mtimeMs < REJECT_GRACE_MS)
+      return warn(name, version, reason, agent, requestId);
+    const dir = path.join(paths.outbox, REJECTED_DIR);
+    await ensurePrivateDir(dir);
+    let target = name;
+    if (lstatSafe(path.join(dir, target))) target = `${name}.${Date.now()}`;
+    try {
+      renameSync(path.join(paths.outbox, name), path.join(dir, target));
+    } catch (error) {
+      log.warn({ err: error, file: name }, 'could not move a rejected file');
+      return warn(name, version, reason, agent, requestId);
+    }
+    await writeFileAtomic(
+      path.join(dir, `${target}.why`),
+      `${reason}: ${REJECTION_WORDS[reason]}\nmoved from outbox/ ${new Date().toISOString()}\n`,
+    );
+    warned.delete(name);
+    await warn(name, `moved:${target}`, reason, agent, requestId, target);
   }
 
   // The reads below are small files read synchronously: they sit between an
@@ -181,6 +248,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
   }
 
   async function inspect(name: string): Promise<void> {
+    if (name === REJECTED_DIR) return;
     const file = path.join(paths.outbox, name);
     let info;
     try {
@@ -199,24 +267,25 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
         if (Date.now() - first < TEMP_FILE_GRACE_MS) return;
         return warn(name, 'lingering', verdict.rejected);
       }
-      return warn(name, version, verdict.rejected);
+      return reject(name, info, version, verdict.rejected);
     }
     const { id } = verdict;
     if (verdict.dismiss) return inspectDismissal(name, file, info, version, id);
     const meta = readInboxMeta(id);
     if (meta && !handlers.has(meta.agent)) return; // another bridge's request
     const agent = meta?.agent;
-    if (info.isSymbolicLink()) return warn(name, version, 'symlink', agent, id);
-    if (!info.isFile()) return warn(name, version, 'not-a-file', agent, id);
+    const refuse = (reason: OutboxRejection, who = agent) =>
+      reject(name, info, version, reason, who, id);
+    if (info.isSymbolicLink()) return refuse('symlink');
+    if (!info.isFile()) return refuse('not-a-file');
     // A second name for another file (`ln ~/.ssh/id_rsa outbox/<id>.txt`)
     // would type that file's content into the worker, as a symlink would.
-    if (info.nlink > 1) return warn(name, version, 'hard-link', agent, id);
-    if (info.size === 0) return warn(name, version, 'empty', agent, id);
-    if (info.size > MAX_OUTBOX_BYTES)
-      return warn(name, version, 'too-large', agent, id);
-    if (!meta) return warn(name, version, 'unknown-request', undefined, id);
+    if (info.nlink > 1) return refuse('hard-link');
+    if (info.size === 0) return refuse('empty');
+    if (info.size > MAX_OUTBOX_BYTES) return refuse('too-large');
+    if (!meta) return refuse('unknown-request', undefined);
     const bytes = readChecked(file, info);
-    if (!bytes) return warn(name, version, 'symlink', agent, id);
+    if (!bytes) return refuse('symlink');
     // A writer still going: the file changed while we read it; the watcher calls again.
     const after = lstatSafe(file);
     if (!after || after.size !== info.size || after.mtimeMs !== info.mtimeMs)
@@ -225,13 +294,13 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
-      return warn(name, version, 'not-utf8', agent, id);
+      return refuse('not-utf8');
     }
     const handler = handlers.get(meta.agent);
     if (!handler) return;
     const result = await handler({ id, text, source: `outbox/${name}` });
     if (result === 'unknown-request')
-      await warn(name, version, 'unknown-request', meta.agent, id);
+      await refuse('unknown-request', meta.agent);
     // 'already-answered': a leftover of a crash between answer and clean-up; the supervisor finishes it.
   }
 
@@ -243,9 +312,9 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     version: string,
     id: string,
   ): Promise<void> {
-    if (info.isSymbolicLink()) return warn(name, version, 'symlink');
+    if (info.isSymbolicLink()) return reject(name, info, version, 'symlink');
     if (!info.isFile() || info.nlink > 1 || info.size > MAX_OUTBOX_BYTES)
-      return warn(name, version, 'not-a-file');
+      return reject(name, info, version, 'not-a-file');
     const bytes = readChecked(file, info);
     const dismissal = bytes
       ? parseDismissFile(bytes.toString('utf8'))
@@ -260,7 +329,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
       dismiss: { reason: dismissal.reason, by: dismissal.by },
     });
     if (result === 'unknown-request')
-      await warn(name, version, 'unknown-request', dismissal.agent, id);
+      await reject(name, info, version, 'unknown-request', dismissal.agent, id);
   }
 
   /**

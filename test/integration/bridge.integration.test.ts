@@ -349,7 +349,8 @@ describe('bridge with the file backend, on a real tmux', () => {
     const target = path.join(home, 'elsewhere.txt');
     writeFileSync(target, 'secret');
     const link = path.join(outbox, `${id}.txt`);
-    rmSync(link);
+    // (The too-large file may have been moved aside already.)
+    rmSync(link, { force: true });
     symlinkSync(target, link);
     await waitFor(
       () =>
@@ -381,7 +382,22 @@ describe('bridge with the file backend, on a real tmux', () => {
     expect(submits(record)).toEqual([]);
     expect(b.child.exitCode).toBeNull();
 
-    rmSync(link);
+    // A refused file is moved to outbox/rejected/ once it has stopped
+    // changing, with a note of why, so it blocks no later answer.
+    await waitFor(
+      () =>
+        existsSync(path.join(outbox, 'rejected', 'worker-1-nobody.txt.why')) &&
+        !existsSync(link),
+      { timeout: 15_000, message: 'refused files moved aside' },
+    );
+    expect(
+      readFileSync(
+        path.join(outbox, 'rejected', 'worker-1-nobody.txt.why'),
+        'utf8',
+      ),
+    ).toMatch(/^unknown-request: no pending request has this id/);
+    // The editor's files stay where they are.
+    expect(existsSync(path.join(outbox, `.${id}.txt.swp`))).toBe(true);
     await runMacs(['respond', id, 'finally a real answer'], {
       home,
       socket: server.socket,

@@ -12,6 +12,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -323,6 +324,54 @@ describe('a living session never misroutes (issue 12)', () => {
     );
     // The request was raised once over all four bridges.
     expect(findEvents(harness.home, 'request.detected')).toHaveLength(1);
+  });
+
+  it('6. a refused outbox file moves to outbox/rejected/ once: it blocks no answer, and no restart reports it again', async () => {
+    const w = await harness.startWorker(
+      [
+        { print: REQ('e1', 'first') },
+        { print: REQ('e2', 'second') },
+        { wait: 'submit' },
+        { wait: 'submit' },
+      ],
+      { name: 'w' },
+    );
+    const args = ['--worker-pane', w.pane, '--agent', 'worker-1'];
+    const first = harness.startBridge(args);
+    await waitForEvents(harness.home, 'request.routed', {
+      requestId: 'worker-1-e2',
+      timeout: 20_000,
+    });
+    const secret = file('secret.txt');
+    writeFileSync(secret, 'rm -rf /');
+    symlinkSync(secret, file('outbox', 'worker-1-e1.txt'));
+    writeFileSync(
+      file('outbox', 'worker-1-e2.txt'),
+      Buffer.from([0xff, 0xfe, 0x41]),
+    );
+    await waitFor(
+      () =>
+        existsSync(file('outbox', 'rejected', 'worker-1-e1.txt.why')) &&
+        existsSync(file('outbox', 'rejected', 'worker-1-e2.txt.why')),
+      { timeout: 20_000, message: 'both moved aside' },
+    );
+    expect(
+      readFileSync(file('outbox', 'rejected', 'worker-1-e2.txt.why'), 'utf8'),
+    ).toMatch(/^not-utf8/);
+    const ignored = () => findEvents(harness.home, 'outbox.ignored').length;
+    const before = ignored();
+    first.child.kill('SIGINT');
+    await first.exited;
+    harness.startBridge(args);
+    await waitForEvents(harness.home, 'bridge.resumed', { timeout: 20_000 });
+    await harness.respond('worker-1-e1', 'the real first answer');
+    await harness.respond('worker-1-e2', 'the real second answer');
+    await waitFor(() => submits(w.record).length === 2, { timeout: 20_000 });
+    expect(submits(w.record)).toEqual([
+      'the real first answer',
+      'the real second answer',
+    ]);
+    expect(ignored()).toBe(before);
   });
 
   it('7. one submission exactly: macs send into cat presses Enter once, and answers into a TUI are submitted once each', async () => {
