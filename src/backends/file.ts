@@ -71,7 +71,9 @@ export type OutboxRejection =
   | 'too-large'
   | 'not-utf8'
   | 'unknown-request'
-  | 'already-answered';
+  | 'already-answered'
+  /** Written before its request was asked: never taken (planted answers). */
+  | 'early';
 
 /** What each refusal means, for the note next to a moved file. */
 const REJECTION_WORDS: Record<OutboxRejection, string> = {
@@ -86,6 +88,8 @@ const REJECTION_WORDS: Record<OutboxRejection, string> = {
   'not-utf8': 'not UTF-8 text',
   'unknown-request': 'no pending request has this id',
   'already-answered': 'the request was already answered',
+  early:
+    'it was there before its request was asked; an answer is only taken for a request already detected',
 };
 
 const TEMP_FILE = /(^\.|~$|\.swp$|\.swo$|\.swx$|\.tmp$|\.part$|^#.*#$)/;
@@ -139,6 +143,11 @@ export interface FileBackend extends ControllerBackend {
   start(): Promise<void>;
   /** Check one outbox file now (the watcher calls this). */
   checkOutboxFile(name: string): Promise<void>;
+  /**
+   * A request was just detected: an answer or dismissal already waiting for
+   * its id was planted before anyone could see the question. Move it aside.
+   */
+  refuseEarly(id: string, agent: string): Promise<void>;
 }
 
 export interface FileBackendOptions {
@@ -202,7 +211,9 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     agent?: string,
     requestId?: string,
   ): Promise<void> {
-    if (reason === 'temp-file' || Date.now() - info.mtimeMs < REJECT_GRACE_MS)
+    const settled =
+      reason === 'early' || Date.now() - info.mtimeMs >= REJECT_GRACE_MS;
+    if (reason === 'temp-file' || !settled)
       return warn(name, version, reason, agent, requestId);
     const dir = path.join(paths.outbox, REJECTED_DIR);
     await ensurePrivateDir(dir);
@@ -450,5 +461,19 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
       await watcher?.close();
     },
     checkOutboxFile,
+    async refuseEarly(id, agent) {
+      for (const name of [`${id}.txt`, `${id}${DISMISS_SUFFIX}`]) {
+        const info = lstatSafe(path.join(paths.outbox, name));
+        if (info)
+          await reject(
+            name,
+            info,
+            `${info.size}:${info.mtimeMs}`,
+            'early',
+            agent,
+            id,
+          );
+      }
+    },
   };
 }

@@ -348,6 +348,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const history = await historyFor(request.agent);
     prune(history, at);
     const resumed = request.previousBackend !== undefined;
+    // An answer written before the question was asked is never taken.
+    if (!resumed) await file.refuseEarly(request.id, request.agent);
     const withPerson = await fileExists(
       path.join(paths.inbox, `${request.id}.json`),
     );

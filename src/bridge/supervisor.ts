@@ -28,6 +28,7 @@ import { createScreenReader, type ScreenReader } from '../screen/reader.js';
 import { createPauseGate } from '../state/control.js';
 import { ensureHomeDirs, writeFileAtomic } from '../state/fs.js';
 import { paneLogPath, type HomePaths } from '../state/paths.js';
+import { claimRequestId, pruneRequestIds } from '../state/request-ids.js';
 import { createSerialQueue } from '../state/serial.js';
 import {
   acquireAgentLock,
@@ -848,17 +849,17 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       windowSec: config.dedupWindowSec,
       pendingHashes,
     });
-    const id = makeRequestId({
+    const candidate = makeRequestId({
       agent,
       ...(workerId ? { workerId } : {}),
       body,
       now,
     });
-    if (verdict.duplicate || s.requests[id]) {
+    if (verdict.duplicate || s.requests[candidate]) {
       s.counters.duplicates += 1;
       await emit({
         type: 'request.duplicate',
-        requestId: id,
+        requestId: candidate,
         data: {
           reason: verdict.duplicate ? verdict.reason : 'id',
           ...(workerId ? { workerId } : {}),
@@ -871,6 +872,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const info = await tmux.paneInfo(pane).catch(() => undefined);
     if (info && !info.dead && panePid !== undefined && info.pid !== panePid)
       await onProgramRestarted(info.pid);
+    // Unique across agents: another agent's `w-1-r` is not ours.
+    const id = await claimRequestId(paths, agent, candidate);
     const priority =
       PRIORITIES.find((p) => p === attributes.priority) ?? 'normal';
     const record: RequestRecord = {
@@ -1553,6 +1556,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         if ((await stat(logFile).catch(() => undefined))?.ino !== captureInode)
           await serial(reopenCapture);
         await hooks.start();
+        void pruneRequestIds(
+          paths,
+          agent,
+          new Set(Object.keys(current().requests)),
+        ).catch(() => undefined);
         void readState().catch(() => undefined);
         backstopTimer = setInterval(() => {
           if (Date.now() - lastStateReadAt < STATE_BACKSTOP_MS) return;

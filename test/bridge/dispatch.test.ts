@@ -33,6 +33,7 @@ function fakeFileBackend(): FileBackend & { submitted: BackendRequest[] } {
     stop: () => Promise.resolve(),
     rescan: () => Promise.resolve(),
     checkOutboxFile: () => Promise.resolve(),
+    refuseEarly: () => Promise.resolve(),
     submit(request) {
       submitted.push(request);
       return Promise.resolve();
