@@ -33,6 +33,8 @@ import {
 import { resolveHomePaths, type HomePaths } from '../state/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { readAgentState } from '../state/store.js';
+import type { AgentStateFile } from '../state/types.js';
+import { getPreset } from '../config/presets/index.js';
 import { planClaudeHook, resolveApproval } from './claude.js';
 import { CODEX_NOTIFY_EVENT, planCodexNotify } from './codex.js';
 import type { ApprovalAsk, HookContext, HookPlan } from './types.js';
@@ -109,6 +111,40 @@ async function readInput(
     STDIN_TIMEOUT_MS,
     `stdin did not end within ${STDIN_TIMEOUT_MS} ms`,
   );
+}
+
+/** The hook kind of an agent's preset (`none` when unknown). */
+function presetHooksOf(
+  preset: string | undefined,
+  config: MacsConfig | undefined,
+): string {
+  if (!preset) return 'none';
+  try {
+    return getPreset(preset, config?.presets ?? {}).hooks;
+  } catch {
+    return 'none';
+  }
+}
+
+/**
+ * Pure: why a hook call may not speak for `agent`, or undefined when it
+ * may. With a bridge's record of the agent (its state), the call must come
+ * from the agent's pane (`$TMUX_PANE`, which tmux sets for every process in
+ * a pane) and the agent's preset must have hooks.
+ */
+export function hookOriginProblem(input: {
+  agent: string;
+  state?: Pick<AgentStateFile, 'pane' | 'preset'>;
+  tmuxPane?: string;
+  presetHooks: string;
+}): string | undefined {
+  const { agent, state } = input;
+  if (!state) return undefined;
+  if (state.pane && input.tmuxPane !== state.pane)
+    return `it came from ${input.tmuxPane ? `pane ${input.tmuxPane}` : 'outside tmux'}, not from ${agent}'s pane ${state.pane}`;
+  if (input.presetHooks === 'none')
+    return `${agent}'s preset (${state.preset}) has no hooks`;
+  return undefined;
 }
 
 export type AgentResolution =
@@ -357,6 +393,19 @@ export async function runHook(
     }
     const previous = await readObservation(paths, agent);
     const state = await readAgentState(paths, agent);
+    // A hook speaks for its agent only from the agent's own pane, and only
+    // for a preset that has hooks: otherwise any process could mark another
+    // agent idle, or take the answer queued for it.
+    const foreign = hookOriginProblem({
+      agent,
+      ...(state ? { state } : {}),
+      ...(deps.env.TMUX_PANE ? { tmuxPane: deps.env.TMUX_PANE } : {}),
+      presetHooks: presetHooksOf(state?.preset, config),
+    });
+    if (foreign) {
+      await recordError(`hook ${opts.event} refused: ${foreign}`, agent);
+      return;
+    }
     const unavailable = new Set<string>();
     const ctx = (): HookContext => ({
       agent,

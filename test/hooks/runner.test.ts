@@ -231,6 +231,37 @@ describe('macs hook (runner)', () => {
     });
   });
 
+  // Regression (issue 16, item 7): `macs hook Stop --agent <other>` from any
+  // process took the other agent's queued answer, even for an agent whose
+  // preset has no hooks. A hook speaks for its agent only from its pane.
+  it('a hook from another pane, or for a preset without hooks, is refused: no hand-over, no state', async () => {
+    await saveState([answeredRecord('w1-q1', 'for w1 only')], '%3');
+    await run('Stop', base('Stop'), { MACS_AGENT: 'w1', TMUX_PANE: '%9' });
+    await run('Stop', base('Stop'), { MACS_AGENT: 'w1' });
+    expect(out).toEqual([]);
+    expect(await readClaim(paths, 'w1-q1')).toBeUndefined();
+    expect(await readObservation(paths, 'w1')).toBeUndefined();
+    const errors = (await readEvents(paths, { type: 'error' })).map((e) =>
+      String(e.data?.message),
+    );
+    expect(errors).toEqual([
+      "hook Stop refused: it came from pane %9, not from w1's pane %3",
+      "hook Stop refused: it came from outside tmux, not from w1's pane %3",
+    ]);
+    // From its own pane it works.
+    await run('Stop', base('Stop'), { MACS_AGENT: 'w1', TMUX_PANE: '%3' });
+    expect(JSON.parse(out[0] ?? '{}')).toMatchObject({ decision: 'block' });
+
+    const generic = freshAgentState('g1', 'generic');
+    generic.pane = '%4';
+    generic.requests['g1-q1'] = answeredRecord('g1-q1', 'typed, not handed');
+    await saveAgentState(paths, generic);
+    out.length = 0;
+    await run('Stop', base('Stop'), { MACS_AGENT: 'g1', TMUX_PANE: '%4' });
+    expect(out).toEqual([]);
+    expect(await readClaim(paths, 'g1-q1')).toBeUndefined();
+  });
+
   it('Stop does not hand over an answer the bridge is already typing', async () => {
     await saveState([answeredRecord('w1-q1', 'typed by the bridge')]);
     await claimRequest(paths, 'w1-q1', 'bridge');
