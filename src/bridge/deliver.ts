@@ -12,6 +12,11 @@ export interface DeliveryRules {
   bracketed: boolean;
   /** A single line up to this many characters is typed with `send-keys -l`. */
   maxLiteralChars: number;
+  /**
+   * A screen no rule reads (`unknown`) may be typed into: a program macs
+   * has no preset for. False for a known agent (preset `knownScreens`).
+   */
+  typeIntoUnknown: boolean;
 }
 
 export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
@@ -19,18 +24,23 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   submitDelayMs: 200,
   bracketed: true,
   maxLiteralChars: 200,
+  typeIntoUnknown: true,
 };
 
 /**
- * States in which typing is allowed: `idle`, and `unknown`: a screen no
- * rule of the agent's preset reads, such as a program macs has no preset
- * for at a prompt it does not know, or a shell running a command. Such a
- * program shows no sign of being busy or asking, so it is typed into (a
- * request may ask for a quiet screen first: `unknownQuietMs`). Never
- * `working`, `approval`, `error` or `dead`.
+ * States in which typing is allowed: `idle`, and, for a program macs has
+ * no preset for (`typeIntoUnknown`), `unknown`: a screen no rule reads,
+ * such as that program at a prompt macs does not know, or a shell running
+ * a command, which shows no sign of being busy or asking (a request may ask
+ * for a quiet screen first: `unknownQuietMs`). A known agent's `unknown`
+ * (a sign-in menu, an overlay, the shell it exited to) is never typed into.
+ * Never `working`, `approval`, `error` or `dead`.
  */
-export function canTypeInto(state: AgentStateName): boolean {
-  return state === 'idle' || state === 'unknown';
+export function canTypeInto(
+  state: AgentStateName,
+  typeIntoUnknown = true,
+): boolean {
+  return state === 'idle' || (state === 'unknown' && typeIntoUnknown);
 }
 
 /** Confirming a submission (SPEC §6 step 6). */
@@ -285,7 +295,10 @@ export function createDeliverer(
       if (request.signal?.aborted) return 'aborted';
       const state = await request.readState();
       if (state === 'dead') return 'gone';
-      if (canTypeInto(state) && !request.isPaused?.()) {
+      if (
+        canTypeInto(state, request.rules.typeIntoUnknown) &&
+        !request.isPaused?.()
+      ) {
         const info = await tmux.paneInfo(request.pane);
         if (info.dead) return 'gone';
         if (state === 'idle' || quietMs <= 0) return { inMode: info.inMode };

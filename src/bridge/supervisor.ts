@@ -18,6 +18,7 @@ import { findHeuristic } from '../protocol/heuristics.js';
 import { hashBody, makeRequestId } from '../protocol/ids.js';
 import type { BridgeEvent } from '../protocol/request-parser.js';
 import { splitResponse } from '../protocol/response.js';
+import { isShellCommand } from '../config/presets/shell.js';
 import { createActivityTracker } from '../screen/activity.js';
 import {
   cleanScreenLines,
@@ -77,6 +78,11 @@ export interface AgentProfile {
   classify: (screen: string) => AgentStateName;
   /** The same, with the rule that matched (for `state.changed` events). */
   classifyScreen?: (screen: string) => ClassifyResult;
+  /**
+   * A known agent (preset `knownScreens`): when its pane's foreground program
+   * is a shell again after the agent ran there, the agent exited to it.
+   */
+  knownScreens?: boolean;
 }
 
 export interface SupervisorOptions {
@@ -189,6 +195,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   let captureInode: number | undefined;
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   let panePid: number | undefined;
+  /** A known agent's program was seen in the foreground of its pane. */
+  let programSeen = false;
+  /** …and since then only its shell: the agent exited to it. */
+  let exitedToShell = false;
   // A person pauses delivery from `macs status` with a control file (state/control.ts).
   const pausedByPerson = createPauseGate(paths, agent, (requestId) => {
     void emit({ type: 'delivery.held', requestId, data: { reason: 'paused' } });
@@ -245,6 +255,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     exitSignal?: number;
     /** A dead pane's last lines (why it ended). */
     lastLines?: string[];
+    /** A known agent exited to this shell in its pane. */
+    exitedTo?: string;
   }
 
   async function setAgentState(
@@ -383,6 +395,28 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       }
       if (panePid !== undefined && info.pid !== panePid)
         await serial(() => onProgramRestarted(info.pid));
+      // A known agent whose pane shows its shell again has exited to it:
+      // dead, whatever the screen says (a bare shell prompt reads `idle`).
+      if (profile.knownScreens) {
+        if (isShellCommand(info.currentCommand)) {
+          if (programSeen) {
+            exitedToShell = true;
+            await serial(() =>
+              setAgentState('dead', 'pane', {
+                lastLines: lastScreenLines(screen),
+                exitedTo: info.currentCommand,
+              }),
+            );
+            return remember({ state: 'dead', typing: 'dead' });
+          }
+        } else {
+          if (exitedToShell) {
+            exitedToShell = false;
+            await serial(() => onRelaunchedInShell(info.currentCommand));
+          }
+          programSeen = true;
+        }
+      }
       await serial(() => Promise.resolve(syncSize(info)));
       const seen = profile.classifyScreen?.(screen) ?? {
         state: profile.classify(screen),
@@ -461,6 +495,29 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   }
 
   /**
+   * A known agent exited to its shell and a program was started there again
+   * (same pane, same pane pid): the new program never asked the open
+   * requests of the one that exited. Runs under `serial`.
+   */
+  async function onRelaunchedInShell(command: string): Promise<void> {
+    const reason = `the agent exited to its shell and was started again (${command}); the new program never asked this`;
+    await emit({
+      type: 'warning',
+      data: {
+        message: `${agent} was started again in its shell; its open requests are ended`,
+        pane,
+      },
+    });
+    for (const record of Object.values(current().requests)) {
+      if (current().requests[record.id] !== record) continue;
+      if (record.stage === 'delivering' || record.stage === 'pasted') {
+        await recordUnconfirmed(record, reason);
+        await finish(record);
+      } else await closeUnanswered(record, 'expired', reason, 'bridge');
+    }
+  }
+
+  /**
    * End a request that the agent as it runs now did not ask (originMismatch):
    * `expired`, archived with the reason, never typed. One whose typing had
    * begun went to the old program: recorded `unconfirmed`, never completed
@@ -515,7 +572,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     if (
       last &&
       Date.now() - last.at < TYPING_RECHECK_MS &&
-      !canTypeInto(last.state) &&
+      !canTypeInto(last.state, profile.rules.typeIntoUnknown) &&
       last.state !== 'dead'
     )
       return last.state;

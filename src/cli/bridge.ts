@@ -87,9 +87,11 @@ export function profileFromPreset(preset: Preset): AgentProfile {
       submitDelayMs: preset.submitDelayMs,
       bracketed: preset.paste.bracketed,
       maxLiteralChars: preset.paste.maxLiteralChars,
+      typeIntoUnknown: !preset.knownScreens,
     },
     classify: (screen) => classifyScreen(screen, preset).state,
     classifyScreen: (screen) => classifyScreen(screen, preset),
+    knownScreens: preset.knownScreens,
   };
 }
 

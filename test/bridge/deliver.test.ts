@@ -84,6 +84,30 @@ function request(
 }
 
 describe('confirming a submission', () => {
+  // Issue 17, item 5: a known agent's screen no rule reads (a sign-in menu,
+  // an overlay) was typed into, selecting menu items. It waits, and reports.
+  it("never types into a known agent's unknown screen: it waits and reports", async () => {
+    const tmux = new AgentTmux();
+    const abort = new AbortController();
+    const waited: string[] = [];
+    const delivery = createDeliverer(tmux, fast).deliver(
+      request(tmux, {
+        rules: { ...rules, typeIntoUnknown: false },
+        readState: () => Promise.resolve('unknown'),
+        deliverTimeoutMs: 10,
+        onWaitingTooLong: (state) => {
+          waited.push(state);
+          abort.abort();
+        },
+        signal: abort.signal,
+      }),
+    );
+    expect(await delivery).toEqual({ type: 'aborted' });
+    expect(waited).toEqual(['unknown']);
+    expect(tmux.sent).toEqual([]);
+    expect(tmux.presses).toBe(0);
+  });
+
   it('is confirmed when the composer empties', async () => {
     const tmux = new AgentTmux();
     const result = await createDeliverer(tmux, fast).deliver(request(tmux));

@@ -40,6 +40,7 @@ describe('parsePreset', () => {
       submitDelayMs: 200,
       paste: { bracketed: true, maxLiteralChars: 200 },
       hooks: 'none',
+      knownScreens: false,
       busyMarker: 'esc to interrupt',
     });
   });

@@ -19,6 +19,7 @@ export const AIDER_PRESET: Preset = parsePreset({
   name: 'aider',
   description: 'Aider',
   program: 'aider',
+  knownScreens: true,
   states: {
     approval: withFallbacks(
       [

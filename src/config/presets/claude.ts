@@ -25,6 +25,7 @@ export const CLAUDE_PRESET: Preset = parsePreset({
   name: 'claude',
   description: 'Claude Code',
   program: 'claude',
+  knownScreens: true,
   states: {
     approval: withFallbacks(
       [

@@ -23,6 +23,7 @@ export const CODEX_PRESET: Preset = parsePreset({
   name: 'codex',
   description: 'OpenAI Codex CLI',
   program: 'codex',
+  knownScreens: true,
   states: {
     approval: withFallbacks(
       [

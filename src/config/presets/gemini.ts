@@ -22,6 +22,7 @@ export const GEMINI_PRESET: Preset = parsePreset({
   name: 'gemini',
   description: 'Gemini CLI',
   program: 'gemini',
+  knownScreens: true,
   states: {
     approval: withFallbacks(
       [

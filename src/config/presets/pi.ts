@@ -27,6 +27,7 @@ export const PI_PRESET: Preset = parsePreset({
   name: 'pi',
   description: 'pi coding agent',
   program: 'pi',
+  knownScreens: true,
   states: {
     approval: withFallbacks(
       [

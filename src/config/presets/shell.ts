@@ -53,3 +53,26 @@ export const SHELL_PRESET: Preset = parsePreset({
   hooks: 'none',
   busyMarker: null,
 });
+
+/** Programs that are shells (`#{pane_current_command}`, a login shell's leading `-` dropped). */
+const SHELL_COMMANDS: ReadonlySet<string> = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'fish',
+  'dash',
+  'ksh',
+  'mksh',
+  'tcsh',
+  'csh',
+  'ash',
+  'nu',
+  'elvish',
+  'xonsh',
+  'pwsh',
+]);
+
+/** Is this pane command a shell (as tmux reports the foreground program)? */
+export function isShellCommand(command: string): boolean {
+  return SHELL_COMMANDS.has(command.replace(/^-/, ''));
+}

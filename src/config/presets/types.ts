@@ -85,6 +85,14 @@ export const PresetSchema = z.strictObject({
   paste: PasteSchema.prefault({}),
   hooks: HooksKindSchema.default('none'),
   /**
+   * The preset's rules read every screen its program shows at work (a coding
+   * agent's presets). A screen none of them reads (`unknown`: a sign-in menu,
+   * an overlay, the shell the agent exited to) is then never typed into:
+   * delivery waits and reports. Off for programs macs does not know
+   * (`generic`) and shells, whose quiet unknown screen may be typed into.
+   */
+  knownScreens: z.boolean().default(false),
+  /**
    * Literal text (not a regex, case-insensitive) that means "working" when it
    * is in the last BUSY_MARKER_LINES lines; checked after the working rules.
    * `null` turns it off.
@@ -125,6 +133,7 @@ export const CustomPresetSchema = z.strictObject({
     })
     .optional(),
   hooks: HooksKindSchema.optional(),
+  knownScreens: z.boolean().optional(),
   busyMarker: z.string().min(1).nullable().optional(),
 });
 export type CustomPreset = z.output<typeof CustomPresetSchema>;
