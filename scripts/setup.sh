@@ -21,4 +21,12 @@ node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<20||(a=
 # `npm ci`: exactly the versions in package-lock.json, as tested.
 npm ci --no-audit --no-fund
 npm run build
-echo "setup: done ($(tmux -V), node $(node -v)); run: node dist/main.js --help" >&2
+
+# A `macs` command on the PATH: npm's global bin links to this checkout. Where
+# the global prefix is not writable (no root, no sudo), say how instead.
+if npm link --no-audit --no-fund >/dev/null 2>&1 && command -v macs >/dev/null 2>&1; then
+  echo "setup: done ($(tmux -V), node $(node -v)); macs is on your PATH: macs --help" >&2
+else
+  echo "setup: done ($(tmux -V), node $(node -v)); 'npm link' could not put macs on your PATH" >&2
+  echo "setup: use 'node dist/main.js' for 'macs', or run 'npm link' with a writable npm prefix (npm config set prefix ~/.local)" >&2
+fi
