@@ -11,6 +11,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
           exclude: ['test/**/*.integration.test.ts', 'node_modules/**'],
           environment: 'node',
+          // A guard against a hang, never a verdict on speed: a shared CI
+          // machine may be slow (property tests get run counts instead).
+          testTimeout: 60_000,
         },
       },
       {
@@ -19,8 +22,8 @@ export default defineConfig({
           include: ['test/**/*.integration.test.ts'],
           globalSetup: ['test/helpers/require-tmux.ts'],
           environment: 'node',
-          testTimeout: 60_000,
-          hookTimeout: 30_000,
+          testTimeout: 240_000,
+          hookTimeout: 60_000,
         },
       },
     ],

@@ -130,6 +130,8 @@ export interface ControlChannelOptions {
   env?: NodeJS.ProcessEnv;
   /** A reply slower than this drops the channel (default 5 s). */
   replyTimeoutMs?: number;
+  /** A client that has not attached within this is given up (default: replyTimeoutMs). */
+  attachTimeoutMs?: number;
   /** After a failed connection, wait this long before trying again (default 1 s). */
   retryMs?: number;
   /** Told when a connection is given up (for the developer log). */
@@ -164,6 +166,7 @@ export function createControlChannel(
   delete env.TMUX_PANE;
   const tmuxPath = options.tmuxPath ?? env.MACS_TMUX ?? 'tmux';
   const replyTimeoutMs = options.replyTimeoutMs ?? 5_000;
+  const attachTimeoutMs = options.attachTimeoutMs ?? replyTimeoutMs;
   const retryMs = options.retryMs ?? 1_000;
   let connection: Connection | undefined;
   let failedAt = -Infinity;
@@ -220,8 +223,8 @@ export function createControlChannel(
       markFailed(
         new ControlUnavailableError('tmux control client did not attach'),
       );
-      drop(conn, `no attach within ${replyTimeoutMs} ms`);
-    }, replyTimeoutMs);
+      drop(conn, `no attach within ${attachTimeoutMs} ms`);
+    }, attachTimeoutMs);
     void conn.ready.then(
       () => clearTimeout(attachTimer),
       () => clearTimeout(attachTimer),

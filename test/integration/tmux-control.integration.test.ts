@@ -63,6 +63,7 @@ function channel(
 function fakeChannel(
   name: string,
   body: string,
+  attachTimeoutMs = 300,
 ): { control: ControlChannel; drops: string[] } {
   const fake = path.join(home.home, name);
   writeFileSync(fake, `#!/usr/bin/env node\n${body}`);
@@ -73,6 +74,7 @@ function fakeChannel(
     env: childEnv(),
     tmuxPath: fake,
     replyTimeoutMs: 300,
+    attachTimeoutMs,
     onDrop: (reason) => drops.push(reason),
   });
   return { control, drops };
@@ -301,6 +303,8 @@ describe('tmux control-mode channel', () => {
 process.stdout.write('%begin ' + t + ' 1 0\\n%end ' + t + ' 1 0\\n');
 process.stdin.resume();
 `,
+      // It attaches at once; a slow machine must not turn that into "never".
+      30_000,
     );
     const tmux = createTmuxClient(
       server.socket,
