@@ -20,6 +20,8 @@ export interface BackendRequest {
   recent?: readonly RecentRequest[];
   /** Set when a restarted bridge routes a request again: where it went before. */
   previousBackend?: string;
+  /** Detected just now (not routed again after a restart). */
+  fresh?: boolean;
   /** The context packet (SPEC §3), added by the dispatcher before a backend sees it. */
   context?: ContextPacket;
 }

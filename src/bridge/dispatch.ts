@@ -348,8 +348,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const history = await historyFor(request.agent);
     prune(history, at);
     const resumed = request.previousBackend !== undefined;
-    // An answer written before the question was asked is never taken.
-    if (!resumed) await file.refuseEarly(request.id, request.agent);
+    // An answer written before the question was asked is never taken (a
+    // request routed again after a restart may have had its answer written
+    // while the bridge was down: that one stands).
+    if (request.fresh) await file.refuseEarly(request.id, request.agent);
     const withPerson = await fileExists(
       path.join(paths.inbox, `${request.id}.json`),
     );

@@ -277,7 +277,9 @@ describe('macs start / stop on a private tmux server', () => {
               recA,
             ),
           },
-          // claude has hooks: no first message.
+          // claude has hooks: no first message. It is a known agent: each
+          // request is followed by the prompt, a screen its preset reads
+          // as idle (an unreadable one is never typed into).
           {
             name: 'worker-b',
             preset: 'claude',
@@ -285,11 +287,13 @@ describe('macs start / stop on a private tmux server', () => {
               'b',
               [
                 {
-                  print: REQ('b1', 'May I add a dependency?', ' type=approval'),
+                  print: `${REQ('b1', 'May I add a dependency?', ' type=approval')}❯ `,
                 },
                 { wait: 'submit' },
                 { waitFile: goB2 },
-                { print: REQ('b2', 'Ready for review.', ' type=review') },
+                {
+                  print: `${REQ('b2', 'Ready for review.', ' type=review')}❯ `,
+                },
                 { wait: 'submit' },
               ],
               recB,
