@@ -14,7 +14,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { isSafeFileName } from '../protocol/ids.js';
-import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
+import { ensurePrivateDir, homePolicy, writeFileAtomic } from '../state/fs.js';
 import type { HomePaths } from '../state/paths.js';
 import type {
   AnswerHandler,
@@ -73,7 +73,9 @@ export type OutboxRejection =
   | 'unknown-request'
   | 'already-answered'
   /** Written before its request was asked: never taken (planted answers). */
-  | 'early';
+  | 'early'
+  /** Owned by another user: never taken (SPEC §9). */
+  | 'foreign-owner';
 
 /** What each refusal means, for the note next to a moved file. */
 const REJECTION_WORDS: Record<OutboxRejection, string> = {
@@ -90,6 +92,7 @@ const REJECTION_WORDS: Record<OutboxRejection, string> = {
   'already-answered': 'the request was already answered',
   early:
     'it was there before its request was asked; an answer is only taken for a request already detected',
+  'foreign-owner': 'owned by another user; only your own files are answers',
 };
 
 const TEMP_FILE = /(^\.|~$|\.swp$|\.swo$|\.swx$|\.tmp$|\.part$|^#.*#$)/;
@@ -289,6 +292,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
       reject(name, info, version, reason, who, id);
     if (info.isSymbolicLink()) return refuse('symlink');
     if (!info.isFile()) return refuse('not-a-file');
+    if (isForeign(info)) return refuse('foreign-owner');
     // A second name for another file (`ln ~/.ssh/id_rsa outbox/<id>.txt`)
     // would type that file's content into the worker, as a symlink would.
     if (info.nlink > 1) return refuse('hard-link');
@@ -324,6 +328,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     id: string,
   ): Promise<void> {
     if (info.isSymbolicLink()) return reject(name, info, version, 'symlink');
+    if (isForeign(info)) return reject(name, info, version, 'foreign-owner');
     if (!info.isFile() || info.nlink > 1 || info.size > MAX_OUTBOX_BYTES)
       return reject(name, info, version, 'not-a-file');
     const bytes = readChecked(file, info);
@@ -365,13 +370,20 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
         !now.isFile() ||
         now.nlink > 1 ||
         now.ino !== checked.ino ||
-        now.dev !== checked.dev
+        now.dev !== checked.dev ||
+        isForeign(now)
       )
         return undefined;
       return readFileSync(fd);
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** Another user's file (unless the home is shared on purpose). */
+  function isForeign(info: Stats): boolean {
+    const uid = process.getuid?.();
+    return uid !== undefined && info.uid !== uid && !homePolicy.allowShared;
   }
 
   function lstatSafe(file: string): Stats | undefined {

@@ -1,10 +1,9 @@
 import { AgentError } from '../errors.js';
-import { ensurePrivateDir, FILE_MODE } from '../state/fs.js';
+import { ensurePrivateDir, ensurePrivateFileSync } from '../state/fs.js';
 import { isProcessAlive } from '../state/process.js';
 import type { RequestRecord } from '../state/types.js';
 import { quoteShellArg } from '../tmux/args.js';
 import type { PaneInfo, TmuxClient } from '../tmux/client.js';
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -112,8 +111,8 @@ export async function claimPane(options: {
   if (!info.agentTag) await tmux.setPaneOption(pane, AGENT_TAG, agent);
   if (decision.type === 'open') {
     await ensurePrivateDir(path.dirname(logFile));
-    const handle = await open(logFile, 'a', FILE_MODE);
-    await handle.close();
+    // tmux's `cat >>` follows links: the log must be a file of ours first.
+    ensurePrivateFileSync(logFile);
     await tmux.pipePane(pane, `exec cat >> ${quoteShellArg(logFile)}`);
     await tmux.setPaneOption(pane, PIPE_TAG, logFile);
   }

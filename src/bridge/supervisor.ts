@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -714,7 +715,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     lastDataEnd = s.logOffset;
     if (resumed && s.logOffset > 0) {
       const from = Math.max(0, s.logOffset - REPLAY_MAX_BYTES);
-      const handle = await open(logFile, 'r');
+      const handle = await open(
+        logFile,
+        constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0),
+      );
       try {
         const bytes = Buffer.alloc(s.logOffset - from);
         const { bytesRead } = await handle.read(bytes, 0, bytes.length, from);
@@ -972,11 +976,19 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       },
     });
     log.info({ agent, requestId: id, chars: body.length }, 'request detected');
-    await route(record);
+    await route(record, { fresh: true });
     return true;
   }
 
-  async function route(record: RequestRecord): Promise<void> {
+  /**
+   * Hand a request to its answerer. `fresh`: it was detected just now (not
+   * routed again after a restart), so an answer already waiting for its id
+   * was planted before anyone saw the question.
+   */
+  async function route(
+    record: RequestRecord,
+    { fresh = false }: { fresh?: boolean } = {},
+  ): Promise<void> {
     let routed: SubmitResult | void;
     try {
       routed = await backend.submit({
@@ -994,6 +1006,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         pane,
         recent: current().recent,
         ...(record.backend ? { previousBackend: record.backend } : {}),
+        ...(fresh ? { fresh } : {}),
       });
     } catch (error) {
       await emit({

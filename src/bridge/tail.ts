@@ -1,4 +1,4 @@
-import { existsSync, fstatSync, readSync, statSync } from 'node:fs';
+import { constants, existsSync, fstatSync, readSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -115,7 +115,11 @@ export function createLogTail(options: LogTailOptions): LogTail {
   async function openLog(): Promise<OpenLog | undefined> {
     let handle: FileHandle;
     try {
-      handle = await open(file, 'r');
+      // Never through a link: what is read is what the pane printed.
+      handle = await open(
+        file,
+        constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0),
+      );
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;

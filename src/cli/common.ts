@@ -1,9 +1,11 @@
 import { Option, type Command } from 'commander';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, MacsError, TmuxError, errorMessage } from '../errors.js';
 import type { MacsConfig } from '../config/schema.js';
 import { createLogger, type Logger, type LogLevel } from '../log/logger.js';
+import { assertSafe, homePolicy } from '../state/fs.js';
 import { findHome, resolveHomePaths, type HomePaths } from '../state/paths.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { ControlChannel } from '../tmux/control.js';
@@ -36,6 +38,8 @@ export interface CommonOptions {
   tmuxSocket?: string;
   config?: string;
   logLevel?: LogLevel;
+  /** Accept a home other users own or may write to (a warning, not an error). */
+  allowSharedHome?: boolean;
 }
 
 /** Options every command takes; each has a `MACS_*` environment twin. */
@@ -66,7 +70,46 @@ export function addCommonOptions(command: Command): Command {
       )
         .choices(['trace', 'debug', 'info', 'warn', 'error', 'silent'])
         .env('MACS_LOG_LEVEL'),
+    )
+    .addOption(
+      new Option(
+        '--allow-shared-home',
+        'accept a home (or its folders and files) that another user owns or may write to, with a warning instead of an error (docs/security.md)',
+      ).env('MACS_ALLOW_SHARED_HOME'),
     );
+}
+
+/**
+ * A home another user could use to redirect macs's writes or plant answers
+ * (SPEC §9) stops the command (exit 2) naming the path: the home owned by
+ * another user or writable by others, or its macs folders (`.macs/`,
+ * `inbox/`, `outbox/`, `archive/`) a link, another user's, or writable by
+ * others. `--allow-shared-home` makes the ownership problems warnings.
+ */
+export function checkHomeSafe(
+  paths: HomePaths,
+  options: CommonOptions,
+  warn: (line: string) => void,
+): void {
+  homePolicy.allowShared = options.allowSharedHome === true;
+  homePolicy.warn = (message) => warn(`warning: ${message}`);
+  const home = statSafe(paths.home, statSync);
+  if (home) assertSafe(paths.home, home);
+  for (const dir of [paths.runtime, paths.inbox, paths.outbox, paths.archive]) {
+    const info = statSafe(dir, lstatSync);
+    if (info) assertSafe(dir, info);
+  }
+}
+
+function statSafe(
+  file: string,
+  how: (file: string) => Stats,
+): Stats | undefined {
+  try {
+    return how(file);
+  } catch {
+    return undefined;
+  }
 }
 
 export interface CommandContext {
@@ -127,6 +170,7 @@ export function createContext(
 ): CommandContext {
   const home = resolveHome(options, deps.cwd, contextOptions.create === true);
   const paths = resolveHomePaths(home);
+  checkHomeSafe(paths, options, deps.output.err);
   const log = createLogger({
     home: paths.home,
     level: options.logLevel ?? 'info',

@@ -1,9 +1,8 @@
-import { appendFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { HomePaths } from '../state/paths.js';
-import { ensurePrivateDir, FILE_MODE } from '../state/fs.js';
+import { appendPrivateSync, ensurePrivateDir } from '../state/fs.js';
 import { isMacsEvent, type EventInput, type MacsEvent } from './types.js';
 
 /** Something events can be recorded into. */
@@ -57,13 +56,10 @@ export function createEventLog(
       };
       // At once, not through the thread pool: events are written on the
       // detection path, and a line this size is one quick write(2).
-      appendFileSync(
+      // Never through a link planted in its place (SPEC §9).
+      appendPrivateSync(
         eventFilePath(paths, input.agent),
         `${JSON.stringify(event)}\n`,
-        {
-          mode: FILE_MODE,
-          flag: 'a',
-        },
       );
       options.onEvent?.(event);
       return event;

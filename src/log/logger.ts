@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { constants, fstatSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
 
@@ -22,10 +22,41 @@ export function createLogger(options: {
   const file =
     options.destination ?? path.join(options.home ?? '.', '.macs', 'macs.log');
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const fd = openLogFile(file);
+  if (fd === undefined) return pino({ level: 'silent' });
   return pino(
     { level, base: { pid: process.pid } },
-    pino.destination({ dest: file, sync: false, mkdir: true, mode: 0o600 }),
+    pino.destination({ fd, sync: false }),
   );
+}
+
+/**
+ * The developer log, opened for appending without following a link (a link
+ * planted at `.macs/macs.log` would have macs append to another file). A
+ * log that cannot be opened safely is not written: logs are for developers.
+ */
+function openLogFile(file: string): number | undefined {
+  try {
+    const fd = openSync(
+      file,
+      constants.O_WRONLY |
+        constants.O_APPEND |
+        constants.O_CREAT |
+        (constants.O_NOFOLLOW ?? 0),
+      0o600,
+    );
+    const info = fstatSync(fd);
+    const uid = process.getuid?.();
+    if (
+      !info.isFile() ||
+      info.nlink > 1 ||
+      (uid !== undefined && info.uid !== uid)
+    )
+      return undefined;
+    return fd;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A logger that drops everything (tests, pure callers). */

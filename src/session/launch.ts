@@ -1,6 +1,6 @@
-import { open, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { prepareAgentHooks, type HooksKind } from '../hooks/install.js';
-import { fileExists, FILE_MODE } from '../state/fs.js';
+import { ensurePrivateFileSync, fileExists } from '../state/fs.js';
 import { paneLogPath, type HomePaths } from '../state/paths.js';
 import { quoteShellArg } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
@@ -30,8 +30,8 @@ export async function rotatePaneLog(
 ): Promise<string> {
   const file = paneLogPath(paths, agent);
   if (await fileExists(file)) await rename(file, `${file}.prev`);
-  const handle = await open(file, 'a', FILE_MODE);
-  await handle.close();
+  // tmux's `cat >>` follows links: the log must be a file of ours first.
+  ensurePrivateFileSync(file);
   return file;
 }
 
