@@ -188,6 +188,40 @@ if (runs('screen')) {
   );
 }
 
+if (runs('terminal')) {
+  // The reader's terminal against a real tmux on random output (the test
+  // in npm test runs the same property with a fixed seed and fewer cases).
+  const cases = number('BENCH_DIFF_RUNS', 1000);
+  const t0 = now();
+  let passed = true;
+  try {
+    execFileSync(
+      path.join(ROOT, 'node_modules', '.bin', 'vitest'),
+      [
+        'run',
+        '--project',
+        'integration',
+        'test/integration/terminal-differential.integration.test.ts',
+      ],
+      {
+        cwd: ROOT,
+        stdio: 'ignore',
+        env: { ...process.env, MACS_DIFF_RUNS: String(cases) },
+      },
+    );
+  } catch {
+    passed = false;
+  }
+  results.terminalDifferential = {
+    cases,
+    passed,
+    durationSec: round((now() - t0) / 1000, 1),
+  };
+  console.log(
+    `reader vs tmux on ${cases} random outputs: ${passed ? 'all the same' : 'DIFFERENT (run the test to see the case)'}`,
+  );
+}
+
 results.durationSec = round((now() - started) / 1000, 1);
 console.log(
   `bench took ${results.durationSec} s (${(results.durationSec / 60).toFixed(1)} min, build not included)`,

@@ -66,6 +66,20 @@ export interface ScreenOptions {
 
 const DEFAULT_SCROLLBACK_ROWS = 10_000;
 
+/**
+ * C1 control characters written as UTF-8 (U+0080 to U+009F: U+009B is a
+ * CSI, U+009D an OSC…). xterm acts on them; tmux (3.x, UTF-8 mode) drops
+ * them and shows what follows as text. What the bridge reads must be what
+ * the person sees in the pane, so they are dropped here too (SPEC §9).
+ */
+// eslint-disable-next-line no-control-regex
+const C1_CONTROLS = /[\u0080-\u009f]/g;
+
+/** Output as tmux draws it: C1 controls removed. */
+export function dropC1(data: string): string {
+  return data.replace(C1_CONTROLS, '');
+}
+
 export function createScreen(options: ScreenOptions): Screen {
   const terminal = new Terminal({
     cols: options.cols,
@@ -93,7 +107,7 @@ export function createScreen(options: ScreenOptions): Screen {
   return {
     write(data) {
       return new Promise<void>((resolve) => {
-        terminal.write(data, resolve);
+        terminal.write(typeof data === 'string' ? dropC1(data) : data, resolve);
       });
     },
     feed(data, onParsed) {
@@ -102,7 +116,7 @@ export function createScreen(options: ScreenOptions): Screen {
       // is sent anywhere: no one listens to onData) buys the synchronous
       // path; without it this still works, one tick later.
       terminal.input('', true);
-      terminal.write(data, onParsed);
+      terminal.write(typeof data === 'string' ? dropC1(data) : data, onParsed);
     },
     resize(cols, rows) {
       terminal.resize(cols, rows);
