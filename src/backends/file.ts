@@ -14,6 +14,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { isSafeFileName } from '../protocol/ids.js';
+import { escapeInvisible, hasInvisible } from '../protocol/sanitize.js';
 import { ensurePrivateDir, homePolicy, writeFileAtomic } from '../state/fs.js';
 import type { HomePaths } from '../state/paths.js';
 import type {
@@ -56,6 +57,8 @@ export interface InboxMeta {
   preset: string;
   hash: string;
   backend: 'file';
+  /** The body held invisible or direction-changing characters (shown escaped). */
+  invisible?: true;
   context?: unknown;
 }
 
@@ -455,12 +458,14 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
         preset: request.preset,
         hash: request.bodyHash,
         backend: 'file',
+        ...(hasInvisible(request.body) ? { invisible: true } : {}),
         ...(request.context ? { context: request.context } : {}),
       };
       // Body first, metadata last: a reader that sees the .json sees the .txt.
+      // Shown as a person sees it: invisible characters escaped (<U+202E>).
       await writeFileAtomic(
         path.join(paths.inbox, `${request.id}.txt`),
-        request.body,
+        escapeInvisible(request.body),
       );
       await writeFileAtomic(
         path.join(paths.inbox, `${request.id}.json`),

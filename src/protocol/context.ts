@@ -3,6 +3,7 @@
  * and the text it is given as. Pure: the I/O that gathers the facts lives in
  * `backends/context.ts`.
  */
+import { escapeInvisible, hasInvisible } from './sanitize.js';
 
 /** One of the worker's earlier requests, with the answer it got. */
 export interface ContextRecent {
@@ -35,6 +36,11 @@ export interface ContextPacket {
   screen: string[];
   recent: ContextRecent[];
   builtAt: string;
+  /**
+   * The body or screen held characters a person would not see (bidi
+   * controls, zero-width, tag characters): shown escaped, `<U+202E>`.
+   */
+  invisible?: true;
 }
 
 /** How many earlier requests a packet carries. */
@@ -60,6 +66,9 @@ export function buildContextPacket(input: BuildContextInput): ContextPacket {
   const lines = [...input.screenLines];
   while (lines.length > 0 && lines[lines.length - 1]?.trim() === '')
     lines.pop();
+  const screen = lines.slice(-input.contextLines);
+  const invisible =
+    hasInvisible(input.body) || screen.some((line) => hasInvisible(line));
   return {
     version: 1,
     requestId: input.requestId,
@@ -71,18 +80,25 @@ export function buildContextPacket(input: BuildContextInput): ContextPacket {
     priority: input.priority,
     attributes: { ...input.attributes },
     detectedAt: input.detectedAt,
-    body: input.body,
-    screen: lines.slice(-input.contextLines),
+    // What the answerer reads is what a person sees, invisible text shown.
+    body: escapeInvisible(input.body),
+    screen: screen.map(escapeInvisible),
     recent: input.recent
       .filter((r) => r.id !== input.requestId)
       .slice(0, CONTEXT_RECENT_MAX)
       .map((r) => ({
         ...r,
+        question: escapeInvisible(r.question),
         ...(r.answer === undefined
           ? {}
-          : { answer: r.answer.slice(0, CONTEXT_ANSWER_MAX_CHARS) }),
+          : {
+              answer: escapeInvisible(
+                r.answer.slice(0, CONTEXT_ANSWER_MAX_CHARS),
+              ),
+            }),
       })),
     builtAt: input.now.toISOString(),
+    ...(invisible ? { invisible } : {}),
   };
 }
 

@@ -72,7 +72,6 @@ const DEFAULT_SCROLLBACK_ROWS = 10_000;
  * them and shows what follows as text. What the bridge reads must be what
  * the person sees in the pane, so they are dropped here too (SPEC §9).
  */
-// eslint-disable-next-line no-control-regex
 const C1_CONTROLS = /[\u0080-\u009f]/g;
 
 /** Output as tmux draws it: C1 controls removed. */

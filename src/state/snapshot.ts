@@ -2,6 +2,7 @@ import { open, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseEventLines } from '../events/log.js';
+import { escapeInvisible } from '../protocol/sanitize.js';
 import type { MacsEvent } from '../events/types.js';
 import { readPausedAgents } from './control.js';
 import type { HomePaths } from './paths.js';
@@ -234,8 +235,8 @@ function toRequestSnapshot(
     waitingForPerson: waiting,
     detectedAt: record.detectedAt,
     ageMs: Math.max(0, now - Date.parse(record.detectedAt)),
-    firstLine: firstLineOf(record.body),
-    body: record.body,
+    firstLine: escapeInvisible(firstLineOf(record.body)),
+    body: escapeInvisible(record.body),
     attributes: record.attributes,
     context: context ?? null,
     answer: record.response

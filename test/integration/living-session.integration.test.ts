@@ -448,6 +448,35 @@ describe('a living session never misroutes (issue 12)', () => {
     expect(submits(w1.record)).toEqual(['for w-1', 'no']);
   });
 
+  // Issue 16, item 8: what a person cannot see, an answerer must not be
+  // fooled by, and it is never typed.
+  it('invisible and direction-changing characters are shown escaped in the inbox and never typed', async () => {
+    const w = await harness.startWorker(
+      [
+        { print: REQ('v1', 'OK to delete \u202Egpj.exe\u202C? \u200B') },
+        { wait: 'submit' },
+      ],
+      { name: 'w' },
+    );
+    harness.startBridge(['--worker-pane', w.pane, '--agent', 'worker-1']);
+    await waitForEvents(harness.home, 'request.routed', {
+      requestId: 'worker-1-v1',
+      timeout: 20_000,
+    });
+    await waitFor(() => existsSync(file('inbox', 'worker-1-v1.json')), {
+      timeout: 20_000,
+    });
+    expect(readFileSync(file('inbox', 'worker-1-v1.txt'), 'utf8')).toBe(
+      'OK to delete <U+202E>gpj.exe<U+202C>? <U+200B>',
+    );
+    expect(
+      JSON.parse(readFileSync(file('inbox', 'worker-1-v1.json'), 'utf8')),
+    ).toMatchObject({ invisible: true });
+    await harness.respond('worker-1-v1', 'no\u200B, keep\u202E it');
+    await waitFor(() => submits(w.record).length === 1, { timeout: 20_000 });
+    expect(submits(w.record)).toEqual(['no, keep it']);
+  });
+
   it('7. one submission exactly: macs send into cat presses Enter once, and answers into a TUI are submitted once each', async () => {
     const out = file('cat.out');
     const cat = await harness.server.spawnPane(['sh', '-c', `cat > '${out}'`]);

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeText } from '../../src/protocol/sanitize.js';
+import {
+  escapeInvisible,
+  hasInvisible,
+  sanitizeText,
+} from '../../src/protocol/sanitize.js';
 
 describe('sanitizeText', () => {
   it.each([
@@ -29,5 +33,31 @@ describe('sanitizeText', () => {
     ],
   ])('%s', (_name, input, expected) => {
     expect(sanitizeText(input)).toBe(expected);
+  });
+});
+
+// Issue 16, item 8: bidi overrides, zero-width and tag characters reached
+// the answerer while a person watching saw nothing.
+describe('invisible and direction-changing characters', () => {
+  const tricky =
+    'approve \u202Eexe.txt\u202C? zero\u200Bwidth\u2060 tags\u{E0041}\u{E0042} bom\uFEFF';
+
+  it('are never typed', () => {
+    expect(sanitizeText(tricky)).toBe('approve exe.txt? zerowidth tags bom');
+  });
+
+  it('are shown escaped to answerers, and flagged', () => {
+    expect(escapeInvisible(tricky)).toBe(
+      'approve <U+202E>exe.txt<U+202C>? zero<U+200B>width<U+2060> tags<U+E0041><U+E0042> bom<U+FEFF>',
+    );
+    expect(hasInvisible(tricky)).toBe(true);
+    expect(hasInvisible(tricky)).toBe(true);
+  });
+
+  it('leave emoji, scripts and ordinary text alone', () => {
+    const plain = 'café ❤️ 漢字 עברית 👍 — "quotes"';
+    expect(escapeInvisible(plain)).toBe(plain);
+    expect(hasInvisible(plain)).toBe(false);
+    expect(sanitizeText(plain)).toBe(plain);
   });
 });
