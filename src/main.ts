@@ -45,9 +45,20 @@ async function main(): Promise<number> {
         ...(options?.onDrop ? { onDrop: options.onDrop } : {}),
       }),
     stdinIsTTY: Boolean(process.stdin.isTTY),
-    readStdin: async () => {
+    readStdin: async (maxBytes = Infinity) => {
       const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      let size = 0;
+      for await (const chunk of process.stdin) {
+        size += (chunk as Buffer).length;
+        if (size > maxBytes) {
+          // Stop reading: what follows is never held in memory.
+          process.stdin.destroy();
+          throw new MacsError(`input longer than ${maxBytes} bytes; not read`, {
+            exitCode: 2,
+          });
+        }
+        chunks.push(chunk as Buffer);
+      }
       return Buffer.concat(chunks).toString('utf8');
     },
     interrupted,

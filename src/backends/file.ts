@@ -23,8 +23,9 @@ import type {
   ControllerBackend,
 } from './types.js';
 
-/** Outbox files larger than this are refused (SPEC §4). */
-export const MAX_OUTBOX_BYTES = 1024 * 1024;
+import { MAX_OUTBOX_BYTES } from '../state/outbox.js';
+
+export { MAX_OUTBOX_BYTES };
 /**
  * A temp file is reported only if it lingers this long: write-then-rename
  * (the recommended way to answer) leaves one for a moment, which is not news.

@@ -26,8 +26,11 @@ export interface CliDeps {
     socket: string | undefined,
     options?: { onDrop?: (reason: string) => void },
   ) => ControlChannel;
-  /** Read all of stdin (for `-` arguments). */
-  readStdin: () => Promise<string>;
+  /**
+   * Read all of stdin (for `-` arguments); with `maxBytes`, reading stops
+   * and it rejects once the input is longer.
+   */
+  readStdin: (maxBytes?: number) => Promise<string>;
   stdinIsTTY: boolean;
   /** Resolves when the user interrupts (SIGINT/SIGTERM); long-running commands stop then. */
   interrupted: Promise<'SIGINT' | 'SIGTERM'>;

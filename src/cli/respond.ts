@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
-import { writeOutboxAnswer } from '../state/outbox.js';
+import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
 import {
   addCommonOptions,
   createContext,
@@ -39,7 +39,8 @@ export async function runRespond(
       throw new ConfigError('give the answer as TEXT or with --file, not both');
     answer = await readFile(path.resolve(deps.cwd, opts.file), 'utf8');
   } else if (text === '-' || (text === undefined && !deps.stdinIsTTY)) {
-    answer = await deps.readStdin();
+    // No longer than an outbox file may be (SPEC §4): a bounded read.
+    answer = await deps.readStdin(MAX_OUTBOX_BYTES);
   } else if (text !== undefined) {
     answer = text;
   } else {

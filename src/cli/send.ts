@@ -31,6 +31,9 @@ import {
   type CommonOptions,
 } from './common.js';
 
+/** `macs send -` reads at most this much of stdin. */
+const MAX_SEND_BYTES = 1024 * 1024;
+
 export interface SendOptions extends CommonOptions {
   preset?: string;
   /** Seconds to wait for the agent to be idle (default: deliverTimeoutSec). */
@@ -171,7 +174,7 @@ export async function runSend(
   }
   let input: string;
   if (text === '-' || (text === undefined && !deps.stdinIsTTY))
-    input = await deps.readStdin();
+    input = await deps.readStdin(MAX_SEND_BYTES);
   else if (text !== undefined) input = text;
   else
     throw new ConfigError('no text given', {

@@ -44,6 +44,12 @@ import { isProcessAlive } from '../state/process.js';
 export const UNKNOWN_AGENT_EVENTS = 'hooks';
 /** A hook gives up reading stdin after this long (an agent always closes it). */
 export const STDIN_TIMEOUT_MS = 5000;
+/**
+ * A hook reads at most this much of stdin (a tool call's input included);
+ * longer input is not read on, and the call does nothing but record an
+ * error (the agent goes on: a hook never breaks its agent).
+ */
+export const HOOK_STDIN_MAX_BYTES = 8 * 1024 * 1024;
 /** Every hook call but an approval finishes within this, or ends silently. */
 export const HOOK_DEADLINE_MS = 10_000;
 /** How often an approval looks for its decision. */
@@ -67,7 +73,7 @@ export interface HookRunOptions {
 export interface HookRunDeps {
   env: NodeJS.ProcessEnv;
   cwd: string;
-  readStdin: () => Promise<string>;
+  readStdin: (maxBytes?: number) => Promise<string>;
   stdinIsTTY: boolean;
   /** Print the reply (one line of JSON on stdout). */
   write: (line: string) => void;
@@ -107,7 +113,7 @@ async function readInput(
   if (opts.payload !== undefined) return opts.payload;
   if (deps.stdinIsTTY) return '';
   return raceTimeout(
-    deps.readStdin(),
+    deps.readStdin(HOOK_STDIN_MAX_BYTES),
     STDIN_TIMEOUT_MS,
     `stdin did not end within ${STDIN_TIMEOUT_MS} ms`,
   );

@@ -4,6 +4,9 @@ import { isSafeFileName } from '../protocol/ids.js';
 import { ensurePrivateDir, fileExists, writeFileAtomic } from './fs.js';
 import type { HomePaths } from './paths.js';
 
+/** Outbox files larger than this are refused (SPEC §4). */
+export const MAX_OUTBOX_BYTES = 1024 * 1024;
+
 export type WriteAnswerResult =
   | { type: 'written'; file: string; chars: number }
   | { type: 'bad-id' }

@@ -11,7 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/events/log.js';
-import { runHook, type HookRunDeps } from '../../src/hooks/runner.js';
+import {
+  HOOK_STDIN_MAX_BYTES,
+  runHook,
+  type HookRunDeps,
+} from '../../src/hooks/runner.js';
 import { claimRequest, readClaim } from '../../src/state/claim.js';
 import {
   decideOnce,
@@ -205,6 +209,31 @@ describe('macs hook (runner)', () => {
       'error',
       'error',
     ]);
+  });
+
+  // Issue 16, item 9: `macs hook` held all of stdin (394 MB for 100 MB of
+  // JSON). It asks for at most HOOK_STDIN_MAX_BYTES and records an error.
+  it('reads a bounded stdin: too much input is an error event, and the hook still exits quietly', async () => {
+    await saveState();
+    const asked: (number | undefined)[] = [];
+    const result = await runHook(
+      { event: 'Stop' },
+      {
+        ...deps('', { MACS_AGENT: 'w1' }),
+        readStdin: (maxBytes) => {
+          asked.push(maxBytes);
+          return Promise.reject(
+            new Error(`input longer than ${String(maxBytes)} bytes; not read`),
+          );
+        },
+      },
+    );
+    expect(asked).toEqual([HOOK_STDIN_MAX_BYTES]);
+    expect(out).toEqual([]);
+    expect(result.error).toMatch(/input longer than/);
+    expect(
+      (await readEvents(paths, { type: 'error' }))[0]?.data?.message,
+    ).toMatch(/input longer than 8388608 bytes/);
   });
 
   it('Stop hands a queued answer over once, claimed against the bridge', async () => {
