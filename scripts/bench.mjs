@@ -188,6 +188,28 @@ if (runs('screen')) {
   );
 }
 
+if (runs('flood')) {
+  // 8 agents' detection while a 9th prints 5,000 requests at once, against
+  // the same 8 alone (issue 16: one agent's flood never delays another).
+  const FLOOD = number('BENCH_FLOOD', 5000);
+  const shape = { agents: 8, requests: 8, intervalMs: 2000 };
+  const calm = await benchAgents(shape);
+  const flooded = await benchAgents({ ...shape, flood: FLOOD });
+  const ratio = round(flooded.detectionMs.p50 / calm.detectionMs.p50, 2);
+  results.flood = {
+    floodRequests: FLOOD,
+    calm: calm.detectionMs,
+    flooded: flooded.detectionMs,
+    floodedOverCalmP50: ratio,
+  };
+  row('8 agents, detection, alone', calm.detectionMs);
+  row(
+    `8 agents, detection, a 9th floods ${FLOOD}`,
+    flooded.detectionMs,
+    `   (${ratio}x alone)`,
+  );
+}
+
 if (runs('terminal')) {
   // The reader's terminal against a real tmux on random output (the test
   // in npm test runs the same property with a fixed seed and fewer cases).

@@ -7,6 +7,7 @@ import {
   cpuWindow,
   memoryMb,
   sleep,
+  spawnPane,
   spawnWorker,
   startBridgeAll,
   startServer,
@@ -25,7 +26,7 @@ const SETTLE_MS = 1000;
  * `intervalMs` apart, each starting at a random offset within the first
  * interval (so the requests are spread, not in lockstep).
  */
-export async function benchAgents({ agents, requests, intervalMs }) {
+export async function benchAgents({ agents, requests, intervalMs, flood = 0 }) {
   const { home, remove } = tempHome(`multi-${agents}`);
   const server = startServer();
   const startFile = path.join(home, 'start');
@@ -49,6 +50,19 @@ export async function benchAgents({ agents, requests, intervalMs }) {
         'r',
       ]);
       workers.push({ name, preset: 'generic', pane });
+    }
+    if (flood > 0) {
+      // One more worker that prints `flood` request blocks at once when the
+      // others start (issue 16: one agent's flood must not delay the others).
+      const pane = spawnPane(server, [
+        'sh',
+        '-c',
+        'while [ ! -e "$1" ]; do sleep 0.05; done; i=0; while [ $i -lt "$2" ]; do i=$((i+1)); printf "<<CONTROLLER_REQUEST id=f%s>>\\nflood %s\\n<<CONTROLLER_REQUEST_END>>\\n" $i $i; done; exec sleep 3600',
+        'flood',
+        startFile,
+        String(flood),
+      ]);
+      workers.push({ name: 'flooder', preset: 'generic', pane });
     }
     bridge = await startBridgeAll(home, server, workers);
     await sleep(SETTLE_MS);
@@ -75,6 +89,7 @@ export async function benchAgents({ agents, requests, intervalMs }) {
     const used = cpu();
     return {
       agents,
+      ...(flood > 0 ? { floodRequests: flood } : {}),
       requestsPerAgent: requests,
       requestIntervalMs: intervalMs,
       detectionMs: stats(detection),

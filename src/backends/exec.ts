@@ -313,7 +313,11 @@ export function createExecBackend(options: ExecBackendOptions): AttemptBackend {
   return {
     name: 'exec',
     attempt(request) {
-      return queue.run(request.priority, () => attemptNow(request));
+      return queue.run(
+        request.priority,
+        () => attemptNow(request),
+        request.agent,
+      );
     },
     stop() {
       stopping.abort();

@@ -199,7 +199,7 @@ export function createInteractiveBackend(
           pane,
           ahead,
         });
-      return queue.run(request.priority, () => turn(request));
+      return queue.run(request.priority, () => turn(request), request.agent);
     },
     stop() {
       stopping.abort();

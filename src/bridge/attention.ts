@@ -88,12 +88,12 @@ export function createAttention(options: AttentionOptions): Attention {
       type: 'attention',
       ...(input.requestId ? { requestId: input.requestId } : {}),
       data: {
+        ...input.data,
         reason: input.reason,
         message: input.message,
         bell: config.bell,
         tmuxClients,
         ...(notified ? { notify: notified } : {}),
-        ...input.data,
       },
     });
   }
@@ -156,6 +156,24 @@ export function createAttention(options: AttentionOptions): Attention {
       return task.catch(() => undefined);
     },
     observe(event) {
+      if (event.type === 'request.limited') {
+        // A flooding agent: once per burst (the bridge says it once).
+        const message = event.data?.message;
+        track(
+          serial(() =>
+            call({
+              agent: event.agent,
+              reason: 'limited',
+              message:
+                typeof message === 'string'
+                  ? message
+                  : `${event.agent} asks too much at once`,
+              data: { ...event.data, limited: event.data?.reason },
+            }),
+          ),
+        );
+        return;
+      }
       if (event.type !== 'state.changed') return;
       const to = event.data?.to;
       if (typeof to !== 'string' || !ATTENTION_STATES.has(to)) return;

@@ -416,8 +416,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await toPerson(request);
       inboxFirst.add(request.id);
     }
-    const full = await preparing.run(request.priority, async () =>
-      stopped ? undefined : { ...request, context: await contextFor(request) },
+    const full = await preparing.run(
+      request.priority,
+      async () =>
+        stopped
+          ? undefined
+          : { ...request, context: await contextFor(request) },
+      request.agent,
     );
     if (full) await runChain(full, chain, 0);
   }

@@ -196,6 +196,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   let captureInode: number | undefined;
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   let panePid: number | undefined;
+  /** When the last requests were detected (the per-minute limit). */
+  const detections: number[] = [];
+  /** Requests are being refused by a limit (one `request.limited` a burst). */
+  let limitedBurst = false;
   /** A known agent's program was seen in the foreground of its pane. */
   let programSeen = false;
   /** …and since then only its shell: the agent exited to it. */
@@ -806,6 +810,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
   async function onTail(event: TailEvent): Promise<void> {
     await serial(async () => {
+      // Stopping: output still queued is read by the next start, from the
+      // saved offset; a signal is honoured now, not after a backlog.
+      if (stopped) return;
       const s = current();
       switch (event.type) {
         case 'data': {
@@ -889,6 +896,48 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     }
   }
 
+  /**
+   * Which per-agent limit (config `limits`) one more request would break:
+   * open requests, requests in the last minute, bytes of open bodies.
+   */
+  function overLimit(
+    body: string,
+    nowMs: number,
+  ):
+    | {
+        reason: 'pending-requests' | 'requests-per-minute' | 'pending-bytes';
+        count: number;
+        limit: number;
+      }
+    | undefined {
+    const limits = config.limits;
+    while (detections.length > 0 && (detections[0] ?? 0) < nowMs - 60_000)
+      detections.shift();
+    const open = Object.values(current().requests).filter((r) =>
+      isOpenStage(r.stage),
+    );
+    if (open.length >= limits.maxPendingRequests)
+      return {
+        reason: 'pending-requests',
+        count: open.length + 1,
+        limit: limits.maxPendingRequests,
+      };
+    if (detections.length >= limits.maxRequestsPerMinute)
+      return {
+        reason: 'requests-per-minute',
+        count: detections.length + 1,
+        limit: limits.maxRequestsPerMinute,
+      };
+    const bytes = open.reduce((n, r) => n + r.body.length, body.length);
+    if (bytes > limits.maxPendingBytes)
+      return {
+        reason: 'pending-bytes',
+        count: bytes,
+        limit: limits.maxPendingBytes,
+      };
+    return undefined;
+  }
+
   async function handleRequest(
     attributes: Record<string, string>,
     body: string,
@@ -933,6 +982,26 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     const info = await tmux.paneInfo(pane).catch(() => undefined);
     if (info && !info.dead && panePid !== undefined && info.pid !== panePid)
       await onProgramRestarted(info.pid);
+    // A flooding worker: over a limit, the request is recorded, not raised.
+    const over = overLimit(body, now.getTime());
+    if (over) {
+      // Dropped, not remembered: cheap whatever the flood's size (asked again
+      // later, under the limit, it is a request like any other).
+      if (limitedBurst) return false;
+      limitedBurst = true;
+      await emit({
+        type: 'request.limited',
+        requestId: candidate,
+        data: {
+          ...over,
+          firstLine: body.split('\n', 1)[0]?.slice(0, 120) ?? '',
+          message: `${agent} asks too much at once (${over.reason}: ${String(over.count)} over the limit of ${String(over.limit)}); this request and the next ones over the limit are recorded, not raised`,
+        },
+      });
+      return false;
+    }
+    limitedBurst = false;
+    detections.push(now.getTime());
     // Unique across agents: another agent's `w-1-r` is not ours.
     const id = await claimRequestId(paths, agent, candidate);
     const priority =

@@ -69,6 +69,18 @@ export const ConfigSchema = z.strictObject({
   deliverTimeoutSec: positiveInt.default(600),
   submitRetries: z.number().int().min(0).default(2),
   maxRequestsPerHour: positiveInt.default(20),
+  /**
+   * Per agent: what a worker may have open at once and ask for (SPEC §9, a
+   * flooding agent). A request over a limit is not raised: it is recorded
+   * as `request.limited` (once per burst) and a person is called.
+   */
+  limits: z
+    .strictObject({
+      maxPendingRequests: positiveInt.default(100),
+      maxRequestsPerMinute: positiveInt.default(120),
+      maxPendingBytes: positiveInt.default(4 * 1024 * 1024),
+    })
+    .prefault({}),
   noSplit: z.boolean().default(false),
   /** Backstop poll of pane logs and the outbox, in ms. */
   pollIntervalMs: positiveInt.default(250),

@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'request.unconfirmed',
   'request.archived',
   'request.expired',
+  'request.limited',
   'request.dismissed',
   'request.failed',
   'request.fallback',

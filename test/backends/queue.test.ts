@@ -74,3 +74,30 @@ describe('createPriorityQueue', () => {
     ]);
   });
 });
+
+// Issue 16, item 4: one agent's burst held up every other agent's requests.
+describe('fair turns between agents', () => {
+  it("starts a waiting agent's task before the rest of another agent's burst", async () => {
+    const queue = createPriorityQueue(1);
+    const order: string[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const tasks = [
+      queue.run('normal', () => gate.then(() => void order.push('a0')), 'a'),
+      ...Array.from({ length: 5 }, (_, i) =>
+        queue.run(
+          'normal',
+          () => Promise.resolve(void order.push(`a${i + 1}`)),
+          'a',
+        ),
+      ),
+      queue.run('normal', () => Promise.resolve(void order.push('b0')), 'b'),
+    ];
+    release();
+    await Promise.all(tasks);
+    expect(order.slice(0, 2)).toEqual(['a0', 'b0']);
+    expect(order).toHaveLength(7);
+  });
+});
