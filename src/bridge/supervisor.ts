@@ -1,4 +1,4 @@
-import { constants } from 'node:fs';
+import { constants, renameSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -196,6 +196,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   let captureInode: number | undefined;
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   let panePid: number | undefined;
+  /** The pane log renamed aside by a rotation, until it is read to its end. */
+  let rotatedTo: string | undefined;
   /** When the last requests were detected (the per-minute limit). */
   const detections: number[] = [];
   /** Requests are being refused by a limit (one `request.limited` a burst). */
@@ -660,6 +662,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     try {
       await ensureCapture(true);
       captureInode = (await stat(logFile)).ino;
+      // A rotation of our own loses nothing: the old file is read to its end.
+      if (rotatedTo) return;
       await scanExistingScreen();
     } catch (error) {
       await emit({
@@ -676,6 +680,26 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         message: `the pane log ${logFile} was deleted or replaced while the bridge ran; the pane is piped into a new log and reading goes on`,
       },
     });
+  }
+
+  /**
+   * Pane logs do not grow without end: once read past `paneLogMaxBytes`
+   * (and no block is held half drawn), the log is renamed aside; the tail
+   * sees it replaced, the pane is piped into a new log at the path before
+   * the old one is read to its end (reopenCapture), and the old one is
+   * removed once read (the `replaced` tail event). Nothing printed
+   * meanwhile is lost. Runs under `serial`.
+   */
+  function maybeRotate(readTo: number): void {
+    if (rotatedTo || readTo < config.paneLogMaxBytes) return;
+    if (currentReader().hasHeld()) return;
+    const aside = `${logFile}.rotated`;
+    try {
+      renameSync(logFile, aside);
+      rotatedTo = aside;
+    } catch (error) {
+      log.warn({ err: error }, 'could not rotate the pane log');
+    }
   }
 
   /**
@@ -824,6 +848,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           if (await handleFound(found)) await saveNow();
           else saveLater();
           afterOutput(burst);
+          maybeRotate(event.end);
           return;
         }
         case 'truncated':
@@ -835,6 +860,16 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
             .then((i) => i.ino)
             .catch(() => undefined);
           await saveNow();
+          if (event.type === 'replaced' && rotatedTo) {
+            // Our rotation: the old log was read to its end; it goes.
+            await rm(rotatedTo, { force: true });
+            await emit({
+              type: 'capture.rotated',
+              data: { log: logFile, maxBytes: config.paneLogMaxBytes },
+            });
+            rotatedTo = undefined;
+            return;
+          }
           await emit({
             type:
               event.type === 'truncated'
@@ -1652,6 +1687,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           loaded.type === 'loaded' ||
           (loaded.type === 'corrupt' && loaded.rebuilt !== undefined);
         if (loaded.type === 'corrupt') await reportCorrupt(loaded);
+        // A rotation cut short by a crash: the pane is piped anew below and
+        // its screen scanned, so the rest of that file is not needed.
+        await rm(`${logFile}.rotated`, { force: true });
         // A log deleted or replaced while the bridge was down is no longer
         // where our pipe writes: open the capture again.
         const before = await stat(logFile).catch(() => undefined);

@@ -82,6 +82,8 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({}),
   noSplit: z.boolean().default(false),
+  /** A pane log is rotated once read past this many bytes (nothing is lost). */
+  paneLogMaxBytes: positiveInt.default(8 * 1024 * 1024),
   /** Backstop poll of pane logs and the outbox, in ms. */
   pollIntervalMs: positiveInt.default(250),
   /** `macs stop`: seconds an agent gets to exit after the interrupt key. */

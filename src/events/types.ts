@@ -41,6 +41,7 @@ export const EVENT_TYPES = [
   'capture.started',
   'capture.truncated',
   'capture.replaced',
+  'capture.rotated',
   'session.started',
   'session.stopped',
   'agent.prompted',

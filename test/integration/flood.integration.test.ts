@@ -4,7 +4,7 @@
 // `bridge --all`. Per-agent limits: over one, a request is recorded as
 // `request.limited` (once per burst) and a person is called; the other
 // agents are served; a signal stops the bridge at once.
-import { writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTmuxHarness } from '../helpers/harness.js';
@@ -83,5 +83,37 @@ describe('a flooding worker (issue 16)', () => {
 
     bridge.child.kill('SIGTERM');
     expect(await bridge.exited).toBe(0);
+  });
+});
+
+// Issue 16, item 9: pane logs grew without end (52 MB after one 50 MB block).
+describe('pane logs are rotated once read (issue 16)', () => {
+  const harness = useTmuxHarness();
+
+  it('keeps the log small and loses no request across rotations', async () => {
+    const MAX = 32 * 1024;
+    writeFileSync(
+      path.join(harness.home, 'macs.config.json'),
+      JSON.stringify({ paneLogMaxBytes: MAX }),
+    );
+    const go = path.join(harness.home, 'go');
+    const steps: Record<string, unknown>[] = [{ waitFile: go }];
+    for (let i = 1; i <= 8; i += 1)
+      steps.push({ noise: 300 }, { print: REQ(`r${i}`, `question ${i}`) });
+    const w = await harness.startWorker(steps, { name: 'w' });
+    harness.startBridge(['--worker-pane', w.pane, '--agent', 'worker-1']);
+    await waitForEvents(harness.home, 'bridge.started', { timeout: 20_000 });
+    writeFileSync(go, 'go');
+    await waitFor(
+      () => findEvents(harness.home, 'request.detected').length === 8,
+      { timeout: 60_000, message: 'all eight requests detected' },
+    );
+    await waitForEvents(harness.home, 'capture.rotated', { timeout: 30_000 });
+    expect(
+      findEvents(harness.home, 'request.detected').map((e) => e.requestId),
+    ).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((i) => `worker-1-r${i}`));
+    const log = path.join(harness.home, '.macs', 'panes', 'worker-1.log');
+    expect(statSync(log).size).toBeLessThan(MAX * 4);
+    await waitFor(() => !existsSync(`${log}.rotated`), { timeout: 20_000 });
   });
 });
