@@ -129,6 +129,7 @@ export function createContextCollector(
       contextLines: options.contextLines,
       recent: toContextRecent(request.recent ?? []),
       now: new Date(),
+      ...(request.concealed ? { concealed: true } : {}),
     });
   };
 }

@@ -60,6 +60,8 @@ export interface InboxMeta {
   backend: 'file';
   /** The body held invisible or direction-changing characters (shown escaped). */
   invisible?: true;
+  /** The output it came in hid text from the person (concealed SGR). */
+  concealed?: true;
   context?: unknown;
 }
 
@@ -460,6 +462,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
         hash: request.bodyHash,
         backend: 'file',
         ...(hasInvisible(request.body) ? { invisible: true } : {}),
+        ...(request.concealed ? { concealed: true } : {}),
         ...(request.context ? { context: request.context } : {}),
       };
       // Body first, metadata last: a reader that sees the .json sees the .txt.

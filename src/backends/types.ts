@@ -22,6 +22,8 @@ export interface BackendRequest {
   previousBackend?: string;
   /** Detected just now (not routed again after a restart). */
   fresh?: boolean;
+  /** Its output hid text from the person (concealed SGR): flagged to answerers. */
+  concealed?: true;
   /** The context packet (SPEC §3), added by the dispatcher before a backend sees it. */
   context?: ContextPacket;
 }

@@ -151,6 +151,9 @@ const EXIT_STATUS_WAIT_MS = 50;
 /** A restarted bridge redraws its screen from this much of the log. */
 const REPLAY_MAX_BYTES = 1024 * 1024;
 const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
+/** An SGR sequence that turns on concealed text (parameter 8). */
+// eslint-disable-next-line no-control-regex
+const CONCEAL_SGR = /\x1b\[(?:[0-9:;]*;)?8(?:;[0-9:;]*)?m/;
 
 /**
  * One agent's supervision: pane log → screen reader → ledger → backend, and
@@ -196,6 +199,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   let captureInode: number | undefined;
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   let panePid: number | undefined;
+  /**
+   * Output since the last request hid text (SGR 8, concealed): a person sees
+   * blanks where the answerer would read words. The next request is flagged.
+   */
+  let concealSeen = false;
   /** The pane log renamed aside by a rotation, until it is read to its end. */
   let rotatedTo: string | undefined;
   /** When the last requests were detected (the per-minute limit). */
@@ -840,6 +848,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       const s = current();
       switch (event.type) {
         case 'data': {
+          if (CONCEAL_SGR.test(event.text)) concealSeen = true;
           const now = Date.now();
           const burst = now - (activity.lastOutputAt() ?? 0) > STATE_SETTLE_MS;
           activity.onOutput(now);
@@ -1055,7 +1064,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       pane,
       ...(panePid !== undefined ? { panePid } : {}),
       ...(options.session ? { session: options.session } : {}),
+      ...(concealSeen ? { concealed: true as const } : {}),
     };
+    concealSeen = false;
     s.requests[id] = record;
     s.dedup = recordSeen(s.dedup, {
       ...(workerId ? { workerId } : {}),
@@ -1103,6 +1114,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         priority: record.priority,
         attributes: record.attributes,
         body: record.body,
+        ...(record.concealed ? { concealed: true } : {}),
         bodyHash: record.bodyHash,
         detectedAt: record.detectedAt,
         preset: profile.preset,

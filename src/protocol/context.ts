@@ -41,6 +41,8 @@ export interface ContextPacket {
    * controls, zero-width, tag characters): shown escaped, `<U+202E>`.
    */
   invisible?: true;
+  /** The output the request came in hid text from the person (concealed). */
+  concealed?: true;
 }
 
 /** How many earlier requests a packet carries. */
@@ -51,7 +53,7 @@ export const CONTEXT_ANSWER_MAX_CHARS = 500;
 /** What a packet is built from: its facts, plus the raw screen and history. */
 export interface BuildContextInput extends Omit<
   ContextPacket,
-  'version' | 'screen' | 'recent' | 'builtAt'
+  'version' | 'screen' | 'recent' | 'builtAt' | 'invisible'
 > {
   /** Cleaned screen lines, oldest first (any number; the last `contextLines` are kept). */
   screenLines: readonly string[];
@@ -99,6 +101,7 @@ export function buildContextPacket(input: BuildContextInput): ContextPacket {
       })),
     builtAt: input.now.toISOString(),
     ...(invisible ? { invisible } : {}),
+    ...(input.concealed ? { concealed: true } : {}),
   };
 }
 
@@ -146,6 +149,16 @@ export function formatContextPacket(packet: ContextPacket): string {
   out.push('');
   out.push('## The request');
   out.push('');
+  if (packet.invisible)
+    out.push(
+      'Note: it holds characters a person does not see; they are shown as <U+…>.',
+      '',
+    );
+  if (packet.concealed)
+    out.push(
+      'Warning: the worker hid text on its screen (concealed) when it asked: a person watching did not see all of what follows.',
+      '',
+    );
   out.push(defangMarkers(packet.body));
   out.push('');
   out.push(`## Earlier requests from ${packet.agent} (newest first)`);

@@ -82,6 +82,8 @@ export interface RequestRecord {
   pane?: string;
   panePid?: number;
   session?: string;
+  /** The output it came in hid text (concealed): a person did not see all of it. */
+  concealed?: true;
   /** Why an `expired` or `dismissed` request was ended, and by whom. */
   closed?: { reason: string; by: string; at: string };
 }
