@@ -59,7 +59,7 @@ describe('faults: random kill -9 of the bridge', () => {
         JSON.stringify({
           presets: { fast: { extends: 'generic', submitDelayMs: 5 } },
           maxRequestsPerHour: 1000,
-          limits: { maxRequestsPerMinute: 100_000 },
+          limits: { maxRequestsPerMinute: 100_000, maxPendingRequests: 1000 },
           pollIntervalMs: 50,
         }),
       );
