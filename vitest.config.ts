@@ -14,6 +14,8 @@ export default defineConfig({
           // A guard against a hang, never a verdict on speed: a shared CI
           // machine may be slow (property tests get run counts instead).
           testTimeout: 60_000,
+          // Unit tests first, then the integration tests (their own workers).
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -24,6 +26,10 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 240_000,
           hookTimeout: 60_000,
+          // Integration tests mostly wait on tmux and child processes: a
+          // few files at once use a 2-core machine better than one.
+          maxWorkers: 3,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

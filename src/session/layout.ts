@@ -106,6 +106,9 @@ export const LAUNCH_SCRIPT = [
   'if [ -n "$prog" ] && ! command -v "$prog" >/dev/null 2>&1; then',
   `  printf 'macs: %s: command not found (agent %s)\\n' "$prog" "$MACS_AGENT" >&2`,
   `  printf 'hint: install it, or fix the command in macs.config.json (or --worker/--controller), then: macs stop; macs start\\n' >&2`,
+  // A moment for tmux to read the message before the pane's program ends
+  // (a busy server may otherwise close the pane with it unread).
+  '  sleep 1',
   '  exit 127',
   'fi',
   'exec "$@"',

@@ -304,18 +304,21 @@ describe('security, on a real tmux', () => {
           message: `outbox.ignored ${reason} for ${JSON.stringify(file)}`,
         });
 
+      // Each refused file is moved to outbox/rejected/ once it has stood a
+      // second (a busy machine may get there first): removed with force.
+      const clear = () => rmSync(answer, { force: true, recursive: true });
       symlinkSync(secret, answer);
       await refused(`${id}.txt`, 'symlink');
-      rmSync(answer);
+      clear();
       linkSync(secret, answer);
       await refused(`${id}.txt`, 'hard-link');
-      rmSync(answer);
+      clear();
       mkdirSync(answer);
       await refused(`${id}.txt`, 'not-a-file');
-      rmSync(answer, { recursive: true });
+      clear();
       execFileSync('mkfifo', [answer]);
       await refused(`${id}.txt`, 'not-a-file', 2);
-      rmSync(answer);
+      clear();
 
       const odd: [string, string][] = [
         [`..${id}.txt`, 'temp-file'],
