@@ -359,6 +359,14 @@ describe('a living session never misroutes (issue 12)', () => {
       readFileSync(file('outbox', 'rejected', 'worker-1-e2.txt.why'), 'utf8'),
     ).toMatch(/^not-utf8/);
     const ignored = () => findEvents(harness.home, 'outbox.ignored').length;
+    // Both moves are recorded (the note is written just before the event).
+    await waitFor(
+      () =>
+        findEvents(harness.home, 'outbox.ignored').filter(
+          (e) => e.data?.movedTo !== undefined,
+        ).length === 2,
+      { timeout: 20_000, message: 'both moves recorded' },
+    );
     const before = ignored();
     first.child.kill('SIGINT');
     await first.exited;
