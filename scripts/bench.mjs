@@ -20,6 +20,7 @@ import { benchDelivery } from './bench/delivery.mjs';
 import { benchIdle } from './bench/idle.mjs';
 import { ROOT, now, round } from './bench/lib.mjs';
 import { benchAgents } from './bench/multi.mjs';
+import { benchStartup } from './bench/startup.mjs';
 import { benchBaseline, benchMacs } from './bench/single.mjs';
 
 const started = now();
@@ -186,6 +187,18 @@ if (runs('screen')) {
   results.screen = JSON.parse(
     readFileSync(path.join(ROOT, 'bench', 'screen.json'), 'utf8'),
   );
+}
+
+if (runs('startup')) {
+  const startup = benchStartup({ runs: number('BENCH_STARTUP_RUNS', 21) });
+  results.startup = startup;
+  console.log(
+    `start-up, median of ${startup.runs} runs (bare node -e 0: ${startup.nodeMs.p50} ms):`,
+  );
+  for (const [name, c] of Object.entries(startup.commands))
+    console.log(
+      `  macs ${name.padEnd(14)} ${String(c.ms.p50).padStart(7)} ms   ${c.overNodeP50}x node`,
+    );
 }
 
 if (runs('flood')) {

@@ -1,12 +1,6 @@
-import { Option, type Command } from 'commander';
 import { createEventLog } from '../events/log.js';
 import { addAgent } from '../session/agents.js';
-import {
-  addCommonOptions,
-  createContext,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
 import { hintCommand, openRunningSession } from './session-common.js';
 
 export interface AddOptions extends CommonOptions {
@@ -48,44 +42,4 @@ export async function runAdd(
   );
   for (const warning of warnings) deps.output.err(`warning: ${warning}`);
   return 0;
-}
-
-export function registerAddCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('add')
-      .description('add a worker to the running session, in a new pane')
-      .argument(
-        '<preset>',
-        'its preset: codex, claude, gemini, aider, pi, shell, generic, or one from the config',
-      )
-      .addOption(
-        new Option(
-          '--name <name>',
-          'its name (default: the next free worker-N)',
-        ),
-      )
-      .addOption(
-        new Option(
-          '--command <cmd>',
-          "what to run, a shell command line (default: the preset's program)",
-        ),
-      )
-      .addOption(new Option('--cwd <dir>', 'its folder (default: the home)')),
-  )
-    .addHelpText(
-      'after',
-      `
-Examples:
-  macs add codex
-  macs add claude --name reviewer
-  macs add generic --command "python agent.py" --cwd services/api`,
-    )
-    .action((preset: string, opts: AddOptions) =>
-      run(runAdd(preset, opts, deps)),
-    );
 }

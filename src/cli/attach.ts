@@ -1,15 +1,9 @@
-import type { Command } from 'commander';
 import { MacsError } from '../errors.js';
 import { SESSION_NAME } from '../session/record.js';
 import { checkTmux, isSessionRunning } from '../session/start.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
-import {
-  addCommonOptions,
-  createContext,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
 import {
   hintCommand,
   isOnTerminal,
@@ -42,18 +36,4 @@ export async function runAttach(
   }
   const code = await attach({ socket, session: SESSION_NAME });
   return code === 0 ? 0 : 1;
-}
-
-export function registerAttachCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('attach')
-      .description(
-        "attach this terminal to the home's session (detach again: tmux prefix, then d)",
-      ),
-  ).action((opts: CommonOptions) => run(runAttach(opts, deps)));
 }

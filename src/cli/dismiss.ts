@@ -1,5 +1,4 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Command } from 'commander';
 import { AgentError, ConfigError, MacsError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { isSafeFileName } from '../protocol/ids.js';
@@ -10,12 +9,7 @@ import type { HomePaths } from '../state/paths.js';
 import { listOpenRequests } from '../state/pending.js';
 import { readAgentState } from '../state/store.js';
 import type { RequestRecord } from '../state/types.js';
-import {
-  addCommonOptions,
-  createContext,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
 
 export interface DismissOptions extends CommonOptions {
   reason?: string;
@@ -162,36 +156,4 @@ export async function runDismiss(
   if (failed > 0 && !opts.json)
     deps.output.err('hint: list pending requests with `macs inbox`');
   return failed > 0 ? 1 : 0;
-}
-
-export function registerDismissCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('dismiss')
-      .description(
-        'end pending requests without an answer (archived as dismissed, never sent to the worker)',
-      )
-      .argument('<id...>', 'request ids, as `macs inbox` lists them')
-      .option('--reason <text>', 'why (kept in the archive and the event log)')
-      .option('--json', 'print the outcome of each id as JSON'),
-  )
-    .addHelpText(
-      'after',
-      `
-A request whose answer is already being typed cannot be dismissed. With a
-bridge running for the agent, the bridge ends the request (it is asked through
-outbox/<id>.dismiss); otherwise macs ends it at once.
-
-Examples:
-  macs dismiss worker-1-q-17
-  macs dismiss worker-1-q-17 worker-2-q-3 --reason "superseded by the new plan"
-Exit: 0 all dismissed, 1 some were not pending or too late, 2 bad usage or config.`,
-    )
-    .action((ids: string[], opts: DismissOptions) =>
-      run(runDismiss(ids, opts, deps)),
-    );
 }

@@ -1,7 +1,6 @@
 import { readdir, stat, open } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import {
   matchesEvent,
@@ -12,12 +11,7 @@ import {
 } from '../events/log.js';
 import { computeEventStats, formatEventStats } from '../events/stats.js';
 import type { MacsEvent } from '../events/types.js';
-import {
-  addCommonOptions,
-  createContext,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
 
 export interface EventsOptions extends CommonOptions {
   agent?: string;
@@ -113,34 +107,4 @@ export async function runEvents(
     await Promise.race([delay(FOLLOW_POLL_MS), deps.interrupted]);
   }
   return 0;
-}
-
-export function registerEventsCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('events')
-      .description('query the event log (.macs/events/<agent>.jsonl)')
-      .option('--agent <name>', 'only this agent')
-      .option('--type <type>', 'only this type, or a prefix such as `request`')
-      .option('--request <id>', 'only this request')
-      .addOption(
-        new Option(
-          '--since <when>',
-          'only since a duration ago (30s, 10m, 2h, 1d) or an ISO date',
-        ),
-      )
-      .option('-f, --follow', 'keep printing new events until interrupted')
-      .option(
-        '--stats',
-        'counts by type and request latency percentiles (p50/p95) per stage',
-      )
-      .option(
-        '--json',
-        'print JSON (an array; one object a line with --follow)',
-      ),
-  ).action((opts: EventsOptions) => run(runEvents(opts, deps)));
 }

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { Option, type Command } from 'commander';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import { ConfigError, MacsError } from '../errors.js';
@@ -16,11 +15,7 @@ import type { HomePaths } from '../state/paths.js';
 import { readAgentState } from '../state/store.js';
 import { loadConfig } from '../config/load.js';
 import { resolveHomePaths } from '../state/paths.js';
-import {
-  addCommonOptions,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { type CliDeps, type CommonOptions } from './common.js';
 
 export interface HooksOptions extends CommonOptions {
   dir?: string;
@@ -179,47 +174,4 @@ export async function runHooksUninstall(
       : `no macs hooks for ${agent} in ${file}`,
   );
   return 0;
-}
-
-export function registerHooksCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  const hooks = program
-    .command('hooks')
-    .description("add or remove macs hooks in an agent's settings");
-  const common = (command: Command) =>
-    addCommonOptions(
-      command
-        .argument('<agent>', 'the agent name')
-        .option(
-          '--dir <dir>',
-          "the agent's project folder (default: its cwd from the config, else the current folder)",
-        )
-        .addOption(
-          new Option(
-            '--preset <name>',
-            "the agent's preset (default: from the config or its state, else claude)",
-          ).env('MACS_PRESET'),
-        ),
-    );
-  common(
-    hooks
-      .command('install')
-      .description(
-        'merge macs hooks into <dir>/.claude/settings.local.json (idempotent; your own hooks stay)',
-      ),
-  ).action((agent: string, opts: HooksOptions) =>
-    run(runHooksInstall(agent, opts, deps)),
-  );
-  common(
-    hooks
-      .command('uninstall')
-      .description(
-        "remove macs's hooks for <agent> from <dir>/.claude/settings.local.json; other hooks stay",
-      ),
-  ).action((agent: string, opts: HooksOptions) =>
-    run(runHooksUninstall(agent, opts, deps)),
-  );
 }

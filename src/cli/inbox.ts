@@ -1,7 +1,5 @@
-import type { Command } from 'commander';
 import { listOpenRequests } from '../state/pending.js';
 import {
-  addCommonOptions,
   createContext,
   formatAge,
   type CliDeps,
@@ -54,20 +52,4 @@ export async function runInbox(
     'answer with: macs respond <id> "text"   (full text: inbox/<id>.txt)',
   );
   return 0;
-}
-
-export function registerInboxCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('inbox')
-      .description(
-        'list pending requests: id, agent, type, stage, age, first line',
-      )
-      .option('--json', 'print the requests as JSON')
-      .option('--agent <name>', 'only this agent'),
-  ).action((opts: InboxOptions) => run(runInbox(opts, deps)));
 }

@@ -1,16 +1,10 @@
-import type { Command } from 'commander';
 import { AgentError } from '../errors.js';
 import { createEventLog, type EventSink } from '../events/log.js';
 import { readSessionRecord } from '../session/record.js';
 import { setDeliveryPaused } from '../state/control.js';
 import type { HomePaths } from '../state/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
-import {
-  addCommonOptions,
-  createContext,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
 
 /**
  * Hold or release deliveries to an agent (`macs pause|resume`, `p` in the
@@ -65,29 +59,4 @@ export async function runPause(
       : `delivery to ${agent} resumed`,
   );
   return 0;
-}
-
-export function registerPauseCommands(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('pause')
-      .description(
-        'hold deliveries to an agent: answers wait (kept) until macs resume',
-      )
-      .argument('<agent>', 'the agent, as macs status lists it'),
-  ).action((agent: string, opts: CommonOptions) =>
-    run(runPause(agent, true, opts, deps)),
-  );
-  addCommonOptions(
-    program
-      .command('resume')
-      .description('release deliveries to an agent held by macs pause')
-      .argument('<agent>', 'the agent, as macs status lists it'),
-  ).action((agent: string, opts: CommonOptions) =>
-    run(runPause(agent, false, opts, deps)),
-  );
 }

@@ -1,15 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Command } from 'commander';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
 import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
-import {
-  addCommonOptions,
-  createContext,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
 
 export interface RespondOptions extends CommonOptions {
   file?: string;
@@ -79,42 +73,4 @@ export async function runRespond(
     `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, target) || target}`,
   );
   return 0;
-}
-
-export function registerRespondCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('respond')
-      .description(
-        'answer a pending request (writes outbox/<id>.txt, which the bridge delivers)',
-      )
-      .argument('<id>', 'the request id, as `macs inbox` lists it')
-      .argument(
-        '[text]',
-        'the answer; `-` (or no text with piped stdin) reads stdin',
-      )
-      .option('--file <file>', 'read the answer from a file')
-      .option(
-        '--force',
-        'write even if the request is not pending or already answered',
-      )
-      .addHelpText(
-        'after',
-        `
-The answer may hold a "WORKER INSTRUCTIONS:" part (sent to the worker) and a
-"NOTES:" part (kept for people, never sent). Text without headers is all
-instructions.
-
-Examples:
-  macs respond worker-1-q-17 "Migrate after the API change."
-  macs respond worker-1-q-17 --file answer.md
-  printf 'WORKER INSTRUCTIONS:\\nGo ahead.\\n\\nNOTES:\\nWatch the tests.\\n' | macs respond worker-1-q-17 -`,
-      ),
-  ).action((id: string, text: string | undefined, opts: RespondOptions) =>
-    run(runRespond(id, text, opts, deps)),
-  );
 }

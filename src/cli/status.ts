@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
@@ -11,7 +10,6 @@ import {
   type RunEditor,
 } from './answer-editor.js';
 import {
-  addCommonOptions,
   createContext,
   type CliDeps,
   type CommandContext,
@@ -225,36 +223,4 @@ export async function runStatus(
     feed.stop();
   }
   return ended === 'interrupted' || signal === 'SIGINT' ? 130 : 0;
-}
-
-export function registerStatusCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('status')
-      .description(
-        'the status view: agents, pending requests, answers and events (one JSON snapshot with --json)',
-      )
-      .option('--json', 'print one snapshot as JSON (schema: docs/status.md)')
-      .option(
-        '--watch',
-        'keep going: the live view (the default on a terminal); without a terminal or with --json, print again on each change',
-      )
-      .addHelpText(
-        'after',
-        `
-On a terminal, the live view: arrows or j/k select, enter shows the detail,
-r answers the selected request inline (Ctrl-D sends, Esc cancels), e answers
-it in $EDITOR, p pauses or resumes delivery to the agent, a jumps to the
-agent's pane, ? lists every key, q quits.
-
-Examples:
-  macs status
-  macs status --json | jq '.requests[] | select(.waitingForPerson) | .id'
-  macs status --json --watch     # one JSON snapshot per line, on each change`,
-      ),
-  ).action((opts: StatusOptions) => run(runStatus(opts, deps)));
 }

@@ -1,4 +1,3 @@
-import { Option, type Command } from 'commander';
 import { ConfigError, errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { readSessionRecord } from '../session/record.js';
@@ -6,12 +5,7 @@ import { listOpenRequests } from '../state/pending.js';
 import { checkTmux } from '../session/start.js';
 import { stopSession, type StoppedPane } from '../session/stop.js';
 import { createTmuxClient } from '../tmux/client.js';
-import {
-  addCommonOptions,
-  createContext,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
 import { hintCommand, resolveSessionSocket } from './session-common.js';
 
 export interface StopOptions extends CommonOptions {
@@ -101,24 +95,4 @@ export async function runStop(
       `  ${open} request(s) are still open: they expire at the next start (see them: ${hintCommand('inbox', opts, deps)}; end them now: ${hintCommand('dismiss <id>', opts, deps)})`,
     );
   return 0;
-}
-
-export function registerStopCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('stop')
-      .description(
-        'end the session: the bridge stops, each agent gets the interrupt key and its pane is killed after a grace period, then the status view and the tmux server go',
-      )
-      .addOption(
-        new Option(
-          '--grace-sec <seconds>',
-          'how long each program gets to exit after the interrupt key (default: stopGraceSec, 5)',
-        ).env('MACS_STOP_GRACE_SEC'),
-      ),
-  ).action((opts: StopOptions) => run(runStop(opts, deps)));
 }

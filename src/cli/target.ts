@@ -1,15 +1,9 @@
-import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { describePane, discoverPane } from '../session/discover.js';
 import { readPins, readSessionRecord, writePin } from '../session/record.js';
 import { createTmuxClient } from '../tmux/client.js';
-import {
-  addCommonOptions,
-  createContext,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
 
 export interface TargetOptions extends CommonOptions {
   clear?: boolean;
@@ -66,32 +60,4 @@ export async function runTarget(
     `${agent}: pinned to ${describePane(info)} on ${server}; bridges started from now on use it`,
   );
   return 0;
-}
-
-export function registerTargetCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('target')
-      .description(
-        'pin the pane an agent name refers to (or show which pane the name finds now)',
-      )
-      .argument('<agent>', 'the agent name, e.g. worker-1')
-      .argument('[pane]', 'the pane id, e.g. %3')
-      .option('--clear', 'remove the pin'),
-  )
-    .addHelpText(
-      'after',
-      `
-Pane discovery, when a command is given an agent but no pane: the pinned pane,
-then the pane tagged @macs_agent=<name>, then a window or pane title containing
-the name, then a pane running the preset's program. Several candidates at one
-step is an error that lists them.`,
-    )
-    .action((agent: string, pane: string | undefined, opts: TargetOptions) =>
-      run(runTarget(agent, pane, opts, deps)),
-    );
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { execa, type ResultPromise } from 'execa';
-import type { TmuxResult } from './run.js';
+import type { ResultPromise } from 'execa';
+import { loadExeca, type TmuxResult } from './run.js';
 
 /**
  * One long-lived tmux control-mode client (`tmux -C`, see "CONTROL MODE" in
@@ -146,6 +146,8 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+type Execa = Awaited<ReturnType<typeof loadExeca>>['execa'];
+
 interface Connection {
   child: ResultPromise;
   ready: Promise<void>;
@@ -169,6 +171,8 @@ export function createControlChannel(
   const attachTimeoutMs = options.attachTimeoutMs ?? replyTimeoutMs;
   const retryMs = options.retryMs ?? 1_000;
   let connection: Connection | undefined;
+  /** execa, loaded on the first connection. */
+  let execa: Execa | undefined;
   let failedAt = -Infinity;
   let pending: Pending | undefined;
   let queue: Promise<unknown> = Promise.resolve();
@@ -188,7 +192,7 @@ export function createControlChannel(
     }
   }
 
-  function connect(): Connection {
+  function connect(execa: Execa): Connection {
     const args = [
       ...(options.socket ? ['-L', options.socket] : []),
       '-C',
@@ -314,7 +318,8 @@ export function createControlChannel(
     if (!connection) {
       if (Date.now() - failedAt < retryMs)
         throw new ControlUnavailableError('tmux control client unavailable');
-      connection = connect();
+      execa ??= (await loadExeca()).execa;
+      connection ??= connect(execa);
     }
     const conn = connection;
     try {

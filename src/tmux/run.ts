@@ -1,5 +1,13 @@
-import { execa } from 'execa';
+import type * as ExecaModule from 'execa';
 import { TmuxError } from '../errors.js';
+
+/**
+ * execa, loaded when a process is first started: a command that never runs
+ * tmux (`--version`, `--help`, `inbox`) does not pay for loading it.
+ */
+export function loadExeca(): Promise<typeof ExecaModule> {
+  return import('execa');
+}
 
 /** What one tmux invocation returned. Non-zero exits are values, not throws. */
 export interface TmuxResult {
@@ -40,6 +48,7 @@ export function createRunTmux(
   delete childEnv.TMUX;
   delete childEnv.TMUX_PANE;
   return async (args, runOptions = {}) => {
+    const { execa } = await loadExeca();
     const result = await execa(tmuxPath, args.map(protectArgvArg), {
       reject: false,
       env: childEnv,

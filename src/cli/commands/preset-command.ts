@@ -1,10 +1,9 @@
+// `macs preset test`: its flags; the command itself is loaded when it runs.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import type { CliDeps } from './common.js';
-import { runPresetTest } from './preset.js';
+import type { CliDeps } from '../options.js';
 
-/** `macs preset test <preset> <file>...`: the state each screen file classifies as. */
 export function registerPresetCommand(
   program: Command,
   deps: CliDeps,
@@ -30,12 +29,15 @@ export function registerPresetCommand(
     )
     .action((name: string, files: string[], opts: { json?: boolean }) =>
       run(
-        runPresetTest(
-          { preset: name, files, ...(opts.json ? { json: true } : {}) },
-          {
-            readFile: (p) => readFile(path.resolve(deps.cwd, p), 'utf8'),
-            out: deps.output.out,
-          },
+        import('../preset.js').then((m) =>
+          m.runPresetTest(
+            { preset: name, files, ...(opts.json ? { json: true } : {}) },
+            {
+              readFile: (p: string) =>
+                readFile(path.resolve(deps.cwd, p), 'utf8'),
+              out: deps.output.out,
+            },
+          ),
         ),
       ),
     );
