@@ -151,6 +151,15 @@ export function makeTempHome(prefix = 'macs-home-'): {
   const home = mkdtempSync(path.join(os.tmpdir(), prefix));
   return {
     home,
-    cleanup: () => rmSync(home, { recursive: true, force: true }),
+    // A process the test started (a hook run by an agent in a pane that
+    // was just killed) may still be writing for a moment: retry on
+    // ENOTEMPTY rather than fail the test in its cleanup.
+    cleanup: () =>
+      rmSync(home, {
+        recursive: true,
+        force: true,
+        maxRetries: 10,
+        retryDelay: 100,
+      }),
   };
 }
