@@ -10,8 +10,10 @@
 // (requests in all for each count, 64), BENCH_STRESS_AGENTS (agents of the
 // stress run, each printing a request a second, 32; 0: no stress run),
 // BENCH_STRESS_REQUESTS (requests per agent, 10), BENCH_IDLE_AGENTS (8), BENCH_IDLE_SEC (30),
-// BENCH_ONLY (a comma-separated subset of single, baseline, delivery,
-// multi, idle, screen: results are printed, not written).
+// BENCH_SESSION_SETTLE_SEC (65: an idle session is left alone this long
+// before its window of BENCH_IDLE_SEC), BENCH_ONLY (a comma-separated subset
+// of single, baseline, delivery, multi, idle, session, screen, startup,
+// flood, terminal: results are printed, not written).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +22,7 @@ import { benchDelivery } from './bench/delivery.mjs';
 import { benchIdle } from './bench/idle.mjs';
 import { ROOT, now, round } from './bench/lib.mjs';
 import { benchAgents } from './bench/multi.mjs';
+import { benchSessionIdle } from './bench/session-idle.mjs';
 import { benchStartup } from './bench/startup.mjs';
 import { benchBaseline, benchMacs } from './bench/single.mjs';
 
@@ -173,6 +176,22 @@ if (runs('idle')) {
       `  macs bridge --all                   ${pct(idle.bridge)}\n` +
       `  baseline: capture-pane every 500 ms ${pct(idle.baselineCapturePolling500ms)}\n` +
       `  bridge / baseline: ${idle.bridgeOverBaseline}x (with the tmux server: ${idle.bridgeOverBaselineWithTmuxServer}x); bridge RSS ${idle.bridge.memory.rssMb} MB`,
+  );
+}
+
+if (runs('session')) {
+  const session = await benchSessionIdle({
+    agents: IDLE_AGENTS,
+    seconds: IDLE_SEC,
+    settleMs: number('BENCH_SESSION_SETTLE_SEC', 65) * 1000,
+  });
+  results.sessionIdle = session;
+  const pct = (r) =>
+    `${r.cpuPercent}% (own ${r.selfPercent}%, tmux clients ${r.childrenPercent}%)`;
+  console.log(
+    `idle session (macs start --detach, ${session.agents} sh workers, ${session.seconds} s after ${session.settleSec} s, % of one core):\n` +
+      `  bridge ${pct(session.bridge)}, status view ${pct(session.statusView)}\n` +
+      `  macs together ${session.macsPercent}% (target under ${session.targetPercent}%); tmux server ${session.tmuxServer.cpuPercent}%`,
   );
 }
 

@@ -163,7 +163,8 @@ export interface FileBackendOptions {
   paths: HomePaths;
   events: EventSink;
   log: Logger;
-  pollIntervalMs?: number;
+  /** Backstop rescan of the outbox, for a lost notification (default 2 s). */
+  backstopMs?: number;
 }
 
 /**
@@ -443,7 +444,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
         watcher?.once('ready', () => resolve()),
       );
       // Backstop: a lost notification never leaves an answer unread.
-      poller = setInterval(() => void rescan(), options.pollIntervalMs ?? 250);
+      poller = setInterval(() => void rescan(), options.backstopMs ?? 2000);
       poller.unref();
       await rescan();
     },

@@ -73,7 +73,7 @@ export async function createAnswerers(
     paths,
     events,
     log,
-    pollIntervalMs: config.pollIntervalMs,
+    backstopMs: config.backstopMs,
   });
   let exec: AttemptBackend | undefined;
   if (options.exec) {

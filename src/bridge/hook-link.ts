@@ -12,8 +12,8 @@
  *   is written to `.macs/decisions/<id>.json` for the waiting hook, never
  *   typed into the agent.
  *
- * The files are polled (every `pollIntervalMs`) and watched with fs.watch
- * for a quicker reaction; the poll alone is enough.
+ * The files are watched with fs.watch, and polled every `backstopMs` in
+ * case a notification is lost; the poll alone is enough.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -56,8 +56,6 @@ export const CLAIM_KEEP_MS = 24 * 3600 * 1000;
 const CONFIRM_WINDOW_MS = 10 * 60 * 1000;
 /** After an observation, the state is read once more when the screen has caught up. */
 const SETTLE_MS = 1_600;
-/** The hook files are polled at most this often (the watchers come first). */
-const HOOK_POLL_MIN_MS = 1_000;
 
 /** What the link needs from its supervisor. */
 export interface HookLinkHost {
@@ -512,10 +510,7 @@ export function createHookLink(host: HookLinkHost): HookLink {
       watchDir(hooksDir(paths));
       watchDir(requestsDir);
       // A backstop for the folder watchers above, which see changes at once.
-      timer = setInterval(
-        () => void check(),
-        Math.max(HOOK_POLL_MIN_MS, host.config.pollIntervalMs),
-      );
+      timer = setInterval(() => void check(), host.config.backstopMs);
       timer.unref();
       await check();
     },

@@ -135,8 +135,15 @@ const STATE_LEADING_MS = 50;
 const STATE_SETTLE_MS = 150;
 /** …or this long after the last reading while output keeps coming. */
 const STATE_BUSY_INTERVAL_MS = 1_000;
-/** The slow backstop: the state is read at least this often. */
+/** The backstop: the state is read at least this often after output… */
 const STATE_BACKSTOP_MS = 2_000;
+/**
+ * …and this often once the pane has been quiet since the last reading, and
+ * that reading does not depend on time (an idle pane's screen only changes
+ * with output, which is read at once; the pane's death is seen by the
+ * bridge's health check).
+ */
+const STATE_QUIET_BACKSTOP_MS = 30_000;
 /** With working hooks, a confirmation waits this long for UserPromptSubmit. */
 const HOOK_CONFIRM_WAIT_MS = 3_000;
 /** A delivery waiting on a busy agent reads its screen this often. */
@@ -183,6 +190,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   let stateTimer: NodeJS.Timeout | undefined;
   let backstopTimer: NodeJS.Timeout | undefined;
   let lastStateReadAt = 0;
+  /** The last reading goes by recent output (`working` until it is quiet). */
+  let lastReadingTimed = false;
   let lastSizeCheckAt = 0;
   /** Where the output drawn on the reader ends in the log. */
   let lastDataEnd = 0;
@@ -438,9 +447,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       };
       let observed = seen.state;
       let source: StateSource = 'screen';
+      lastReadingTimed = false;
       if (observed === 'unknown') {
         source = 'activity';
-        if (activity.isActive(Date.now())) observed = 'working';
+        if (activity.isActive(Date.now())) {
+          observed = 'working';
+          lastReadingTimed = true;
+        }
       }
       const { state: next, source: winner } = await hooks.resolveState(
         observed,
@@ -1736,7 +1749,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           file: logFile,
           offset: state.logOffset,
           onEvent: onTail,
-          pollIntervalMs: config.pollIntervalMs,
+          backstopMs: config.backstopMs,
           beforeLeave: () => serial(reopenCapture),
         });
         await tail.start();
@@ -1752,7 +1765,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         ).catch(() => undefined);
         void readState().catch(() => undefined);
         backstopTimer = setInterval(() => {
-          if (Date.now() - lastStateReadAt < STATE_BACKSTOP_MS) return;
+          const quiet =
+            !lastReadingTimed &&
+            (activity.lastOutputAt() ?? 0) < lastStateReadAt;
+          const every = quiet ? STATE_QUIET_BACKSTOP_MS : STATE_BACKSTOP_MS;
+          if (Date.now() - lastStateReadAt < every) return;
           void readState().catch((error: unknown) =>
             log.warn({ err: error }, 'state read failed'),
           );

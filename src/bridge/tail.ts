@@ -23,8 +23,8 @@ export interface LogTailOptions {
   offset: number;
   /** Awaited before the next read (backpressure). A throw is reported as an `error` event. */
   onEvent: (event: TailEvent) => void | Promise<void>;
-  /** Backstop poll for lost or coalesced change notifications. */
-  pollIntervalMs?: number;
+  /** Backstop poll for lost or coalesced change notifications (default 2 s). */
+  backstopMs?: number;
   /** Largest read; at least 4 so a whole UTF-8 sequence always fits. */
   readChunkBytes?: number;
   /**
@@ -48,7 +48,7 @@ export interface LogTail {
   poke(): void;
 }
 
-export const DEFAULT_POLL_INTERVAL_MS = 250;
+export const DEFAULT_BACKSTOP_MS = 2000;
 export const DEFAULT_READ_CHUNK_BYTES = 1024 * 1024;
 const MIN_READ_CHUNK_BYTES = 4;
 const READY_TIMEOUT_MS = 2_000;
@@ -68,7 +68,7 @@ interface OpenLog {
  */
 export function createLogTail(options: LogTailOptions): LogTail {
   const file = path.resolve(options.file);
-  const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+  const backstopMs = options.backstopMs ?? DEFAULT_BACKSTOP_MS;
   const chunkBytes = Math.max(
     MIN_READ_CHUNK_BYTES,
     options.readChunkBytes ?? DEFAULT_READ_CHUNK_BYTES,
@@ -315,7 +315,7 @@ export function createLogTail(options: LogTailOptions): LogTail {
         });
       });
       if (stopped) return;
-      timer = setInterval(requestRead, pollIntervalMs);
+      timer = setInterval(requestRead, backstopMs);
       requestRead();
       await running;
     },

@@ -70,6 +70,7 @@ const ENV_KEYS: Record<
   MACS_HEURISTICS: { key: 'heuristics', kind: 'bool' },
   MACS_NO_SPLIT: { key: 'noSplit', kind: 'bool' },
   MACS_POLL_INTERVAL_MS: { key: 'pollIntervalMs', kind: 'int' },
+  MACS_BACKSTOP_MS: { key: 'backstopMs', kind: 'int' },
 };
 
 function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {

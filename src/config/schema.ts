@@ -84,8 +84,14 @@ export const ConfigSchema = z.strictObject({
   noSplit: z.boolean().default(false),
   /** A pane log is rotated once read past this many bytes (nothing is lost). */
   paneLogMaxBytes: positiveInt.default(8 * 1024 * 1024),
-  /** Backstop poll of pane logs and the outbox, in ms. */
+  /** How often a controller's screen is read while it answers (interactive backend), in ms. */
   pollIntervalMs: positiveInt.default(250),
+  /**
+   * Backstop poll of pane logs, the outbox and hook files, in ms: change
+   * notifications come first, so this only matters when one is lost. Slow,
+   * so an idle bridge costs next to nothing.
+   */
+  backstopMs: positiveInt.default(2000),
   /** `macs stop`: seconds an agent gets to exit after the interrupt key. */
   stopGraceSec: positiveInt.default(5),
   /** What `macs hook PreToolUse` denies or asks about (docs/hooks.md). */

@@ -275,6 +275,12 @@ function isAlive(pid: number): boolean {
 /** Reads a home into snapshots; caches what never changes (archived answers). */
 export interface SnapshotReader {
   read(now?: Date): Promise<Snapshot>;
+  /**
+   * What a snapshot shows that no file change announces: which bridges are
+   * alive (a bridge killed outright leaves its lock file behind). Cheap: a
+   * few small reads and a signal 0 per agent, for the feed to call often.
+   */
+  liveness(): Promise<string>;
 }
 
 export interface SnapshotReaderOptions {
@@ -467,6 +473,20 @@ export function createSnapshotReader(
   }
 
   return {
+    async liveness() {
+      const names = await readdir(paths.state).catch(() => [] as string[]);
+      const agents = names
+        .filter((n) => n.endsWith('.lock'))
+        .map((n) => n.slice(0, -'.lock'.length))
+        .sort();
+      const parts = await Promise.all(
+        agents.map(async (agent) => {
+          const bridge = await readBridge(agent);
+          return `${agent}=${bridge.pid ?? '-'}`;
+        }),
+      );
+      return parts.join(' ');
+    },
     async read(at = new Date()) {
       const now = at.getTime();
       const [states, paused, events, inbox, session] = await Promise.all([

@@ -26,8 +26,13 @@ export interface SnapshotFeedOptions {
   reader?: SnapshotReader;
   /** Changes closer together than this are read once (default 150 ms). */
   throttleMs?: number;
-  /** A slow re-read in case a change notification was lost (default 5 s). */
+  /**
+   * How often the bridges' liveness is checked (default 5 s): a bridge
+   * killed outright changes no file. A change causes a full read.
+   */
   backstopMs?: number;
+  /** A full re-read in case a change notification was lost (default 60 s). */
+  fullBackstopMs?: number;
   onError?: (error: unknown) => void;
   /** Keep the process running while the feed runs (nothing else may, e.g. without a terminal). */
   keepAlive?: boolean;
@@ -35,12 +40,14 @@ export interface SnapshotFeedOptions {
 
 export const FEED_THROTTLE_MS = 150;
 export const FEED_BACKSTOP_MS = 5000;
+export const FEED_FULL_BACKSTOP_MS = 60_000;
 
 /**
  * Snapshots driven by change notifications: `fs.watch` (inotify, kqueue) on
- * `.macs/`, `.macs/state/`, `.macs/events/` and `.macs/control/`, with a
- * slow backstop read. Nothing is read while nothing changes, apart from the
- * backstop. Folders that do not exist yet are watched once they appear (the
+ * `.macs/`, `.macs/state/`, `.macs/events/` and `.macs/control/`. Between
+ * them only the bridges' liveness is checked (every `backstopMs`: a killed
+ * bridge changes no file), and everything is read again once a minute in
+ * case a notification was lost; an idle view costs next to nothing. Folders that do not exist yet are watched once they appear (the
  * home is watched until `.macs/` exists).
  */
 export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
@@ -48,12 +55,18 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
   const reader = options.reader ?? createSnapshotReader(paths);
   const throttleMs = options.throttleMs ?? FEED_THROTTLE_MS;
   const backstopMs = options.backstopMs ?? FEED_BACKSTOP_MS;
+  const fullBackstopMs = Math.max(
+    backstopMs,
+    options.fullBackstopMs ?? FEED_FULL_BACKSTOP_MS,
+  );
   const keepAlive = options.keepAlive ?? false;
   const dirs = [paths.runtime, paths.state, paths.events, controlDir(paths)];
   const watchers = new Map<string, FSWatcher>();
   const listeners = new Set<(snapshot: Snapshot) => void>();
   let latest: Snapshot | undefined;
   let signature = '';
+  let liveness: string | undefined;
+  let lastReadAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let backstop: NodeJS.Timeout | undefined;
   let reading: Promise<void> | undefined;
@@ -96,6 +109,9 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
 
   async function readOnce(): Promise<void> {
     attach();
+    lastReadAt = Date.now();
+    // Before the read: a bridge that dies during it is seen by the next check.
+    liveness = await reader.liveness().catch(() => undefined);
     const next = await reader.read(new Date());
     const nextSignature = snapshotSignature(next);
     // Unchanged (apart from the clock): keep the snapshot the view already has.
@@ -103,6 +119,14 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
     latest = next;
     signature = nextSignature;
     for (const listener of [...listeners]) listener(next);
+  }
+
+  /** A full read when a bridge started or died, or a minute went by. */
+  async function backstopCheck(): Promise<void> {
+    if (stopped || reading) return;
+    if (Date.now() - lastReadAt >= fullBackstopMs) return readNow();
+    const now = await reader.liveness().catch(() => undefined);
+    if (now === undefined || now !== liveness) await readNow();
   }
 
   /** One read at a time; a change during a read causes one more read. */
@@ -134,7 +158,7 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
     },
     async start() {
       await readNow();
-      backstop = setInterval(() => void readNow(), backstopMs);
+      backstop = setInterval(() => void backstopCheck(), backstopMs);
       if (!keepAlive) backstop.unref();
       if (!latest) latest = await reader.read(new Date());
       return latest;

@@ -51,6 +51,9 @@ export async function runStatusApp(
       exitOnCtrlC: false,
       patchConsole: false,
       maxFps: 10,
+      // Only the lines that changed are written again (an age ticking
+      // rewrites its line, not the screen).
+      incrementalRendering: true,
     });
     const mounted = instance;
     options.signal?.addEventListener('abort', () => mounted.unmount(), {

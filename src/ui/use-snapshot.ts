@@ -14,7 +14,9 @@ export function useSnapshot(source: SnapshotSource): Snapshot | undefined {
 }
 
 /**
- * The clock for ages. It does not tick at a fixed rate: `delayFor(now)` says
+ * The clock for ages. It moves in whole seconds, so ages that started at
+ * different moments all change together (one redraw a second at most, not
+ * one per age), and it does not tick at a fixed rate: `delayFor(now)` says
  * when the next age on screen changes (undefined: no age shown), and the
  * clock moves then, so an idle view redraws about once a minute. A fixed
  * `now` (tests) never moves.
@@ -25,15 +27,24 @@ export function useNow(
 ): number {
   // The state only makes the view draw again; the time is read when drawing.
   const [tick, setTick] = useState(0);
-  const now = fixed ?? Date.now();
+  const now = fixed ?? wholeSecond(Date.now());
   const delay = fixed === undefined ? delayFor(now) : undefined;
   useEffect(() => {
     if (delay === undefined) return;
-    // A little late rather than early: the age has changed by then.
-    const timer = setTimeout(() => setTick((n) => n + 1), delay + 20);
+    // The next whole second at or after the change, a little late rather
+    // than early: the age has changed by then.
+    const at = Math.ceil((now + delay) / 1000) * 1000;
+    const timer = setTimeout(
+      () => setTick((n) => n + 1),
+      Math.max(0, at - Date.now()) + 20,
+    );
     return () => clearTimeout(timer);
-  }, [delay, tick]);
+  }, [now, delay, tick]);
   return now;
+}
+
+function wholeSecond(ms: number): number {
+  return Math.floor(ms / 1000) * 1000;
 }
 
 /** The terminal's size, following resizes; fixed sizes (tests) win. */

@@ -42,7 +42,7 @@ describe('hook link (the bridge side of the hooks)', () => {
     link = createHookLink({
       agent: 'w1',
       paths,
-      config: ConfigSchema.parse({ pollIntervalMs: 20 }),
+      config: ConfigSchema.parse({ backstopMs: 20 }),
       preset: 'claude',
       log: createSilentLogger(),
       serial: createSerialQueue(),

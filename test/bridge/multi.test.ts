@@ -62,7 +62,7 @@ describe('macs bridge --all: one process, every agent', () => {
     bridge = createMultiBridge({
       agents,
       paths,
-      config: ConfigSchema.parse({ pollIntervalMs: 20 }),
+      config: ConfigSchema.parse({ backstopMs: 20 }),
       tmux,
       events: createEventLog(paths, { onEvent: (e) => events.push(e) }),
       log: createSilentLogger(),

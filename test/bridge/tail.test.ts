@@ -51,7 +51,7 @@ async function startTail(
   options: {
     offset?: number;
     readChunkBytes?: number;
-    pollIntervalMs?: number;
+    backstopMs?: number;
     target?: string;
     onEvent?: (event: TailEvent) => void | Promise<void>;
   } = {},
@@ -61,7 +61,7 @@ async function startTail(
     file: options.target ?? file,
     offset: options.offset ?? 0,
     readChunkBytes: options.readChunkBytes,
-    pollIntervalMs: options.pollIntervalMs,
+    backstopMs: options.backstopMs,
     onEvent: async (event) => {
       events.push(event);
       await options.onEvent?.(event);
@@ -166,7 +166,7 @@ describe('createLogTail', () => {
     // chokidar throttles `change` per path with no trailing event; the tail
     // also listens to raw events, so it never waits for the backstop poll.
     writeFileSync(file, '');
-    const h = await startTail({ pollIntervalMs: 600_000 });
+    const h = await startTail({ backstopMs: 600_000 });
     for (let round = 1; round <= 20; round += 1) {
       for (let i = 0; i < 10; i += 1) appendFileSync(file, `${round}.${i} `);
       const size = statSync(file).size;

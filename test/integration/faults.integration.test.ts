@@ -65,7 +65,7 @@ describe('faults: random kill -9 of the bridge', () => {
           presets: { fast: { extends: 'generic', submitDelayMs: 5 } },
           maxRequestsPerHour: 1000,
           limits: { maxRequestsPerMinute: 100_000, maxPendingRequests: 1000 },
-          pollIntervalMs: 50,
+          backstopMs: 50,
         }),
       );
       const script = Array.from({ length: REQUESTS }, (_, i) => [

@@ -1,6 +1,13 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setDeliveryPaused } from '../../src/state/control.js';
-import type { Snapshot } from '../../src/state/snapshot.js';
+import {
+  createSnapshotReader,
+  type Snapshot,
+  type SnapshotReader,
+} from '../../src/state/snapshot.js';
 import {
   createSnapshotFeed,
   type SnapshotFeed,
@@ -75,5 +82,66 @@ describe('createSnapshotFeed', () => {
     await feed.refresh();
     await feed.refresh();
     expect(calls).toBe(0);
+  });
+
+  it('between full reads only checks which bridges are alive, and reads again when one dies', async () => {
+    // A process standing in for the bridge: its pid in the agent's lock file.
+    const bridge = spawn(
+      process.execPath,
+      ['-e', 'setInterval(() => {}, 1e6)'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    const exited = new Promise((resolve) => bridge.once('exit', resolve));
+    try {
+      await fx.writeState('worker-1');
+      writeFileSync(
+        path.join(fx.paths.state, 'worker-1.lock'),
+        String(bridge.pid),
+      );
+      const inner = createSnapshotReader(fx.paths);
+      let reads = 0;
+      let checks = 0;
+      const reader: SnapshotReader = {
+        read: (at) => {
+          reads += 1;
+          return inner.read(at);
+        },
+        liveness: () => {
+          checks += 1;
+          return inner.liveness();
+        },
+      };
+      feed = createSnapshotFeed({
+        paths: fx.paths,
+        reader,
+        throttleMs: 10,
+        backstopMs: 20,
+        fullBackstopMs: 600_000,
+      });
+      const first = await feed.start();
+      expect(first.agents[0]?.bridge).toEqual({
+        running: true,
+        pid: bridge.pid,
+      });
+      const readsAtStart = reads;
+      await waitFor(() => checks >= 10, { message: 'liveness checks' });
+      // Nothing changed: checked often, never read in full again.
+      expect(reads).toBe(readsAtStart);
+
+      // Killed outright: no file changes, the liveness check sees it.
+      bridge.kill('SIGKILL');
+      await exited;
+      await waitFor(
+        () => feed?.current()?.agents[0]?.bridge.running === false,
+        {
+          message: 'the dead bridge is shown',
+        },
+      );
+      expect(reads).toBeGreaterThan(readsAtStart);
+    } finally {
+      bridge.kill('SIGKILL');
+    }
   });
 });
