@@ -32,6 +32,20 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      {
+        // The real Claude Code, Codex CLI and Gemini CLI against scripted
+        // model servers on 127.0.0.1 (npm run test:agents; docs/agents.md).
+        test: {
+          name: 'agents',
+          include: ['test/agents/**/*.agents.test.ts'],
+          globalSetup: ['test/agents/require-agents.ts'],
+          environment: 'node',
+          testTimeout: 240_000,
+          hookTimeout: 120_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+        },
+      },
     ],
   },
 });
