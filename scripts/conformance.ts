@@ -1,11 +1,13 @@
 /**
  * Screen conformance: classify every `<agent>/<state>/*.txt` of the corpus
  * with the preset `<agent>` (or `generic` when macs has no such preset) and
- * report passed/total per agent and every miss. Exit 1 on any miss; exit 0
- * when the corpus folder does not exist.
+ * report passed/total per agent and every miss. Exit 1 on any miss; a
+ * corpus folder that does not exist is passed over.
  *
- *   tsx scripts/conformance.ts [dir]   (default: ../shared/fixtures/screens
- *                                       from the repository root)
+ *   tsx scripts/conformance.ts [dir…]  (default: ../shared/fixtures/screens,
+ *                                       real screens the project did not
+ *                                       write, and test/fixtures/screens, the
+ *                                       captures of the real-agent suite)
  */
 import { fileURLToPath } from 'node:url';
 import {
@@ -18,18 +20,23 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const arg = process.argv[2];
-const dir = arg === undefined ? defaultCorpusDir(repoRoot) : resolve(arg);
+const args = process.argv.slice(2);
+const dirs =
+  args.length > 0
+    ? args.map((arg) => resolve(arg))
+    : [defaultCorpusDir(repoRoot), resolve(repoRoot, 'test/fixtures/screens')];
 
-if (!existsSync(dir)) {
-  console.log(`conformance: no corpus at ${dir}; nothing to check`);
-  process.exit(0);
+const results = [];
+for (const dir of dirs) {
+  if (!existsSync(dir)) {
+    console.log(`conformance: no corpus at ${dir}; passed over`);
+    continue;
+  }
+  console.log(`conformance: ${dir}`);
+  results.push(...listCorpusCases(dir).map(runCorpusCase));
 }
-
-const results = listCorpusCases(dir).map(runCorpusCase);
 const misses = results.filter((result) => !result.passed);
 
-console.log(`conformance: ${dir}`);
 for (const { agent, passed, total } of summarizeCorpus(results)) {
   const preset = results.find((result) => result.agent === agent)?.preset;
   const note = preset === agent ? '' : ` (preset ${preset ?? '?'})`;
