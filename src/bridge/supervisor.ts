@@ -1,3 +1,4 @@
+import { createHiddenTextTracker } from '../protocol/hidden-text.js';
 import { constants, renameSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -158,9 +159,6 @@ const EXIT_STATUS_WAIT_MS = 50;
 /** A restarted bridge redraws its screen from this much of the log. */
 const REPLAY_MAX_BYTES = 1024 * 1024;
 const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
-/** An SGR sequence that turns on concealed text (parameter 8). */
-// eslint-disable-next-line no-control-regex
-const CONCEAL_SGR = /\x1b\[(?:[0-9:;]*;)?8(?:;[0-9:;]*)?m/;
 
 /**
  * One agent's supervision: pane log → screen reader → ledger → backend, and
@@ -209,10 +207,12 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   let panePid: number | undefined;
   /**
-   * Output since the last request hid text (SGR 8, concealed): a person sees
-   * blanks where the answerer would read words. The next request is flagged.
+   * Output since the last request hid text (concealed, or in its
+   * background's colour): a person sees blanks where the answerer would read
+   * words. The next request is flagged.
    */
   let concealSeen = false;
+  const hiddenText = createHiddenTextTracker();
   /** The pane log renamed aside by a rotation, until it is read to its end. */
   let rotatedTo: string | undefined;
   /** When the last requests were detected (the per-minute limit). */
@@ -861,7 +861,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       const s = current();
       switch (event.type) {
         case 'data': {
-          if (CONCEAL_SGR.test(event.text)) concealSeen = true;
+          if (hiddenText.feed(event.text)) concealSeen = true;
           const now = Date.now();
           const burst = now - (activity.lastOutputAt() ?? 0) > STATE_SETTLE_MS;
           activity.onOutput(now);
