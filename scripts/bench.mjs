@@ -10,10 +10,11 @@
 // (requests in all for each count, 64), BENCH_STRESS_AGENTS (agents of the
 // stress run, each printing a request a second, 32; 0: no stress run),
 // BENCH_STRESS_REQUESTS (requests per agent, 10), BENCH_IDLE_AGENTS (8), BENCH_IDLE_SEC (30),
+// BENCH_FLEET (fleet sizes whose start is timed, 1,8,32,128),
 // BENCH_SESSION_SETTLE_SEC (65: an idle session is left alone this long
 // before its window of BENCH_IDLE_SEC), BENCH_ONLY (a comma-separated subset
-// of single, baseline, delivery, multi, idle, session, screen, startup,
-// flood, terminal: results are printed, not written).
+// of single, baseline, delivery, multi, idle, fleet, session, screen,
+// startup, flood, terminal: results are printed, not written).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +22,7 @@ import path from 'node:path';
 import { benchDelivery } from './bench/delivery.mjs';
 import { benchIdle } from './bench/idle.mjs';
 import { ROOT, now, round } from './bench/lib.mjs';
+import { benchFleet } from './bench/fleet.mjs';
 import { benchAgents } from './bench/multi.mjs';
 import { benchSessionIdle } from './bench/session-idle.mjs';
 import { benchStartup } from './bench/startup.mjs';
@@ -35,6 +37,7 @@ const MULTI_SAMPLES = number('BENCH_MULTI_SAMPLES', 64);
 const MULTI_RATE = 4; // requests a second, all agents together
 const STRESS_AGENTS = number('BENCH_STRESS_AGENTS', 32);
 const STRESS_REQUESTS = number('BENCH_STRESS_REQUESTS', 10);
+const FLEET = (process.env.BENCH_FLEET ?? '1,8,32,128').split(',').map(Number);
 const IDLE_AGENTS = number('BENCH_IDLE_AGENTS', 8);
 const IDLE_SEC = number('BENCH_IDLE_SEC', 30);
 const ONLY = process.env.BENCH_ONLY?.split(',');
@@ -177,6 +180,18 @@ if (runs('idle')) {
       `  baseline: capture-pane every 500 ms ${pct(idle.baselineCapturePolling500ms)}\n` +
       `  bridge / baseline: ${idle.bridgeOverBaseline}x (with the tmux server: ${idle.bridgeOverBaselineWithTmuxServer}x); bridge RSS ${idle.bridge.memory.rssMb} MB`,
   );
+}
+
+if (runs('fleet')) {
+  // How long one bridge takes to supervise N agents, and detection then.
+  results.fleet = [];
+  for (const agents of FLEET) {
+    const fleet = await benchFleet({ agents });
+    results.fleet.push(fleet);
+    console.log(
+      `fleet of ${String(agents).padStart(3)} sh panes: supervised after ${fleet.startMs} ms (${fleet.startPerAgentMs} ms an agent; target 2000 ms for 128); detection p50 ${fleet.detectionMs.p50} ms, p95 ${fleet.detectionMs.p95} ms`,
+    );
+  }
 }
 
 if (runs('session')) {

@@ -41,6 +41,11 @@ export const HEALTH_POLL_MS = 500;
 /** A failed start is retried after this, doubling up to the maximum. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
+/**
+ * Agents started at once: a start mostly waits on tmux and the disk, so a
+ * fleet starts in about the time of its slowest few, not one after another.
+ */
+const START_CONCURRENCY = 16;
 /** New `@macs_agent` panes are looked for this often. */
 const DISCOVERY_POLL_MS = 5000;
 /** The first message waits until the screen has not changed for this long… */
@@ -299,9 +304,9 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
     return state;
   }
 
-  async function begin(slot: Slot): Promise<void> {
+  async function begin(slot: Slot, resolved?: string): Promise<void> {
     const { agent } = slot;
-    const pane = await options.resolvePane(agent);
+    const pane = resolved ?? (await options.resolvePane(agent));
     slot.pane = pane;
     slot.pid = (await tmux.paneInfo(pane)).pid;
     if (agent.role === 'worker') {
@@ -629,21 +634,68 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
         log.warn({ err: error }, 'looking for new agents failed');
       }
     }
+    const due = [...slots.values()].filter(
+      (slot) => slot.status === 'waiting' && Date.now() >= slot.nextTry,
+    );
+    await startSeveral(due);
     for (const slot of slots.values()) {
       if (stopped) return;
-      try {
-        await step(slot, panes);
-      } catch (error) {
-        if (
-          slot.status === 'running' &&
-          !slot.supervisor &&
-          slot.agent.role === 'worker'
-        )
-          slot.status = 'waiting';
-        if (slot.status === 'waiting' || slot.status === 'dead')
-          await problem(slot, 'supervise', error);
-        else await problem(slot, 'watch', error);
+      if (due.includes(slot)) continue;
+      await guarded(slot, () => step(slot, panes));
+    }
+  }
+
+  /** A step that fails is reported on its agent, never on the others. */
+  async function guarded(slot: Slot, run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      if (
+        slot.status === 'running' &&
+        !slot.supervisor &&
+        slot.agent.role === 'worker'
+      )
+        slot.status = 'waiting';
+      if (slot.status === 'waiting' || slot.status === 'dead')
+        await problem(slot, 'supervise', error);
+      else await problem(slot, 'watch', error);
+    }
+  }
+
+  /**
+   * Start the agents due, several at once. Their panes are found one after
+   * another first, and two agents never start on the same pane together:
+   * the second waits until the first has claimed it (then its own start
+   * refuses the pane, or finds another).
+   */
+  async function startSeveral(due: Slot[]): Promise<void> {
+    const ready: { slot: Slot; pane: string }[] = [];
+    const later: Slot[] = [];
+    const taken = new Set<string>();
+    for (const slot of due) {
+      if (stopped) return;
+      await guarded(slot, async () => {
+        const pane = await options.resolvePane(slot.agent);
+        if (taken.has(pane)) later.push(slot);
+        else {
+          taken.add(pane);
+          ready.push({ slot, pane });
+        }
+      });
+    }
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (!stopped && next < ready.length) {
+        const item = ready[next++];
+        if (item) await guarded(item.slot, () => begin(item.slot, item.pane));
       }
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(START_CONCURRENCY, ready.length) }, lane),
+    );
+    for (const slot of later) {
+      if (stopped) return;
+      await guarded(slot, () => begin(slot));
     }
   }
 

@@ -147,6 +147,7 @@ export function readRecord(file: string): RecordedInput[] {
 
 /** One event as the bridge writes it (.macs/events/*.jsonl). */
 export interface MacsEvent {
+  ts?: string;
   type: string;
   agent: string;
   requestId?: string;

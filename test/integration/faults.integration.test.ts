@@ -56,7 +56,7 @@ describe('faults: random kill -9 of the bridge', () => {
     `${KILLS} kills during ${REQUESTS} requests: none lost, none delivered twice`,
     // A guard: on a shared, busy machine 300 requests through 30 kills take
     // minutes.
-    { timeout: 600_000 },
+    { timeout: 1_200_000 },
     async () => {
       // A fast preset so 300 deliveries fit in the test's time.
       writeFileSync(
@@ -161,9 +161,29 @@ describe('faults: random kill -9 of the bridge', () => {
           );
         };
         await waitFor(() => archivedIds().length >= REQUESTS, {
-          timeout: 150_000,
+          // A guard, scaled like every wait: under a loaded machine's whole
+          // suite the 300 round trips after the last kill take minutes.
+          timeout: 300_000,
           interval: 200,
           message: `all ${REQUESTS} requests archived`,
+        }).catch((error: unknown) => {
+          // Say which are missing and where each one stopped.
+          const done = new Set(archivedIds());
+          const events = readAllEvents(home);
+          const missing = Array.from(
+            { length: REQUESTS },
+            (_, i) => `w-r${i}`,
+          ).filter((id) => !done.has(id));
+          const last = (id: string) =>
+            events.filter((e) => e.requestId === id).at(-1)?.type ??
+            'never seen';
+          throw new Error(
+            `${error instanceof Error ? error.message : String(error)}; ${done.size} archived, missing ${missing.length}: ` +
+              missing
+                .slice(0, 20)
+                .map((id) => `${id} (last: ${last(id)})`)
+                .join(', '),
+          );
         });
 
         const archived = archivedIds();

@@ -17,6 +17,7 @@ import {
   FAKE_AGENT,
   FAKE_EXEC,
   findEvents,
+  readAllEvents,
   readRecord,
   REQ,
   runMacs,
@@ -262,8 +263,28 @@ describe('pane churn (issue 12)', () => {
           .slice(-40)
           .join('\n');
         console.log(`pane churn (failed): ${JSON.stringify(tally())}`);
+        // The whole story of each program run that did not get its answers.
+        const stuck = all
+          .filter((run) => submits(run).length < run.answered)
+          .map((run) => {
+            const prefix = `${run.agent}-${run.name}-`;
+            const lines = readAllEvents(home)
+              .filter(
+                (e) =>
+                  e.agent === run.agent &&
+                  (e.requestId === undefined || e.requestId.startsWith(prefix)),
+              )
+              .map((e) =>
+                `  ${e.ts} ${e.type} ${e.requestId ?? ''} ${JSON.stringify(e.data ?? {})}`.slice(
+                  0,
+                  300,
+                ),
+              );
+            return `${run.name} (${run.how}, ${submits(run).length}/${run.answered} answers):\n${lines.slice(-40).join('\n')}`;
+          })
+          .join('\n');
         throw new Error(
-          `${String(error)}\n--- bridge ---\n${bridge.output().slice(-4000)}\n--- events ---\n${tail}`,
+          `${String(error)}\n--- bridge ---\n${bridge.output().slice(-4000)}\n--- events ---\n${tail}\n--- stuck ---\n${stuck}`,
         );
       });
       if (!strayTried) await tryStray();
