@@ -146,6 +146,14 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/**
+ * Commands written before their replies come back. tmux runs a control
+ * client's commands one after another and answers them in order, so several
+ * can be on the pipe at once: a fleet of agents starting does not wait for
+ * each reply before sending the next command.
+ */
+const MAX_IN_FLIGHT = 32;
+
 type Execa = Awaited<ReturnType<typeof loadExeca>>['execa'];
 
 interface Connection {
@@ -155,8 +163,9 @@ interface Connection {
 }
 
 /**
- * A control channel that connects on first use, runs one command at a
- * time, and reconnects after losing its client (the session it was
+ * A control channel that connects on first use, keeps up to
+ * MAX_IN_FLIGHT commands on the pipe (their replies matched in order, each
+ * by its nonce), and reconnects after losing its client (the session it was
  * attached to ended, say). While it cannot connect it rejects with
  * ControlUnavailableError, so callers fall back to one process per command.
  */
@@ -174,8 +183,11 @@ export function createControlChannel(
   /** execa, loaded on the first connection. */
   let execa: Execa | undefined;
   let failedAt = -Infinity;
-  let pending: Pending | undefined;
-  let queue: Promise<unknown> = Promise.resolve();
+  /** Commands sent and not yet answered, in the order they were written. */
+  const inFlight: Pending[] = [];
+  /** Callers waiting for a free place among MAX_IN_FLIGHT. */
+  const waitingTurn: (() => void)[] = [];
+  let running = 0;
   let closed = false;
 
   function drop(conn: Connection, reason: string): void {
@@ -184,9 +196,8 @@ export function createControlChannel(
     if (!closed) options.onDrop?.(reason);
     if (connection === conn) connection = undefined;
     conn.child.kill('SIGKILL');
-    const waiting = pending;
-    pending = undefined;
-    if (waiting) {
+    // Every command sent on this client: what it did is unknown.
+    for (const waiting of inFlight.splice(0)) {
       clearTimeout(waiting.timer);
       waiting.reject(new ControlLostError(reason));
     }
@@ -266,7 +277,7 @@ export function createControlChannel(
       }
       // Output of commands tmux runs itself (a hook of the user's) is not a reply.
       if (!step.block.fromClient) return;
-      const waiting = pending;
+      const waiting = inFlight[0];
       if (!waiting) {
         drop(conn, 'tmux control mode replied to nothing');
         return;
@@ -284,7 +295,7 @@ export function createControlChannel(
         drop(conn, 'tmux control mode reply out of step');
         return;
       }
-      pending = undefined;
+      inFlight.shift();
       clearTimeout(waiting.timer);
       const { ok, lines } = waiting.first;
       const text = lines.map((l) => `${l}\n`).join('');
@@ -349,25 +360,45 @@ export function createControlChannel(
         () => drop(conn, `no reply from tmux within ${replyTimeoutMs} ms`),
         replyTimeoutMs,
       );
-      pending = { nonce, resolve, reject, timer };
+      // Queued and written together: replies come back in this order.
+      inFlight.push({ nonce, resolve, reject, timer });
       conn.child.stdin?.write(`${line}\ndisplay-message -p ${nonce}\n`);
     });
   }
 
+  /** Runs started and not settled (close waits for them). */
+  const active = new Set<Promise<unknown>>();
+
+  /** Run with at most MAX_IN_FLIGHT commands sent and unanswered. */
+  function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = (async () => {
+      if (running >= MAX_IN_FLIGHT)
+        await new Promise<void>((resolve) => waitingTurn.push(resolve));
+      running += 1;
+      try {
+        return await work();
+      } finally {
+        running -= 1;
+        waitingTurn.shift()?.();
+      }
+    })();
+    active.add(run);
+    void run.then(
+      () => active.delete(run),
+      () => active.delete(run),
+    );
+    return run;
+  }
+
   return {
     run(args) {
-      const next = queue.then(
-        () => runOne(args),
-        () => runOne(args),
-      );
-      queue = next.catch(() => undefined);
-      return next;
+      return inTurn(() => runOne(args));
     },
     async close() {
       closed = true;
       const conn = connection;
       if (!conn) return;
-      await queue;
+      while (active.size > 0) await Promise.allSettled([...active]);
       conn.child.stdin?.end();
       const timer = setTimeout(() => drop(conn, 'closed'), 1_000);
       await conn.child.catch(() => undefined);

@@ -277,6 +277,72 @@ describe('tmux control-mode channel', () => {
     }
   });
 
+  it('keeps several commands on the pipe, each matched to its own reply', async () => {
+    // A control client that answers nothing until four commands are on
+    // its stdin: a channel that waited for each reply would hang here.
+    const { control, drops } = fakeChannel(
+      'batch-tmux.mjs',
+      `const t = Math.floor(Date.now() / 1000);
+let n = 1;
+const block = (lines) => {
+  n += 1;
+  process.stdout.write('%begin ' + t + ' ' + n + ' 1\\n' + lines.map((l) => l + '\\n').join('') + '%end ' + t + ' ' + n + ' 1\\n');
+};
+process.stdout.write('%begin ' + t + ' 1 0\\n%end ' + t + ' 1 0\\n');
+let held = [];
+let rest = '';
+let open = false;
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  rest += chunk;
+  const lines = rest.split('\\n');
+  rest = lines.pop();
+  held.push(...lines);
+  if (!open && held.length < 8) return;
+  open = true;
+  for (const line of held.splice(0)) {
+    const nonce = /^display-message -p (macs-[0-9a-f]+)$/.exec(line);
+    if (nonce) block([nonce[1]]);
+    else block(['reply to ' + line]);
+  }
+});
+`,
+      30_000,
+    );
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          control.run(['display-message', '-p', `n${i}`]),
+        ),
+      );
+      expect(replies.map((r) => r.stdout)).toEqual(
+        Array.from(
+          { length: 12 },
+          (_, i) => `reply to "display-message" "-p" "n${i}"\n`,
+        ),
+      );
+      expect(drops).toEqual([]);
+    } finally {
+      await control.close();
+    }
+  });
+
+  it('answers many concurrent commands on a real tmux, each with its own output', async () => {
+    const control = channel();
+    try {
+      const replies = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          control.run(['display-message', '-p', `value-${i}`]),
+        ),
+      );
+      expect(replies.map((r) => r.stdout)).toEqual(
+        Array.from({ length: 100 }, (_, i) => `value-${i}\n`),
+      );
+    } finally {
+      await control.close();
+    }
+  });
+
   it('says it cannot run a command when there is no server, so the caller starts a process', async () => {
     const none = `macs-test-none-${process.pid}`;
     // tmux may leave a socket file for the server it could not reach.
