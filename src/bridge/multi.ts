@@ -38,6 +38,13 @@ import {
 
 /** How often every pane is looked at (deaths, revivals, the controller's state). */
 export const HEALTH_POLL_MS = 500;
+/**
+ * …and this often once every agent runs and none waits for its first
+ * message: an idle fleet costs next to nothing. A death is still seen, by
+ * this check or by the agent's own state reading, and every delivery checks
+ * its pane right before typing whatever this check last saw.
+ */
+export const QUIET_HEALTH_POLL_MS = 2_000;
 /** A failed start is retried after this, doubling up to the maximum. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
@@ -162,6 +169,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
   const slots = new Map<string, Slot>();
   const abort = new AbortController();
   const pollMs = options.healthPollMs ?? HEALTH_POLL_MS;
+  const quietPollMs = options.healthPollMs ?? QUIET_HEALTH_POLL_MS;
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<void> | undefined;
   let nextDiscovery = Date.now() + DISCOVERY_POLL_MS;
@@ -701,16 +709,32 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
 
   function schedule(): void {
     if (stopped) return;
-    timer = setTimeout(() => {
-      ticking = tick()
-        .catch((error: unknown) =>
-          log.error({ err: error }, 'health check failed'),
-        )
-        .finally(() => {
-          ticking = undefined;
-          schedule();
-        });
-    }, pollMs);
+    timer = setTimeout(
+      () => {
+        ticking = tick()
+          .catch((error: unknown) =>
+            log.error({ err: error }, 'health check failed'),
+          )
+          .finally(() => {
+            ticking = undefined;
+            schedule();
+          });
+      },
+      settled() ? quietPollMs : pollMs,
+    );
+  }
+
+  /**
+   * No agent is waiting to be supervised or for its first message (a dead
+   * one waits for its pane to run again: seen within the quiet interval).
+   */
+  function settled(): boolean {
+    for (const slot of slots.values()) {
+      if (slot.status === 'waiting' || slot.prompting) return false;
+      const message = slot.agent.firstMessage;
+      if (message && !message.sent) return false;
+    }
+    return true;
   }
 
   // A bug in one agent's supervision must not end the process for all.
