@@ -331,8 +331,16 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
         backend: backendFor(slot),
         ...(options.session ? { session: options.session } : {}),
       });
-      await supervisor.start();
+      // Answers are taken from the moment it starts: requests it finds on
+      // the screen while starting are routed at once, and a quick answerer
+      // may reply before start() returns.
       slot.supervisor = supervisor;
+      try {
+        await supervisor.start();
+      } catch (error) {
+        slot.supervisor = undefined;
+        throw error;
+      }
     } else {
       slot.controllerState = undefined;
       slot.controllerState = await saveOwnState(slot, (s) => {

@@ -1169,6 +1169,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
   async function onAnswer(answer: BackendAnswer): Promise<AnswerVerdict> {
     return serial(async () => {
+      // Still starting, its state not read: not taken now (an outbox file
+      // stays where it is), as for an agent with no supervisor.
+      if (!state) return 'already-answered';
       const s = current();
       const record = s.requests[answer.id];
       if (!record) {

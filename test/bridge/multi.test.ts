@@ -13,6 +13,7 @@ import {
   type MultiBridge,
   type SharedBackend,
 } from '../../src/bridge/multi.js';
+import type { AnswerHandler } from '../../src/backends/types.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { AgentError } from '../../src/errors.js';
 import { createEventLog } from '../../src/events/log.js';
@@ -130,6 +131,60 @@ describe('macs bridge --all: one process, every agent', () => {
       message: 'bad supervised',
     });
     expect(notices.at(-1)).toMatch(/bad: supervised again/);
+  });
+
+  it('takes an answer that comes while the agent is still starting', async () => {
+    // A request on the screen at start is routed during start(); an instant
+    // answerer replies before start() returns. It must not be dropped.
+    const handlers = new Map<string, AnswerHandler>();
+    const verdicts: string[] = [];
+    const instant: SharedBackend = {
+      ...backend,
+      register: (name, onAnswer) => void handlers.set(name, onAnswer),
+      submit: (request) => {
+        submitted.push(request);
+        // Answered at once, as an instant exec answerer does: after this
+        // submit returns, while the supervisor goes on starting.
+        setImmediate(() => {
+          void handlers
+            .get(request.agent)?.({
+              id: request.id,
+              text: 'go on',
+              source: 'test',
+            })
+            .then((verdict) => verdicts.push(verdict));
+        });
+        return Promise.resolve();
+      },
+    };
+    tmux.addPane({
+      agentTag: 'quick',
+      screen:
+        '<<CONTROLLER_REQUEST id=q1>>\nready?\n<<CONTROLLER_REQUEST_END>>\n❯ ',
+    });
+    bridge = createMultiBridge({
+      agents: [agent('quick')],
+      paths,
+      config: ConfigSchema.parse({ backstopMs: 20 }),
+      tmux,
+      events: createEventLog(paths, { onEvent: (e) => events.push(e) }),
+      log: createSilentLogger(),
+      backend: instant,
+      deliverer: createDeliverer(tmux, { pollMs: 5 }),
+      resolvePane: () => Promise.resolve([...tmux.panes.keys()][0] ?? ''),
+      onNotice: (line) => void notices.push(line),
+      healthPollMs: 20,
+    });
+    await bridge.start();
+    await waitFor(() => verdicts.length > 0, { message: 'the answer given' });
+    expect(verdicts).toEqual(['accepted']);
+    await waitFor(
+      () =>
+        events.some(
+          (e) => e.type === 'request.answered' && e.requestId === 'quick-q1',
+        ),
+      { message: 'the answer recorded' },
+    );
   });
 
   it('marks an agent whose program ended dead with its exit status, leaves the others, and resumes it when it runs again', async () => {
