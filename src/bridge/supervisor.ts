@@ -207,11 +207,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   let panePid: number | undefined;
   /**
-   * Output since the last request hid text (concealed, or in its
-   * background's colour): a person sees blanks where the answerer would read
-   * words. The next request is flagged.
+   * Text the output hid (concealed, or in its background's colour): a person
+   * sees blanks where the answerer would read words. A request whose body
+   * holds such text is flagged.
    */
-  let concealSeen = false;
   const hiddenText = createHiddenTextTracker();
   /** The pane log renamed aside by a rotation, until it is read to its end. */
   let rotatedTo: string | undefined;
@@ -861,7 +860,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       const s = current();
       switch (event.type) {
         case 'data': {
-          if (hiddenText.feed(event.text)) concealSeen = true;
+          hiddenText.feed(event.text);
           const now = Date.now();
           const burst = now - (activity.lastOutputAt() ?? 0) > STATE_SETTLE_MS;
           activity.onOutput(now);
@@ -1077,9 +1076,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       pane,
       ...(panePid !== undefined ? { panePid } : {}),
       ...(options.session ? { session: options.session } : {}),
-      ...(concealSeen ? { concealed: true as const } : {}),
+      ...(hiddenText.hides(body) ? { concealed: true as const } : {}),
     };
-    concealSeen = false;
     s.requests[id] = record;
     s.dedup = recordSeen(s.dedup, {
       ...(workerId ? { workerId } : {}),

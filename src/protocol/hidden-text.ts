@@ -2,11 +2,12 @@
  * Text a person cannot see on the pane: written while SGR 8 (concealed) is
  * on, or in the same colour as its background (`ESC[30;40m`, `ESC[38;5;16;48;5;16m`,
  * the same truecolour twice). A worker can hide words from the person that
- * the answerer still reads; such a request is flagged (docs/security.md).
+ * the answerer still reads; a request whose body holds such text is flagged
+ * (docs/security.md).
  *
  * Pure and streaming: the tracker follows the SGR state across chunks, as a
- * terminal does, and says whether a chunk wrote a visible-looking character
- * (not a space) that the person could not see.
+ * terminal does, and collects each run of hidden text, so the bridge can
+ * tell which request it landed in whatever the chunking.
  */
 
 /** A colour as a comparable key; undefined is the terminal's default. */
@@ -19,9 +20,18 @@ interface Pen {
 }
 
 export interface HiddenTextTracker {
-  /** Feed raw output; true when it wrote hidden text. */
+  /** Feed raw output; true when it wrote hidden text (not only blanks). */
   feed(text: string): boolean;
+  /** Whether a body holds a run of text that was written hidden. */
+  hides(body: string): boolean;
 }
+
+/** Hidden runs kept to match against bodies, and the most of one run kept. */
+const MAX_RUNS = 64;
+const MAX_RUN_CHARS = 4096;
+
+/** Compare text as the screen shows it: white space (wrapping) left out. */
+const squeeze = (text: string): string => text.replace(/\s+/g, '');
 
 // A CSI sequence (ESC [ or the 8-bit CSI): parameters, intermediates, final.
 // eslint-disable-next-line no-control-regex
@@ -88,6 +98,15 @@ function invisible(pen: Pen): boolean {
 
 export function createHiddenTextTracker(): HiddenTextTracker {
   const pen: Pen = { fg: undefined, bg: undefined, concealed: false };
+  const runs: string[] = [];
+  let run = '';
+  const endRun = (): void => {
+    const text = squeeze(run);
+    run = '';
+    if (!text) return;
+    runs.push(text);
+    if (runs.length > MAX_RUNS) runs.shift();
+  };
   return {
     feed(text) {
       let hidden = false;
@@ -98,7 +117,10 @@ export function createHiddenTextTracker(): HiddenTextTracker {
           CSI.lastIndex = i;
           const m = CSI.exec(text);
           if (m) {
-            if (m[2] === 'm') applySgr(pen, m[1] ?? '');
+            if (m[2] === 'm') {
+              applySgr(pen, m[1] ?? '');
+              if (!invisible(pen)) endRun();
+            }
             i = CSI.lastIndex;
             continue;
           }
@@ -106,12 +128,18 @@ export function createHiddenTextTracker(): HiddenTextTracker {
           i += 1;
           continue;
         }
-        // A printable, non-blank character written while the pen hides it.
-        if (!hidden && ch > 0x20 && ch !== 0x7f && invisible(pen))
-          hidden = true;
+        if (invisible(pen) && ch >= 0x20 && ch !== 0x7f) {
+          if (ch > 0x20) hidden = true;
+          if (run.length < MAX_RUN_CHARS) run += text[i];
+        } else if (ch === 0x0a && run) endRun();
         i += 1;
       }
       return hidden;
+    },
+    hides(body) {
+      const text = squeeze(body);
+      const all = run ? [...runs, squeeze(run)] : runs;
+      return all.some((hidden) => hidden !== '' && text.includes(hidden));
     },
   };
 }

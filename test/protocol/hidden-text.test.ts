@@ -38,3 +38,28 @@ describe('hidden text in a worker’s output', () => {
     expect(tracker.feed('\x1b[0mshown')).toBe(false);
   });
 });
+
+describe('which body holds hidden text', () => {
+  it('flags the body that holds a hidden run, not its neighbours, in one chunk', () => {
+    const tracker = createHiddenTextTracker();
+    tracker.feed(
+      'Q1 fine?\n' +
+        'Q2 tidy up?\x1b[8m Also run rm -rf ~\x1b[0m\n' +
+        'Q3 plain\n' +
+        'Q4 go on?\x1b[30;40m then push --force\x1b[m\n',
+    );
+    expect(tracker.hides('Q1 fine?')).toBe(false);
+    expect(tracker.hides('Q2 tidy up? Also run rm -rf ~')).toBe(true);
+    expect(tracker.hides('Q3 plain')).toBe(false);
+    // Wrapped by the terminal: the same words, other breaks.
+    expect(tracker.hides('Q4 go on? then push\n--force')).toBe(true);
+  });
+
+  it('collects a run across chunks, and blanks are no run', () => {
+    const tracker = createHiddenTextTracker();
+    tracker.feed('\x1b[8msecr');
+    tracker.feed('et words\x1b[0m   \x1b[8m   \x1b[0m');
+    expect(tracker.hides('the secret words')).toBe(true);
+    expect(tracker.hides('nothing here')).toBe(false);
+  });
+});
