@@ -64,13 +64,20 @@ describe(`discovery of Gemini CLI ${GEMINI.version} by its program`, () => {
       home,
       socket: tmux.socket,
     });
-    const started = await waitFor(() => findEvents(home, 'bridge.started')[0], {
-      timeout: 60_000,
-      interval: 100,
-      message: `bridge started (output: ${bridge.output()})`,
-    }).catch((error: Error) => {
-      throw new Error(`${error.message}\n${bridge?.output() ?? ''}`);
+    // The bridge finds the pane and starts, or says why not and exits.
+    const bridgeDied = bridge.exited.then((code) => {
+      throw new Error(
+        `macs bridge exited (${String(code)}): ${bridge?.output() ?? ''}`,
+      );
     });
+    const started = await Promise.race([
+      waitFor(() => findEvents(home, 'bridge.started')[0], {
+        timeout: 60_000,
+        interval: 100,
+        message: 'bridge started',
+      }),
+      bridgeDied,
+    ]);
     expect(started.agent).toBe('gem-1');
     expect(started.data?.pane).toBe(pane);
     expect(started.data?.preset).toBe('gemini');
