@@ -161,11 +161,12 @@ export async function discoverPane(options: {
     (result.type === 'none' ||
       (result.type !== 'taken' && result.rule === 'command'));
   if (byProgram) {
-    // The program rule decides: look at what runs in each candidate pane.
+    // The program rule decides: look at what runs in each candidate pane
+    // (a pane's pid is its own process; pid 1's tree would be everything).
     const table = await readProcessTable();
     const processes = new Map(
       panes
-        .filter((p) => !p.dead && !p.agentTag && p.pid > 0)
+        .filter((p) => !p.dead && !p.agentTag && p.pid > 1)
         .map((p) => [p.id, processTree(table, p.pid)] as const),
     );
     result = choosePane({ ...input, processes });
