@@ -13,7 +13,9 @@ import {
   startTmuxServer,
   type TestTmuxServer,
 } from '../helpers/tmux-server.js';
+import { isAlive } from '../helpers/session.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { processTree, readProcessTable } from '../../src/tmux/processes.js';
 import { geminiEnv } from './gemini-env.js';
 import { agent } from './pins.js';
 import {
@@ -40,6 +42,27 @@ describe(`discovery of Gemini CLI ${GEMINI.version} by its program`, () => {
   afterAll(async () => {
     bridge?.child.kill('SIGKILL');
     await bridge?.exited;
+    // Gemini (and its relaunched child) end before the home goes: a CLI
+    // ended by the server's hangup still writes its session files.
+    const panePids = (await tmux.tmux('list-panes', '-a', '-F', '#{pane_pid}'))
+      .split('\n')
+      .map(Number)
+      .filter((pid) => pid > 1);
+    const table = await readProcessTable();
+    const pids = panePids.flatMap((pid) =>
+      processTree(table, pid).map((p) => p.pid),
+    );
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await waitFor(() => pids.every((pid) => !isAlive(pid)), {
+      timeout: 20_000,
+      message: 'gemini ended',
+    });
     await tmux?.kill();
     await server?.close();
     cleanup();
