@@ -1,6 +1,12 @@
 import { AgentError, assertNever } from '../errors.js';
 import type { HomePaths } from '../state/paths.js';
 import type { PaneInfo, TmuxClient } from '../tmux/client.js';
+import {
+  processTree,
+  readProcessTable,
+  treeRunsProgram,
+  type ProcessInfo,
+} from '../tmux/processes.js';
 import { readPin } from './record.js';
 
 /** Which rule found an agent's pane (SPEC §5, in this order). */
@@ -21,8 +27,14 @@ export interface DiscoveryInput {
   panes: readonly PaneInfo[];
   /** The pane pinned with `macs target`, if any. */
   pinned?: string;
-  /** The preset's program (`#{pane_current_command}`); empty or absent skips that rule. */
+  /**
+   * The preset's program: a pane runs it when `#{pane_current_command}` is
+   * that name or any process of the pane's tree runs it (`processes`).
+   * Empty or absent skips that rule.
+   */
   program?: string;
+  /** Each pane's process and its descendants (by pane id), when read. */
+  processes?: ReadonlyMap<string, readonly ProcessInfo[]>;
   /**
    * Only these rules (default: all). An agent that died is looked for by
    * its pin and tag only: a pane found by title or program is another
@@ -67,7 +79,11 @@ export function containsName(text: string, name: string): boolean {
  * rule is never used to break the tie.
  */
 export function choosePane(input: DiscoveryInput): DiscoveryResult {
-  const { agent, panes, pinned, program } = input;
+  const { agent, panes, pinned, program, processes } = input;
+  const runsProgram = (p: PaneInfo) =>
+    !!program &&
+    (p.currentCommand === program ||
+      treeRunsProgram(processes?.get(p.id) ?? [], program));
   const allowed = new Set(input.rules ?? DISCOVERY_RULES);
   if (pinned && allowed.has('pinned')) {
     const pin = panes.find((p) => p.id === pinned);
@@ -85,10 +101,7 @@ export function choosePane(input: DiscoveryInput): DiscoveryResult {
           containsName(p.windowName, agent) || containsName(p.title, agent),
       ),
     ],
-    [
-      'command',
-      program ? live.filter((p) => p.currentCommand === program) : [],
-    ],
+    ['command', program ? live.filter(runsProgram) : []],
   ];
   for (const [rule, matches] of rules) {
     if (!allowed.has(rule)) continue;
@@ -134,13 +147,30 @@ export async function discoverPane(options: {
     tmux.listPanes(),
     readPin(paths, agent, tmux.socket),
   ]);
-  const result = choosePane({
+  const input: DiscoveryInput = {
     agent,
     panes,
     ...(pinned ? { pinned } : {}),
     ...(options.program ? { program: options.program } : {}),
     ...(options.rules ? { rules: options.rules } : {}),
-  });
+  };
+  let result = choosePane(input);
+  const byProgram =
+    !!options.program &&
+    (options.rules ?? DISCOVERY_RULES).includes('command') &&
+    (result.type === 'none' ||
+      (result.type !== 'taken' && result.rule === 'command'));
+  if (byProgram) {
+    // The program rule decides: look at what runs in each candidate pane
+    // (a pane's pid is its own process; pid 1's tree would be everything).
+    const table = await readProcessTable();
+    const processes = new Map(
+      panes
+        .filter((p) => !p.dead && !p.agentTag && p.pid > 1)
+        .map((p) => [p.id, processTree(table, p.pid)] as const),
+    );
+    result = choosePane({ ...input, processes });
+  }
   switch (result.type) {
     case 'found':
       return { pane: result.pane, rule: result.rule };

@@ -1,9 +1,13 @@
 /**
- * Gemini CLI (`gemini`). Its screen: `✦ ` model turns, a loading line
- * `⠏ <witty phrase> (esc to cancel, 5s)` while a turn runs, the composer box
- * `│ >   Type your message or @path/to/file │`, tool confirmations
- * (`Allow execution of: 'ls'?` / `● 1. Allow once` / `3. No, suggest
- * changes (esc)`) and `✕ ` error messages.
+ * Gemini CLI (`gemini`). Its screen: `✦ ` model turns, `> ` user messages, a
+ * loading line `⠏ <witty phrase> (esc to cancel, 5s)` while a turn runs,
+ * tool confirmations (`Allow execution of: 'ls'?` / `● 1. Allow once` /
+ * `3. No, suggest changes (esc)`) and `✕ ` error messages. At the bottom the
+ * composer: in older releases a box `│ >   Type your message… │`; in 0.61 a
+ * `────` rule, a hint line (`Shift+Tab to accept edits`), the prompt line
+ * `>   Type your message or @path/to/file` (or the text typed so far, or
+ * `[Pasted Text: 28 lines]`) and a two-line footer (folder, sandbox,
+ * model). docs/agents.md, "Gemini CLI".
  */
 import {
   BOXED_COMPOSER,
@@ -17,6 +21,14 @@ import {
   withFallbacks,
 } from './rules.js';
 import { parsePreset, type Preset } from './types.js';
+
+// The top of the composer: 0.61's rule line, or an older release's box
+// whose first row is the `>` prompt.
+const COMPOSER_TOP = String.raw`[ \t]*(?:─{8,}|╭─{8,}[^\n]*\n[ \t]*│[ \t]*>)`;
+
+// A line that starts a new transcript entry after an error: a model turn
+// (`✦`), a user message (`>`), a tool box (`╭`), or the composer's rule.
+const NEW_ENTRY = String.raw`[ \t]*(?:[✦>╭─]|│[ \t]*>)`;
 
 export const GEMINI_PRESET: Preset = parsePreset({
   name: 'gemini',
@@ -44,13 +56,29 @@ export const GEMINI_PRESET: Preset = parsePreset({
     ),
     working: GENERIC_WORKING,
     error: withFallbacks(
-      [rule('error-message', String.raw`^[ \t]*✕[ \t]+\S`, { lastLines: 10 })],
+      [
+        // The turn ended on an error: a `✕ ` message (wrapped over lines,
+        // followed by `ℹ` hints or blank lines) with nothing newer between
+        // it and the composer. Anchored on the composer, not on a count of
+        // lines: 0.61's taller footer put it 14 lines from the bottom.
+        rule(
+          'error-message',
+          String.raw`^[ \t]*✕[ \t]+\S[^\n]*\n(?:(?!${NEW_ENTRY})[^\n]*\n)*${COMPOSER_TOP}`,
+        ),
+      ],
       GENERIC_ERROR,
     ),
     idle: withFallbacks(
       [
         BOXED_COMPOSER,
         rule('placeholder', String.raw`Type your message`, { lastLines: 8 }),
+        // 0.61's composer holding text (typed, or a collapsed paste): the
+        // prompt line a few lines under the composer's rule.
+        rule(
+          'composer',
+          String.raw`^[ \t]*─{8,}[ \t]*\n(?:[^\n]*\n){0,3}[ \t]*>[ \t]*\S`,
+          { lastLines: 12 },
+        ),
       ],
       GENERIC_IDLE,
     ),

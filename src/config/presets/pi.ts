@@ -1,10 +1,16 @@
 /**
  * pi, the coding agent from badlogic/pi-mono (`pi`). Its screen: the
  * transcript, a loader `⠹ Working...` above the editor while a turn runs,
- * the editor between two `───` rules, a footer with the folder and token
- * counts, and selection dialogs from extensions (`→ Yes` / `No` /
+ * the editor, a footer with the folder and token counts, and selection
+ * dialogs from extensions (`→ Yes` / `No` /
  * `↑↓ navigate  enter select  escape/ctrl+c cancel`). A turn that ends with
  * a question right above an empty editor waits for the person's choice.
+ *
+ * The editor's frame depends on the theme: pi's own is two `───` rules;
+ * a powerline theme (the pi-powerline-footer extension, after oh-my-pi)
+ * draws a rounded box with the status in its top border,
+ * `╭─ model │ thinking:off │ folder ───╮` over `╰─ <text> ─╯` (more lines
+ * as `│  …  │`). The rules accept either frame.
  */
 import {
   DIALOG_FOOTER,
@@ -20,8 +26,17 @@ import {
 } from './rules.js';
 import { parsePreset, type Preset } from './types.js';
 
-// The empty editor: two rules with at most one blank line between them.
-const EMPTY_EDITOR = String.raw`${HRULE}\n(?:[ \t]*\n)?${HRULE}`;
+// The rounded frame of a powerline theme: its top border (status inside)
+// and its bottom border (the editor's last line inside).
+const ROUND_TOP = String.raw`[ \t]*╭─[^\n]*─╮[ \t]*`;
+const ROUND_BOTTOM = String.raw`[ \t]*╰─[^\n]*─╯[ \t]*`;
+
+// The top of the editor, in either frame.
+const EDITOR_TOP = String.raw`(?:${HRULE}|${ROUND_TOP})`;
+
+// The empty editor: two rules with at most one blank line between them, or
+// a rounded frame with nothing in it.
+const EMPTY_EDITOR = String.raw`(?:${HRULE}\n(?:[ \t]*\n)?${HRULE}|${ROUND_TOP}\n[ \t]*╰─[ \t]*─╯)`;
 
 export const PI_PRESET: Preset = parsePreset({
   name: 'pi',
@@ -47,7 +62,7 @@ export const PI_PRESET: Preset = parsePreset({
         // The person pressed Esc; pi waits for what to do next.
         rule(
           'aborted',
-          String.raw`^[ \t]*(?:Operation aborted|Aborted)\b[^\n]*\n(?:[ \t]*\n)*${HRULE}`,
+          String.raw`^[ \t]*(?:Operation aborted|Aborted)\b[^\n]*\n(?:[ \t]*\n)*${EDITOR_TOP}`,
           { lastLines: 15 },
         ),
         YES_NO_PROMPT,
@@ -69,14 +84,19 @@ export const PI_PRESET: Preset = parsePreset({
         // The turn ended on an error: `Error: …` right above the editor.
         rule(
           'turn-error',
-          String.raw`^[ \t]*Error: [^\n]*\n(?:[ \t]*\S[^\n─]*\n){0,3}(?:[ \t]*\n)*${HRULE}`,
+          String.raw`^[ \t]*Error: [^\n]*\n(?:[ \t]*[^\s╭][^\n─]*\n){0,3}(?:[ \t]*\n)*${EDITOR_TOP}`,
           { lastLines: 20 },
         ),
       ],
       GENERIC_ERROR,
     ),
     idle: withFallbacks(
-      [rule('editor', String.raw`^[ \t]*─{8,}[ \t]*$`, { lastLines: 10 })],
+      [
+        // A rule of pi's own editor, or the bottom of a rounded frame.
+        rule('editor', String.raw`^(?:[ \t]*─{8,}|${ROUND_BOTTOM})[ \t]*$`, {
+          lastLines: 10,
+        }),
+      ],
       GENERIC_IDLE,
     ),
   },

@@ -1,0 +1,151 @@
+/**
+ * What runs in a pane: the pane's process and its descendants, with their
+ * argv. tmux's `#{pane_current_command}` names only the foreground process,
+ * which for an npm-installed agent is `node` (its argv is
+ * `node …/bin/gemini` or `node …/bundle/gemini.js`); discovery by program
+ * looks at the whole tree instead.
+ *
+ * Read from /proc (Linux: every process's parent in `/proc/<pid>/stat`, its
+ * argv in `/proc/<pid>/cmdline`); without /proc, from `ps -A -o
+ * pid=,ppid=,args=` (argv split at spaces).
+ */
+import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  argv: string[];
+}
+
+/** The parent pid from a `/proc/<pid>/stat` line (the field after the state). */
+export function parseStatPpid(stat: string): number | undefined {
+  // `pid (comm) state ppid …`: comm may hold spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(fields[1]);
+  return Number.isInteger(ppid) ? ppid : undefined;
+}
+
+async function readProcTable(): Promise<ProcessInfo[] | undefined> {
+  let names: string[];
+  try {
+    names = await readdir('/proc');
+  } catch {
+    return undefined;
+  }
+  const pids = names.filter((n) => /^\d+$/.test(n));
+  if (pids.length === 0) return undefined;
+  const table = await Promise.all(
+    pids.map(async (name): Promise<ProcessInfo | undefined> => {
+      try {
+        const [stat, cmdline] = await Promise.all([
+          readFile(`/proc/${name}/stat`, 'utf8'),
+          readFile(`/proc/${name}/cmdline`, 'utf8'),
+        ]);
+        const ppid = parseStatPpid(stat);
+        if (ppid === undefined) return undefined;
+        const argv = cmdline.split('\0');
+        if (argv[argv.length - 1] === '') argv.pop();
+        return { pid: Number(name), ppid, argv };
+      } catch {
+        return undefined; // ended meanwhile, or not ours to read
+      }
+    }),
+  );
+  return table.filter((p): p is ProcessInfo => p !== undefined);
+}
+
+/** Parse `ps -A -o pid=,ppid=,args=` output. */
+export function parsePsTable(stdout: string): ProcessInfo[] {
+  return stdout.split('\n').flatMap((line) => {
+    const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    if (!m) return [];
+    return [
+      {
+        pid: Number(m[1]),
+        ppid: Number(m[2]),
+        argv: (m[3] ?? '').trim().split(/\s+/),
+      },
+    ];
+  });
+}
+
+function readPsTable(): Promise<ProcessInfo[]> {
+  return new Promise((resolve) => {
+    execFile(
+      'ps',
+      ['-A', '-o', 'pid=,ppid=,args='],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout) => resolve(error ? [] : parsePsTable(stdout)),
+    );
+  });
+}
+
+/** Every process of the machine (that this user may see), with its parent. */
+export async function readProcessTable(): Promise<ProcessInfo[]> {
+  return (await readProcTable()) ?? (await readPsTable());
+}
+
+/** A process and all its descendants in a table, the process first. */
+export function processTree(
+  table: readonly ProcessInfo[],
+  root: number,
+): ProcessInfo[] {
+  const children = new Map<number, ProcessInfo[]>();
+  for (const p of table) {
+    const list = children.get(p.ppid) ?? [];
+    list.push(p);
+    children.set(p.ppid, list);
+  }
+  const tree: ProcessInfo[] = [];
+  const seen = new Set<number>();
+  const queue = table.filter((p) => p.pid === root);
+  while (queue.length > 0) {
+    const p = queue.shift();
+    if (!p || seen.has(p.pid)) continue;
+    seen.add(p.pid);
+    tree.push(p);
+    queue.push(...(children.get(p.pid) ?? []));
+  }
+  return tree;
+}
+
+/**
+ * Interpreters whose first non-option argument is the program they run
+ * (`node /usr/lib/node_modules/@openai/codex/bin/codex.js`).
+ */
+const INTERPRETERS =
+  /^(?:node|nodejs|bun|deno|tsx|python[\d.]*|pypy[\d.]*|ruby|perl)$/;
+
+/** A script's program name: its base name without a script extension. */
+function programName(file: string): string {
+  return path.basename(file).replace(/\.(?:[cm]?js|ts|py|rb|pl)$/, '');
+}
+
+/**
+ * The programs one argv runs: its command's base name and, for an
+ * interpreter, the name of the script it runs (`node …/bin/gemini` runs
+ * `node` and `gemini`).
+ */
+export function programsOf(argv: readonly string[]): string[] {
+  const command = argv[0];
+  if (!command) return [];
+  const names = [path.basename(command)];
+  if (INTERPRETERS.test(names[0] ?? '')) {
+    // The first argument that is not an option (deno's `run` is skipped).
+    const script = argv
+      .slice(1)
+      .find((arg) => !arg.startsWith('-') && arg !== 'run');
+    if (script) names.push(programName(script));
+  }
+  return names;
+}
+
+/** Does any process of a pane's tree run `program`? */
+export function treeRunsProgram(
+  tree: readonly ProcessInfo[],
+  program: string,
+): boolean {
+  return tree.some((p) => programsOf(p.argv).includes(program));
+}
