@@ -22,9 +22,12 @@ export const CLAUDE_HOOK_EVENTS = [
   'SessionStart',
   'UserPromptSubmit',
   'Stop',
+  'StopFailure',
   'Notification',
   'PermissionRequest',
   'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
 ] as const;
 export type ClaudeHookEvent = (typeof CLAUDE_HOOK_EVENTS)[number];
 
@@ -196,6 +199,43 @@ function planStop(input: Record<string, unknown>, ctx: HookContext): HookPlan {
         { stopHookActive: active, delivered: true, blocks: blocks + 1 },
         next.id,
       ),
+    ],
+  };
+}
+
+/**
+ * A turn ended on an API error: Claude Code runs StopFailure instead of Stop,
+ * with `error` (the kind, e.g. `server_error`) and `error_details` (the
+ * message). The agent waits for a person: `error`, with the text kept in
+ * the event. Nothing is handed over (Claude Code ignores its output).
+ */
+function planStopFailure(input: Record<string, unknown>): HookPlan {
+  const error = str(input, 'error') ?? 'unknown';
+  const details = str(input, 'error_details') ?? '';
+  return {
+    observation: { state: 'error', consecutiveBlocks: 0 },
+    events: [
+      hookEvent('StopFailure', input, {
+        error: clip(error),
+        ...(details ? { message: clip(details) } : {}),
+      }),
+    ],
+  };
+}
+
+/**
+ * A tool call finished (PostToolUse) or failed (PostToolUseFailure): the
+ * turn goes on, so the agent is working, also right after a person answered
+ * its permission dialog.
+ */
+function planPostToolUse(
+  event: 'PostToolUse' | 'PostToolUseFailure',
+  input: Record<string, unknown>,
+): HookPlan {
+  return {
+    observation: { state: 'working' },
+    events: [
+      hookEvent(event, input, { tool: str(input, 'tool_name') ?? 'unknown' }),
     ],
   };
 }
@@ -384,6 +424,11 @@ export function planClaudeHook(
       return planUserPromptSubmit(input);
     case 'Stop':
       return planStop(input, ctx);
+    case 'StopFailure':
+      return planStopFailure(input);
+    case 'PostToolUse':
+    case 'PostToolUseFailure':
+      return planPostToolUse(event, input);
     case 'Notification':
       return planNotification(input);
     case 'PermissionRequest':

@@ -299,6 +299,46 @@ describe('Notification', () => {
   });
 });
 
+describe('StopFailure (a turn that ended on an API error)', () => {
+  it('marks the agent error and keeps the error and its text', () => {
+    // Claude Code 2.1.197 runs StopFailure, not Stop, after an API error.
+    const p = plan('StopFailure', {
+      ...base('StopFailure'),
+      error: 'server_error',
+      error_details: '500 Internal server error',
+      last_assistant_message: 'API Error: 500 Internal server error',
+    });
+    expect(p.reply).toBeUndefined();
+    expect(p.claim).toBeUndefined();
+    expect(p.observation).toEqual({ state: 'error', consecutiveBlocks: 0 });
+    expect(p.events[0]).toMatchObject({
+      type: 'hook.StopFailure',
+      data: { error: 'server_error', message: '500 Internal server error' },
+    });
+  });
+});
+
+describe('PostToolUse / PostToolUseFailure', () => {
+  it.each(['PostToolUse', 'PostToolUseFailure'])(
+    '%s: the turn goes on, the agent is working (also after a person answered a dialog)',
+    (event) => {
+      const p = plan(event, {
+        ...base(event),
+        tool_name: 'Bash',
+        tool_input: { command: 'touch x' },
+        tool_response: { stdout: '', stderr: '' },
+        tool_use_id: 'toolu_1',
+      });
+      expect(p.reply).toBeUndefined();
+      expect(p.observation).toEqual({ state: 'working' });
+      expect(p.events[0]).toMatchObject({
+        type: `hook.${event}`,
+        data: { tool: 'Bash' },
+      });
+    },
+  );
+});
+
 describe('PermissionRequest', () => {
   it('marks the agent as waiting for approval and leaves the decision to the person', () => {
     const p = plan('PermissionRequest', {
