@@ -28,7 +28,16 @@ export interface ArbiterMemo {
   since?: number;
   reported?: string;
   reportedAt?: number;
+  /** The screen's last known state (`unknown` readings aside), and since when. */
+  screen?: AgentStateName;
+  screenSince?: number;
 }
+
+/** The event name of the observation a submission by macs stands for. */
+export const SUBMISSION_EVENT = 'macs.submitted';
+
+/** Busy states a screen may show newer than the last hook call. */
+const BUSY: readonly AgentStateName[] = ['working', 'approval', 'error'];
 
 export interface Disagreement {
   hook: AgentStateName;
@@ -47,33 +56,83 @@ export interface Arbitration {
   memo: ArbiterMemo;
 }
 
+/**
+ * The word that counts as the agent's latest: its last hook call, or macs's
+ * own submission when that came later (a `working` it has not denied yet).
+ */
+function latestWord(
+  hook: HookObservation | undefined,
+  submittedAt: number | undefined,
+): { hook: HookObservation | undefined; source: StateSource } {
+  if (submittedAt === undefined) return { hook, source: 'hook' };
+  const hookAt = hook ? Date.parse(hook.ts) : Number.NaN;
+  if (hook && !Number.isNaN(hookAt) && hookAt >= submittedAt)
+    return { hook, source: 'hook' };
+  return {
+    hook: {
+      ...hook,
+      state: 'working',
+      event: SUBMISSION_EVENT,
+      ts: new Date(submittedAt).toISOString(),
+    },
+    source: 'submission',
+  };
+}
+
 export function arbitrateState(
   input: {
     hook: HookObservation | undefined;
     screen: AgentStateName;
     screenSource?: StateSource;
     now: number;
+    /** When macs last pressed the submit key into this agent (epoch ms). */
+    submittedAt?: number;
   },
   memo: ArbiterMemo,
 ): Arbitration {
-  const { hook, screen, now } = input;
+  const { screen, now } = input;
   const screenSource = input.screenSource ?? 'screen';
+  // Since when the screen shows what it shows (an `unknown` reading, a
+  // screen between two frames, changes nothing).
+  const seen: ArbiterMemo =
+    screen === 'unknown'
+      ? { screen: memo.screen, screenSince: memo.screenSince }
+      : {
+          screen,
+          screenSince:
+            memo.screen === screen && memo.screenSince !== undefined
+              ? memo.screenSince
+              : now,
+        };
+  const word = latestWord(input.hook, input.submittedAt);
+  const hook = word.hook;
   const hookState = hook?.state;
   if (!hook || !hookState || hookState === 'unknown' || screen === 'dead')
-    return { state: screen, source: screenSource, memo: {} };
+    return { state: screen, source: screenSource, memo: seen };
   if (hookState === screen || screen === 'unknown')
-    return { state: hookState, source: 'hook', memo: {} };
+    return { state: hookState, source: word.source, memo: seen };
 
   const pair = `${hookState}/${screen}`;
   const since =
     memo.pair === pair && memo.since !== undefined ? memo.since : now;
   const hookAt = Date.parse(hook.ts);
   const lasted = now - since;
+  const screenIsNewer =
+    BUSY.includes(screen) &&
+    seen.screenSince !== undefined &&
+    !Number.isNaN(hookAt) &&
+    seen.screenSince > hookAt;
   let winner: 'hook' | 'screen' = 'hook';
   let reason = 'hooks win over the screen';
+  let expected = false;
   if (screen === 'approval' && hookState === 'idle') {
     winner = 'screen';
     reason = 'the screen shows a dialog; typing would answer it';
+  } else if (screenIsNewer) {
+    // The hook's word is older than what the screen shows now.
+    winner = 'screen';
+    reason = `the screen turned ${screen} after the last hook call (${hook.event})`;
+    expected = true;
   } else {
     // Stale: no hook call since the disagreement began (or for a while).
     const quiet = now - Math.max(since, Number.isNaN(hookAt) ? 0 : hookAt);
@@ -83,9 +142,10 @@ export function arbitrateState(
     }
   }
   const key = `${pair}/${winner}`;
-  const next: ArbiterMemo = { ...memo, pair, since };
+  const next: ArbiterMemo = { ...memo, ...seen, pair, since };
   let report: Disagreement | undefined;
   if (
+    !expected &&
     lasted >= DISAGREE_GRACE_MS &&
     (memo.reported !== key ||
       memo.reportedAt === undefined ||
@@ -105,7 +165,7 @@ export function arbitrateState(
   return winner === 'hook'
     ? {
         state: hookState,
-        source: 'hook',
+        source: word.source,
         memo: next,
         ...(report ? { report } : {}),
       }
