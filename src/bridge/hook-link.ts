@@ -572,8 +572,10 @@ export function createHookLink(host: HookLinkHost): HookLink {
     },
     decideApproval,
     noteSubmitted(at = Date.now()) {
-      // Only Claude Code's hooks report prompts; other agents keep the screen.
-      if (kind === 'claude') submittedAt = at;
+      // Only Claude Code's hooks report prompts, and only hooks seen working
+      // will speak again; other agents keep the screen.
+      if (kind === 'claude' && host.current().hooks?.status === 'active')
+        submittedAt = at;
     },
     latest: () => observation,
     check,

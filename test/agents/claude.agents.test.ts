@@ -116,6 +116,12 @@ describe(`the real Claude Code ${VERSION} through macs`, () => {
     );
     // Detected once, however often Claude redrew the block.
     expect(findEvents(s.home, 'request.detected')).toHaveLength(1);
+    // Between macs's submission and Claude's late UserPromptSubmit, an old
+    // `idle` hook never kept the busy agent idle.
+    const staleIdle = findEvents(s.home, 'state.disagreement').filter(
+      (e) => e.data?.hook === 'idle' && e.data?.winner === 'hook',
+    );
+    expect(staleIdle).toEqual([]);
   });
 
   it("hands an answer that arrives during the turn over through the Stop hook, as the controller's message and with no paths", async () => {
