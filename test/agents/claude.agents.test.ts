@@ -7,6 +7,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { getPreset } from '../../src/config/presets/index.js';
+import { classifyScreen } from '../../src/screen/classify.js';
+import type { AgentStateName } from '../../src/state/types.js';
 import { findEvents, REPO_ROOT, waitForEvents } from '../helpers/macs.js';
 import { readStateFile } from '../helpers/session.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -26,13 +29,20 @@ import {
 const VERSION = agent('claude').version;
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'screens', 'claude');
 
-/** Keep a real screen with its true state (what conformance reads). */
-function capture(state: string, name: string, screen: string): void {
+/**
+ * A real screen with its true state: the preset must read it so. With
+ * MACS_CAPTURE_SCREENS=1 it is also kept as a fixture (what conformance
+ * reads), the test's temp folder replaced by a fixed one; otherwise the
+ * committed fixtures stay as they are.
+ */
+function capture(state: AgentStateName, name: string, screen: string): void {
+  expect(classifyScreen(screen, getPreset('claude')).state, name).toBe(state);
+  if (process.env.MACS_CAPTURE_SCREENS !== '1') return;
   const dir = path.join(FIXTURES, state);
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     path.join(dir, `real-${VERSION}-${name}.txt`),
-    `${screen.replace(/\s+$/, '')}\n`,
+    `${screen.replace(/\/tmp\/macs-claude-\w+/g, '/tmp/macs-claude-home').replace(/\s+$/, '')}\n`,
   );
 }
 
