@@ -31,7 +31,16 @@ export interface ArbiterMemo {
   /** The screen's last known state (`unknown` readings aside), and since when. */
   screen?: AgentStateName;
   screenSince?: number;
+  /** When the screen last showed a dialog open, and when it last saw one close. */
+  dialogSince?: number;
+  dialogClosedAt?: number;
 }
+
+/**
+ * How late a hook may report a dialog the screen already showed: hooks are
+ * processes that start after the event (seconds on a busy machine).
+ */
+export const HOOK_LAG_MS = 10_000;
 
 /** The event name of the observation a submission by macs stands for. */
 export const SUBMISSION_EVENT = 'macs.submitted';
@@ -79,6 +88,22 @@ function latestWord(
   };
 }
 
+/**
+ * Did the screen show a dialog open (at most HOOK_LAG_MS before the hook
+ * call, which may start before the dialog is drawn or finish well after) and
+ * then close it? Then an `approval` hook call is about that dialog, answered.
+ */
+function dialogAnswered(seen: ArbiterMemo, hookAt: number): boolean {
+  const { dialogSince, dialogClosedAt } = seen;
+  return (
+    dialogSince !== undefined &&
+    dialogClosedAt !== undefined &&
+    dialogClosedAt > dialogSince &&
+    !Number.isNaN(hookAt) &&
+    dialogSince >= hookAt - HOOK_LAG_MS
+  );
+}
+
 export function arbitrateState(
   input: {
     hook: HookObservation | undefined;
@@ -96,13 +121,26 @@ export function arbitrateState(
   // screen between two frames, changes nothing).
   const seen: ArbiterMemo =
     screen === 'unknown'
-      ? { screen: memo.screen, screenSince: memo.screenSince }
+      ? {
+          screen: memo.screen,
+          screenSince: memo.screenSince,
+          dialogSince: memo.dialogSince,
+          dialogClosedAt: memo.dialogClosedAt,
+        }
       : {
           screen,
           screenSince:
             memo.screen === screen && memo.screenSince !== undefined
               ? memo.screenSince
               : now,
+          dialogSince:
+            screen === 'approval' && memo.screen !== 'approval'
+              ? now
+              : memo.dialogSince,
+          dialogClosedAt:
+            memo.screen === 'approval' && screen !== 'approval'
+              ? now
+              : memo.dialogClosedAt,
         };
   const word = latestWord(input.hook, input.submittedAt);
   const hook = word.hook;
@@ -128,6 +166,15 @@ export function arbitrateState(
   if (screen === 'approval' && hookState === 'idle') {
     winner = 'screen';
     reason = 'the screen shows a dialog; typing would answer it';
+  } else if (
+    hookState === 'approval' &&
+    screen === 'working' &&
+    dialogAnswered(seen, hookAt)
+  ) {
+    // The hook reports the dialog the screen saw open and close: answered.
+    winner = 'screen';
+    reason = `the screen saw the dialog ${hook.event} reports answered`;
+    expected = true;
   } else if (screenIsNewer) {
     // The hook's word is older than what the screen shows now.
     winner = 'screen';

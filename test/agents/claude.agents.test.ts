@@ -261,6 +261,12 @@ describe(`the real Claude Code ${VERSION} through macs`, () => {
       release();
     }
     await explained(s.waitState('idle'));
+    // A PermissionRequest hook that lands after the person answered (hooks
+    // are slow processes) never held the agent in `approval`.
+    const stale = findEvents(s.home, 'state.disagreement').filter(
+      (e) => e.data?.hook === 'approval' && e.data?.winner === 'hook',
+    );
+    expect(stale).toEqual([]);
   });
 
   it('sees an API failure as error with its message (screen and StopFailure hook)', async () => {

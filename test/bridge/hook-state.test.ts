@@ -269,3 +269,48 @@ describe('arbitrateState: the newest word wins (real Claude Code runs its hooks 
     expect(result).toMatchObject({ state: 'idle', source: 'screen' });
   });
 });
+
+describe('arbitrateState: a dialog answered before its hook arrives', () => {
+  it('a PermissionRequest that lands after the person answered the dialog on screen does not reopen it', () => {
+    // Measured with Claude Code 2.1.197 on a busy machine: the dialog drawn
+    // at T0, answered at T0+0.8s, PermissionRequest written at T0+1.5s.
+    let memo: ArbiterMemo = {};
+    const step = (screen: AgentStateName, at: number, h?: HookObservation) => {
+      const r = arbitrateState({ hook: h, screen, now: at }, memo);
+      memo = r.memo;
+      return r;
+    };
+    const before = hook('working', T0 - 2_000, 'PreToolUse');
+    step('working', T0 - 1_000, before);
+    step('approval', T0, before);
+    step('working', T0 + 800, before);
+    const late = hook('approval', T0 + 1_500, 'PermissionRequest');
+    const result = step('working', T0 + 1_600, late);
+    expect(result).toMatchObject({ state: 'working', source: 'screen' });
+    expect(
+      step('working', T0 + 1_600 + DISAGREE_GRACE_MS + 1_000, late).report,
+    ).toBeUndefined();
+  });
+
+  it('a dialog still open, or one the screen never saw close, stays approval', () => {
+    let memo: ArbiterMemo = {};
+    const step = (screen: AgentStateName, at: number, h?: HookObservation) => {
+      const r = arbitrateState({ hook: h, screen, now: at }, memo);
+      memo = r.memo;
+      return r;
+    };
+    const ask = hook('approval', T0, 'PermissionRequest');
+    expect(step('approval', T0 + 100, ask).state).toBe('approval');
+    // A dialog the screen does not read as one (spinner still drawn).
+    let other: ArbiterMemo = {};
+    const r = arbitrateState(
+      { hook: ask, screen: 'working', now: T0 - 500 },
+      other,
+    );
+    other = r.memo;
+    expect(
+      arbitrateState({ hook: ask, screen: 'working', now: T0 + 500 }, other)
+        .state,
+    ).toBe('approval');
+  });
+});
