@@ -102,6 +102,11 @@ export interface HookLink {
    * and finish the request. Runs under `serial`.
    */
   decideApproval(record: RequestRecord): Promise<void>;
+  /**
+   * macs pressed the submit key into the agent: until its next hook call,
+   * the agent counts as working (Claude Code runs UserPromptSubmit late).
+   */
+  noteSubmitted(at?: number): void;
   /** The latest observation (tests, status). */
   latest(): HookObservation | undefined;
   /** Poll the hook files now. */
@@ -133,6 +138,8 @@ export function createHookLink(host: HookLinkHost): HookLink {
   let observation: HookObservation | undefined;
   let signature = '';
   let memo: ArbiterMemo = {};
+  /** When macs last pressed the submit key into the agent (noteSubmitted). */
+  let submittedAt: number | undefined;
   let startedAt = Date.now();
   let timer: NodeJS.Timeout | undefined;
   let startTimer: NodeJS.Timeout | undefined;
@@ -526,7 +533,13 @@ export function createHookLink(host: HookLinkHost): HookLink {
       if (await refreshObservation().catch(() => false))
         if (observation) void onObservation(observation).catch(() => undefined);
       const result = arbitrateState(
-        { hook: observation, screen, screenSource, now: Date.now() },
+        {
+          hook: observation,
+          screen,
+          screenSource,
+          now: Date.now(),
+          ...(submittedAt !== undefined ? { submittedAt } : {}),
+        },
         memo,
       );
       memo = result.memo;
@@ -558,6 +571,12 @@ export function createHookLink(host: HookLinkHost): HookLink {
       return markDeliveredByHook(record);
     },
     decideApproval,
+    noteSubmitted(at = Date.now()) {
+      // Only Claude Code's hooks report prompts, and only hooks seen working
+      // will speak again; other agents keep the screen.
+      if (kind === 'claude' && host.current().hooks?.status === 'active')
+        submittedAt = at;
+    },
     latest: () => observation,
     check,
   };

@@ -28,7 +28,25 @@ export interface ArbiterMemo {
   since?: number;
   reported?: string;
   reportedAt?: number;
+  /** The screen's last known state (`unknown` readings aside), and since when. */
+  screen?: AgentStateName;
+  screenSince?: number;
+  /** When the screen last showed a dialog open, and when it last saw one close. */
+  dialogSince?: number;
+  dialogClosedAt?: number;
 }
+
+/**
+ * How late a hook may report a dialog the screen already showed: hooks are
+ * processes that start after the event (seconds on a busy machine).
+ */
+export const HOOK_LAG_MS = 10_000;
+
+/** The event name of the observation a submission by macs stands for. */
+export const SUBMISSION_EVENT = 'macs.submitted';
+
+/** Busy states a screen may show newer than the last hook call. */
+const BUSY: readonly AgentStateName[] = ['working', 'approval', 'error'];
 
 export interface Disagreement {
   hook: AgentStateName;
@@ -47,33 +65,121 @@ export interface Arbitration {
   memo: ArbiterMemo;
 }
 
+/**
+ * The word that counts as the agent's latest: its last hook call, or macs's
+ * own submission when that came later (a `working` it has not denied yet).
+ */
+function latestWord(
+  hook: HookObservation | undefined,
+  submittedAt: number | undefined,
+): { hook: HookObservation | undefined; source: StateSource } {
+  if (submittedAt === undefined) return { hook, source: 'hook' };
+  const hookAt = hook ? Date.parse(hook.ts) : Number.NaN;
+  if (hook && !Number.isNaN(hookAt) && hookAt >= submittedAt)
+    return { hook, source: 'hook' };
+  return {
+    hook: {
+      ...hook,
+      state: 'working',
+      event: SUBMISSION_EVENT,
+      ts: new Date(submittedAt).toISOString(),
+    },
+    source: 'submission',
+  };
+}
+
+/**
+ * Did the screen show a dialog open (at most HOOK_LAG_MS before the hook
+ * call, which may start before the dialog is drawn or finish well after) and
+ * then close it? Then an `approval` hook call is about that dialog, answered.
+ */
+function dialogAnswered(seen: ArbiterMemo, hookAt: number): boolean {
+  const { dialogSince, dialogClosedAt } = seen;
+  return (
+    dialogSince !== undefined &&
+    dialogClosedAt !== undefined &&
+    dialogClosedAt > dialogSince &&
+    !Number.isNaN(hookAt) &&
+    dialogSince >= hookAt - HOOK_LAG_MS
+  );
+}
+
 export function arbitrateState(
   input: {
     hook: HookObservation | undefined;
     screen: AgentStateName;
     screenSource?: StateSource;
     now: number;
+    /** When macs last pressed the submit key into this agent (epoch ms). */
+    submittedAt?: number;
   },
   memo: ArbiterMemo,
 ): Arbitration {
-  const { hook, screen, now } = input;
+  const { screen, now } = input;
   const screenSource = input.screenSource ?? 'screen';
+  // Since when the screen shows what it shows (an `unknown` reading, a
+  // screen between two frames, changes nothing).
+  const seen: ArbiterMemo =
+    screen === 'unknown'
+      ? {
+          screen: memo.screen,
+          screenSince: memo.screenSince,
+          dialogSince: memo.dialogSince,
+          dialogClosedAt: memo.dialogClosedAt,
+        }
+      : {
+          screen,
+          screenSince:
+            memo.screen === screen && memo.screenSince !== undefined
+              ? memo.screenSince
+              : now,
+          dialogSince:
+            screen === 'approval' && memo.screen !== 'approval'
+              ? now
+              : memo.dialogSince,
+          dialogClosedAt:
+            memo.screen === 'approval' && screen !== 'approval'
+              ? now
+              : memo.dialogClosedAt,
+        };
+  const word = latestWord(input.hook, input.submittedAt);
+  const hook = word.hook;
   const hookState = hook?.state;
   if (!hook || !hookState || hookState === 'unknown' || screen === 'dead')
-    return { state: screen, source: screenSource, memo: {} };
+    return { state: screen, source: screenSource, memo: seen };
   if (hookState === screen || screen === 'unknown')
-    return { state: hookState, source: 'hook', memo: {} };
+    return { state: hookState, source: word.source, memo: seen };
 
   const pair = `${hookState}/${screen}`;
   const since =
     memo.pair === pair && memo.since !== undefined ? memo.since : now;
   const hookAt = Date.parse(hook.ts);
   const lasted = now - since;
+  const screenIsNewer =
+    BUSY.includes(screen) &&
+    seen.screenSince !== undefined &&
+    !Number.isNaN(hookAt) &&
+    seen.screenSince > hookAt;
   let winner: 'hook' | 'screen' = 'hook';
   let reason = 'hooks win over the screen';
+  let expected = false;
   if (screen === 'approval' && hookState === 'idle') {
     winner = 'screen';
     reason = 'the screen shows a dialog; typing would answer it';
+  } else if (
+    hookState === 'approval' &&
+    screen === 'working' &&
+    dialogAnswered(seen, hookAt)
+  ) {
+    // The hook reports the dialog the screen saw open and close: answered.
+    winner = 'screen';
+    reason = `the screen saw the dialog ${hook.event} reports answered`;
+    expected = true;
+  } else if (screenIsNewer) {
+    // The hook's word is older than what the screen shows now.
+    winner = 'screen';
+    reason = `the screen turned ${screen} after the last hook call (${hook.event})`;
+    expected = true;
   } else {
     // Stale: no hook call since the disagreement began (or for a while).
     const quiet = now - Math.max(since, Number.isNaN(hookAt) ? 0 : hookAt);
@@ -83,9 +189,10 @@ export function arbitrateState(
     }
   }
   const key = `${pair}/${winner}`;
-  const next: ArbiterMemo = { ...memo, pair, since };
+  const next: ArbiterMemo = { ...memo, ...seen, pair, since };
   let report: Disagreement | undefined;
   if (
+    !expected &&
     lasted >= DISAGREE_GRACE_MS &&
     (memo.reported !== key ||
       memo.reportedAt === undefined ||
@@ -105,7 +212,7 @@ export function arbitrateState(
   return winner === 'hook'
     ? {
         state: hookState,
-        source: 'hook',
+        source: word.source,
         memo: next,
         ...(report ? { report } : {}),
       }

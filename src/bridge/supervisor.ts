@@ -1388,6 +1388,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       // updates the archived record.
       onSubmitted: (delivery) =>
         serial(async () => {
+          // Working until the agent's next hook call says otherwise.
+          hooks.noteSubmitted();
           await markDelivered(record, delivery);
           await finish(record);
         }),

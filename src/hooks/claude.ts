@@ -22,9 +22,12 @@ export const CLAUDE_HOOK_EVENTS = [
   'SessionStart',
   'UserPromptSubmit',
   'Stop',
+  'StopFailure',
   'Notification',
   'PermissionRequest',
   'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
 ] as const;
 export type ClaudeHookEvent = (typeof CLAUDE_HOOK_EVENTS)[number];
 
@@ -164,6 +167,21 @@ export function formatStopReason(record: RequestRecord): string {
   return `The controller answered your request ${record.workerId ?? record.id}:\n\n${instructions}`;
 }
 
+/**
+ * The reply that makes Claude Code go on with the controller's answer. Not
+ * `{"decision":"block","reason":…}`: Claude Code 2.1 shows every block as
+ * "Stop hook error: …" (anthropics/claude-code#12667, #22761). A Stop hook's
+ * `additionalContext` continues the turn the same way (under the same cap,
+ * the next Stop has `stop_hook_active: true`), is shown as "Stop hook
+ * feedback: …" and reaches the model as "Stop hook additional context: …";
+ * measured with the real Claude Code 2.1.197 (test/agents/claude.agents.test.ts).
+ */
+export function stopContinuation(text: string): Record<string, unknown> {
+  return {
+    hookSpecificOutput: { hookEventName: 'Stop', additionalContext: text },
+  };
+}
+
 function planStop(input: Record<string, unknown>, ctx: HookContext): HookPlan {
   const active = input.stop_hook_active === true;
   // A new chain of stops starts whenever Claude Code says no Stop hook is active.
@@ -183,7 +201,7 @@ function planStop(input: Record<string, unknown>, ctx: HookContext): HookPlan {
   }
   return {
     claim: next.id,
-    reply: { decision: 'block', reason: formatStopReason(next) },
+    reply: stopContinuation(formatStopReason(next)),
     observation: {
       state: 'working',
       delivered: next.id,
@@ -196,6 +214,46 @@ function planStop(input: Record<string, unknown>, ctx: HookContext): HookPlan {
         { stopHookActive: active, delivered: true, blocks: blocks + 1 },
         next.id,
       ),
+    ],
+  };
+}
+
+/**
+ * A turn ended on an API error: Claude Code runs StopFailure instead of Stop,
+ * with `error` (the kind, e.g. `server_error`) and `error_details` or
+ * `last_assistant_message` (the message). The agent waits for a person: `error`, with the text kept in
+ * the event. Nothing is handed over (Claude Code ignores its output).
+ */
+function planStopFailure(input: Record<string, unknown>): HookPlan {
+  const error = str(input, 'error') ?? 'unknown';
+  // 2.1.197 sends `error_details` for some errors only; the message it
+  // printed (`API Error: …`) is the last assistant message.
+  const details =
+    str(input, 'error_details') ?? str(input, 'last_assistant_message') ?? '';
+  return {
+    observation: { state: 'error', consecutiveBlocks: 0 },
+    events: [
+      hookEvent('StopFailure', input, {
+        error: clip(error),
+        ...(details ? { message: clip(details) } : {}),
+      }),
+    ],
+  };
+}
+
+/**
+ * A tool call finished (PostToolUse) or failed (PostToolUseFailure): the
+ * turn goes on, so the agent is working, also right after a person answered
+ * its permission dialog.
+ */
+function planPostToolUse(
+  event: 'PostToolUse' | 'PostToolUseFailure',
+  input: Record<string, unknown>,
+): HookPlan {
+  return {
+    observation: { state: 'working' },
+    events: [
+      hookEvent(event, input, { tool: str(input, 'tool_name') ?? 'unknown' }),
     ],
   };
 }
@@ -384,6 +442,11 @@ export function planClaudeHook(
       return planUserPromptSubmit(input);
     case 'Stop':
       return planStop(input, ctx);
+    case 'StopFailure':
+      return planStopFailure(input);
+    case 'PostToolUse':
+    case 'PostToolUseFailure':
+      return planPostToolUse(event, input);
     case 'Notification':
       return planNotification(input);
     case 'PermissionRequest':

@@ -104,7 +104,10 @@ export function buildClaudeHooks(
         ? options.askTimeoutSec + ASK_TIMEOUT_MARGIN_SEC
         : HOOK_TIMEOUT_SEC;
     const matcher =
-      event === 'PreToolUse' || event === 'PermissionRequest'
+      event === 'PreToolUse' ||
+      event === 'PermissionRequest' ||
+      event === 'PostToolUse' ||
+      event === 'PostToolUseFailure'
         ? { matcher: '*' }
         : {};
     section[event] = [

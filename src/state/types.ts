@@ -3,7 +3,13 @@ import type { DedupState } from '../protocol/dedup.js';
 /** Agent states (SPEC §6). */
 export type AgentStateName =
   'working' | 'idle' | 'approval' | 'error' | 'dead' | 'unknown';
-export type StateSource = 'hook' | 'screen' | 'activity' | 'pane';
+export type StateSource =
+  | 'hook'
+  | 'screen'
+  | 'activity'
+  | 'pane'
+  // macs submitted a prompt and no hook has spoken since (bridge/hook-state.ts).
+  | 'submission';
 
 /**
  * A request's stages (SPEC §7): detected → routed → answered → delivering →

@@ -200,11 +200,16 @@ describe('Stop', () => {
     );
     const p = plan('Stop', stop(), { agentState: state });
     expect(p.claim).toBe('w1-q1');
+    // Continued through additionalContext, not a block: Claude Code shows a
+    // block as "Stop hook error: …" (issue 17, item 10).
     expect(p.reply).toEqual({
-      decision: 'block',
-      reason:
-        'The controller answered your request q1:\n\nMigrate after the API change.',
+      hookSpecificOutput: {
+        hookEventName: 'Stop',
+        additionalContext:
+          'The controller answered your request q1:\n\nMigrate after the API change.',
+      },
     });
+    expect(JSON.stringify(p.reply)).not.toContain('decision');
     expect(JSON.stringify(p.reply)).not.toContain('for people only');
     expect(p.observation).toEqual({
       state: 'working',
@@ -297,6 +302,63 @@ describe('Notification', () => {
     });
     expect(notificationState(type, message)).toBe(state);
   });
+});
+
+describe('StopFailure (a turn that ended on an API error)', () => {
+  it('marks the agent error and keeps the error and its text', () => {
+    // Claude Code 2.1.197 runs StopFailure, not Stop, after an API error.
+    const p = plan('StopFailure', {
+      ...base('StopFailure'),
+      error: 'server_error',
+      error_details: '500 Internal server error',
+      last_assistant_message: 'API Error: 500 Internal server error',
+    });
+    expect(p.reply).toBeUndefined();
+    expect(p.claim).toBeUndefined();
+    expect(p.observation).toEqual({ state: 'error', consecutiveBlocks: 0 });
+    expect(p.events[0]).toMatchObject({
+      type: 'hook.StopFailure',
+      data: { error: 'server_error', message: '500 Internal server error' },
+    });
+  });
+});
+
+describe('StopFailure without error_details', () => {
+  it('keeps the message Claude Code printed (last_assistant_message)', () => {
+    // What 2.1.197 sent for a 500 and for a refused connection.
+    const p = plan('StopFailure', {
+      ...base('StopFailure'),
+      error: 'server_error',
+      last_assistant_message:
+        'API Error: Unable to connect to API (ConnectionRefused)',
+    });
+    expect(p.observation?.state).toBe('error');
+    expect(p.events[0]?.data).toMatchObject({
+      error: 'server_error',
+      message: 'API Error: Unable to connect to API (ConnectionRefused)',
+    });
+  });
+});
+
+describe('PostToolUse / PostToolUseFailure', () => {
+  it.each(['PostToolUse', 'PostToolUseFailure'])(
+    '%s: the turn goes on, the agent is working (also after a person answered a dialog)',
+    (event) => {
+      const p = plan(event, {
+        ...base(event),
+        tool_name: 'Bash',
+        tool_input: { command: 'touch x' },
+        tool_response: { stdout: '', stderr: '' },
+        tool_use_id: 'toolu_1',
+      });
+      expect(p.reply).toBeUndefined();
+      expect(p.observation).toEqual({ state: 'working' });
+      expect(p.events[0]).toMatchObject({
+        type: `hook.${event}`,
+        data: { tool: 'Bash' },
+      });
+    },
+  );
 });
 
 describe('PermissionRequest', () => {

@@ -9,6 +9,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLAUDE_HOOK_EVENTS } from '../../src/hooks/claude.js';
 import {
   agentSettingsPath,
   buildAgentHookSetup,
@@ -60,10 +61,15 @@ describe('hook commands', () => {
       'SessionStart',
       'UserPromptSubmit',
       'Stop',
+      'StopFailure',
       'Notification',
       'PermissionRequest',
       'PreToolUse',
+      'PostToolUse',
+      'PostToolUseFailure',
     ]);
+    // A tool call's end is seen for every tool (a dialog answered by a person).
+    expect(hooks.PostToolUse?.[0]?.matcher).toBe('*');
     expect(hooks.PreToolUse).toEqual([
       {
         matcher: '*',
@@ -114,7 +120,7 @@ describe('merging into settings', () => {
     const twice = mergeMacsHooks(structuredClone(once), 'worker-1', ours);
     expect(twice).toEqual(once);
     const removed = removeMacsHooks(twice, 'worker-1');
-    expect(removed.removed).toBe(6);
+    expect(removed.removed).toBe(CLAUDE_HOOK_EVENTS.length);
     expect(removed.settings).toEqual(USER_SETTINGS);
     // Only that agent's entries go.
     expect(removeMacsHooks(twice, 'worker-2').removed).toBe(0);
@@ -151,7 +157,7 @@ describe('installing into a project', () => {
     expect(statSync(file).mtimeMs).toBe(firstStat.mtimeMs);
     expect(await uninstallClaudeHooks(file, 'worker-1')).toEqual({
       file,
-      removed: 6,
+      removed: CLAUDE_HOOK_EVENTS.length,
     });
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(USER_SETTINGS);
     expect(await uninstallClaudeHooks(file, 'worker-1')).toEqual({

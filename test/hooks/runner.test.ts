@@ -240,9 +240,11 @@ describe('macs hook (runner)', () => {
     await saveState([answeredRecord('w1-q1', 'Migrate after the API change.')]);
     await run('Stop', { ...base('Stop'), stop_hook_active: false });
     expect(JSON.parse(out[0] ?? '')).toEqual({
-      decision: 'block',
-      reason:
-        'The controller answered your request q1:\n\nMigrate after the API change.',
+      hookSpecificOutput: {
+        hookEventName: 'Stop',
+        additionalContext:
+          'The controller answered your request q1:\n\nMigrate after the API change.',
+      },
     });
     expect(await readClaim(paths, 'w1-q1')).toMatchObject({ by: 'hook' });
     expect(await readObservation(paths, 'w1')).toMatchObject({
@@ -279,7 +281,9 @@ describe('macs hook (runner)', () => {
     ]);
     // From its own pane it works.
     await run('Stop', base('Stop'), { MACS_AGENT: 'w1', TMUX_PANE: '%3' });
-    expect(JSON.parse(out[0] ?? '{}')).toMatchObject({ decision: 'block' });
+    expect(JSON.parse(out[0] ?? '{}')).toMatchObject({
+      hookSpecificOutput: { hookEventName: 'Stop' },
+    });
 
     const generic = freshAgentState('g1', 'generic');
     generic.pane = '%4';

@@ -83,6 +83,16 @@ ${CLAUDE_COMPOSER}`,
   ⎿  API Error: 529 {"type":"error","error":{"type":"overloaded_error"}}
 
 ${CLAUDE_COMPOSER}`,
+  // Claude Code 2.1.197: the error is the turn's own bullet line, with a
+  // hint under it and the turn's timer line before the composer.
+  apiErrorBullet: `❯ Then run the tests
+
+● API Error: 500 Internal server error. This is a server-side issue, usually temporary — try again in a moment.
+  If it persists, check your inference gateway (127.0.0.1:45577).
+
+✻ Brewed for 0s
+
+${CLAUDE_COMPOSER}`,
   limit: `● Partial work saved.
 
   ⎿  5-hour limit reached ∙ resets 3pm
@@ -366,6 +376,13 @@ const CASES: Case[] = [
     'claude',
     'API error before the composer',
     claude.apiError,
+    'error',
+    'error:api-error',
+  ],
+  [
+    'claude',
+    "API error as the turn's bullet (2.1.197)",
+    claude.apiErrorBullet,
     'error',
     'error:api-error',
   ],

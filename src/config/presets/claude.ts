@@ -53,10 +53,13 @@ export const CLAUDE_PRESET: Preset = parsePreset({
     ),
     error: withFallbacks(
       [
-        // The turn ended on an API error: it is the last thing above the composer.
+        // The turn ended on an API error: it is the last thing above the
+        // composer, as a result line (`⎿  API Error: 529 …`) or, in 2.1.x,
+        // as the turn's own bullet (`● API Error: 500 …`, a hint and the
+        // turn's timer line under it).
         rule(
           'api-error',
-          String.raw`^[ \t]*(?:⎿[ \t]*)?API Error\b[^\n]*\n(?:[^\n─]*\n){0,6}?${HRULE}`,
+          String.raw`^[ \t]*(?:[⎿●⏺][ \t]*)?API Error\b[^\n]*\n(?:[^\n─]*\n){0,6}?${HRULE}`,
           { lastLines: 15 },
         ),
       ],

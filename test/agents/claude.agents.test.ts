@@ -1,0 +1,321 @@
+// The real Claude Code (pinned, test/agents/pins.ts) run through `macs start`
+// on a private tmux server, against the scripted model server of
+// test/agents/servers/anthropic.ts. Each test says what the model does at
+// each turn (by the last user message) and checks what macs makes of it.
+// The screens of each state are captured into
+// test/fixtures/screens/claude/<state>/.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { getPreset } from '../../src/config/presets/index.js';
+import { classifyScreen } from '../../src/screen/classify.js';
+import type { AgentStateName } from '../../src/state/types.js';
+import { findEvents, REPO_ROOT, waitForEvents } from '../helpers/macs.js';
+import { readStateFile } from '../helpers/session.js';
+import { waitFor } from '../helpers/wait-for.js';
+import {
+  startClaudeSession,
+  submitPrompt,
+  WORKER,
+  type ClaudeSession,
+} from './claude-session.js';
+import { agent } from './pins.js';
+import {
+  isToolResult,
+  lastUserText,
+  type Script,
+} from './servers/anthropic.js';
+
+const VERSION = agent('claude').version;
+const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'screens', 'claude');
+
+/**
+ * A real screen with its true state: the preset must read it so. With
+ * MACS_CAPTURE_SCREENS=1 it is also kept as a fixture (what conformance
+ * reads), the test's temp folder replaced by a fixed one; otherwise the
+ * committed fixtures stay as they are.
+ */
+function capture(state: AgentStateName, name: string, screen: string): void {
+  expect(classifyScreen(screen, getPreset('claude')).state, name).toBe(state);
+  if (process.env.MACS_CAPTURE_SCREENS !== '1') return;
+  const dir = path.join(FIXTURES, state);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    path.join(dir, `real-${VERSION}-${name}.txt`),
+    `${screen.replace(/\/tmp\/macs-claude-\w+/g, '/tmp/macs-claude-home').replace(/\s+$/, '')}\n`,
+  );
+}
+
+const BODY = 'Should I migrate the users table now or after the API change?';
+const ANSWER = 'Migrate after the API change; finish the endpoint tests first.';
+
+describe(`the real Claude Code ${VERSION} through macs`, () => {
+  let session: ClaudeSession | undefined;
+
+  afterEach(async () => {
+    await session?.stop();
+    session = undefined;
+  });
+
+  /** Run a wait; on failure say what the worker showed and did. */
+  async function explained<T>(wait: Promise<T>): Promise<T> {
+    try {
+      return await wait;
+    } catch (error) {
+      throw new Error(
+        `${(error as Error).message}\n${(await session?.explain()) ?? ''}`,
+      );
+    }
+  }
+
+  it('detects a request block once with its exact body, delivers the answer and the model sees it', async () => {
+    const script: Script = (request) => {
+      const text = lastUserText(request);
+      if (text.includes(ANSWER))
+        return { kind: 'text', text: 'Understood, I will do that.' };
+      if (text.includes('plan the migration'))
+        return {
+          kind: 'text',
+          text: `I need a decision first.\n\n<<CONTROLLER_REQUEST id=q-1 type=question>>\n${BODY}\n<<CONTROLLER_REQUEST_END>>`,
+        };
+      return { kind: 'text', text: 'OK.' };
+    };
+    session = await startClaudeSession(script);
+    const s = session;
+    await submitPrompt(s, 'Please plan the migration.');
+
+    const [detected] = await explained(
+      waitForEvents(s.home, 'request.detected', { timeout: 60_000 }),
+    );
+    const id = String(detected?.requestId);
+    const inboxFile = path.join(s.home, 'inbox', `${id}.txt`);
+    await explained(
+      waitFor(() => existsSync(inboxFile), { message: `inbox/${id}.txt` }),
+    );
+    expect(readFileSync(inboxFile, 'utf8').trim()).toBe(BODY);
+    await explained(s.waitState('idle'));
+    // Idle as a person sees it: the turn and its Stop hook are over.
+    await explained(
+      waitFor(async () => (await s.screen()).includes('? for shortcuts'), {
+        message: 'the idle composer',
+      }),
+    );
+    capture('idle', 'request-block-asked', await s.screen());
+
+    const respond = await s.macs(['respond', id, ANSWER]);
+    expect(respond.exitCode, respond.stderr).toBe(0);
+    await explained(
+      waitForEvents(s.home, 'request.confirmed', {
+        requestId: id,
+        timeout: 60_000,
+      }),
+    );
+    // The model got the answer as the next user message.
+    await explained(
+      waitFor(
+        () =>
+          s.server.conversation().some((r) => lastUserText(r).includes(ANSWER)),
+        { timeout: 30_000, message: 'the answer at the model server' },
+      ),
+    );
+    await explained(
+      waitFor(async () => (await s.screen()).includes('Understood'), {
+        timeout: 30_000,
+        message: "the model's reply to the answer",
+      }),
+    );
+    // Detected once, however often Claude redrew the block.
+    expect(findEvents(s.home, 'request.detected')).toHaveLength(1);
+    // Between macs's submission and Claude's late UserPromptSubmit, an old
+    // `idle` hook never kept the busy agent idle.
+    const staleIdle = findEvents(s.home, 'state.disagreement').filter(
+      (e) => e.data?.hook === 'idle' && e.data?.winner === 'hook',
+    );
+    expect(staleIdle).toEqual([]);
+  });
+
+  it("hands an answer that arrives during the turn over through the Stop hook, as the controller's message and with no paths", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const script: Script = (request) => {
+      const text = lastUserText(request, { reminders: true });
+      if (text.includes(ANSWER))
+        return { kind: 'text', text: 'Understood, I will do that.' };
+      if (text.includes('plan the migration'))
+        return {
+          kind: 'text',
+          text: `I need a decision first.\n\n<<CONTROLLER_REQUEST id=q-2 type=question>>\n${BODY}\n<<CONTROLLER_REQUEST_END>>`,
+          // The turn goes on until the answer is queued.
+          hold: held,
+        };
+      return { kind: 'text', text: 'OK.' };
+    };
+    session = await startClaudeSession(script);
+    const s = session;
+    try {
+      await submitPrompt(s, 'Please plan the migration.');
+      const [detected] = await explained(
+        waitForEvents(s.home, 'request.detected', { timeout: 60_000 }),
+      );
+      const id = String(detected?.requestId);
+      await explained(s.waitState('working'));
+      capture('working', 'turn-running', await s.screen());
+      const respond = await s.macs(['respond', id, ANSWER]);
+      expect(respond.exitCode, respond.stderr).toBe(0);
+      await explained(
+        waitFor(
+          () => {
+            const requests = readStateFile(s.home, WORKER)?.requests as
+              Record<string, { stage?: string }> | undefined;
+            return requests?.[id]?.stage === 'answered';
+          },
+          { message: `${id} answered and waiting` },
+        ),
+      );
+    } finally {
+      release();
+    }
+    const [delivered] = await explained(
+      waitForEvents(s.home, 'request.delivered', { timeout: 60_000 }),
+    );
+    expect(delivered?.data?.method).toBe('stop-hook');
+    // Claude Code adds the hook's text to the conversation as a reminder.
+    const handed = await explained(
+      waitFor(
+        () =>
+          s.server
+            .conversation()
+            .find((r) => lastUserText(r, { reminders: true }).includes(ANSWER)),
+        { timeout: 30_000, message: 'the handed-over answer at the model' },
+      ),
+    );
+    await explained(
+      waitFor(async () => (await s.screen()).includes('Understood'), {
+        timeout: 30_000,
+        message: "the model's reply to the answer",
+      }),
+    );
+    // The model reads the controller's message, never macs's command line
+    // or home, in this turn or later ones.
+    expect(JSON.stringify(handed.body.messages)).toContain(
+      'The controller answered your request q-2',
+    );
+    for (const request of s.server.conversation()) {
+      const seen = JSON.stringify(request.body.messages);
+      expect(seen).not.toContain(s.home);
+      expect(seen).not.toContain('dist/main.js');
+      expect(seen).not.toMatch(/Stop hook error/i);
+    }
+    // The person sees the controller's message as the hook's feedback.
+    const screen = await explained(
+      waitFor(
+        async () => {
+          const now = await s.screen();
+          return now.includes('? for shortcuts') ? now : undefined;
+        },
+        { message: 'the idle composer after the handover' },
+      ),
+    );
+    expect(screen).toContain('Stop hook feedback: The controller answered');
+    expect(screen).not.toMatch(/Stop hook error/i);
+    expect(screen).not.toContain('dist/main.js');
+    capture('idle', 'stop-hook-handover', screen);
+    expect(findEvents(s.home, 'request.detected')).toHaveLength(1);
+  });
+
+  it('sees a real permission dialog as approval and leaves approval once a person answers it', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const script: Script = (request) => {
+      if (isToolResult(request))
+        return { kind: 'text', text: 'Created the file.', hold: held };
+      if (lastUserText(request).includes('create the file'))
+        return {
+          kind: 'tool',
+          name: 'Bash',
+          input: { command: 'touch approved.txt', description: 'Create it' },
+        };
+      return { kind: 'text', text: 'OK.' };
+    };
+    session = await startClaudeSession(script);
+    const s = session;
+    try {
+      await submitPrompt(s, 'Please create the file.');
+      await explained(s.waitState('approval'));
+      const dialog = await s.screen();
+      expect(dialog).toContain('Do you want to proceed?');
+      capture('approval', 'bash-permission', dialog);
+      // A person picks the highlighted "1. Yes".
+      await s.keys('Enter');
+      await explained(
+        waitFor(() => existsSync(path.join(s.home, 'approved.txt')), {
+          timeout: 30_000,
+          message: 'the approved command ran',
+        }),
+      );
+      // The turn goes on (the model's next answer is held): working.
+      await explained(s.waitState('working', 'working after the dialog'));
+      await explained(waitForEvents(s.home, 'hook.PostToolUse'));
+      expect(s.state()).toBe('working');
+    } finally {
+      release();
+    }
+    await explained(s.waitState('idle'));
+    // A PermissionRequest hook that lands after the person answered (hooks
+    // are slow processes) never held the agent in `approval`.
+    const stale = findEvents(s.home, 'state.disagreement').filter(
+      (e) => e.data?.hook === 'approval' && e.data?.winner === 'hook',
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('sees an API failure as error with its message (screen and StopFailure hook)', async () => {
+    const script: Script = (request) =>
+      lastUserText(request).includes('run the tests')
+        ? {
+            kind: 'http-error',
+            status: 500,
+            type: 'api_error',
+            message: 'Internal server error',
+          }
+        : { kind: 'text', text: 'OK.' };
+    session = await startClaudeSession(script);
+    const s = session;
+    await submitPrompt(s, 'Please run the tests.');
+    await explained(s.waitState('error'));
+    const [failure] = await explained(
+      waitForEvents(s.home, 'hook.StopFailure'),
+    );
+    // The hook names the kind of error and the message Claude printed.
+    expect(failure?.data?.error).toBe('server_error');
+    expect(String(failure?.data?.message)).toContain('Internal server error');
+    const screen = await explained(
+      waitFor(
+        async () => {
+          const now = await s.screen();
+          return /● API Error: 500/.test(now) && now.includes('? for shortcuts')
+            ? now
+            : undefined;
+        },
+        { message: 'the API error on the screen' },
+      ),
+    );
+    capture('error', 'api-error-500', screen);
+    // The screen alone reads error too (the api-error rule).
+    expect(s.state()).toBe('error');
+  });
+
+  it('sees the agent exit (Ctrl-C twice) as dead', async () => {
+    session = await startClaudeSession(() => ({ kind: 'text', text: 'OK.' }));
+    const s = session;
+    await s.keys('C-c');
+    await explained(
+      waitFor(async () => /again to exit/i.test(await s.screen()), {
+        timeout: 20_000,
+        message: 'Claude asks for Ctrl-C again',
+      }),
+    );
+    await s.keys('C-c');
+    await explained(s.waitState('dead'));
+  });
+});
