@@ -4,7 +4,11 @@
  * runs, a composer `› ` (older builds: a `▌` gutter) with footer hints such
  * as `? for shortcuts` or `⏎ send` and `NN% context left`, approval modals
  * (`Would you like to run the following command?` / `› 1. Yes, proceed (y)` /
- * `Press enter to confirm or esc to cancel`) and `■ ` error cells.
+ * `Press enter to confirm or esc to cancel`) and `■ ` error cells. A
+ * message submitted before Codex finished starting (its background app
+ * server) waits under a `Waiting for startup  · esc cancel` status line with
+ * the composer drawn above it (0.169.0, captured in
+ * test/fixtures/screens/codex/working/).
  */
 import {
   DIALOG_FOOTER,
@@ -52,6 +56,14 @@ export const CODEX_PRESET: Preset = parsePreset({
           'status-indicator',
           String.raw`\((?:\d+[hms][ \t]*)+[•·][^)\n]*\bto interrupt\)`,
           { lastLines: 15, ignoreCase: true },
+        ),
+        // A submitted message waits for something (Codex's startup) and can
+        // be cancelled: `Waiting for startup  · esc cancel`. The message is
+        // taken; typing more would be queued behind it.
+        rule(
+          'waiting-cancel',
+          String.raw`^[ \t]*[•◦]?[ \t]*Waiting for\b[^\n]*[·•][ \t]*esc (?:to )?cancel\b`,
+          { lastLines: 6 },
         ),
       ],
       GENERIC_WORKING,
