@@ -44,3 +44,21 @@ describe('codex preset on real Codex screens', () => {
     });
   });
 });
+
+describe('codex preset: an error cell is an error only while it is the last cell', () => {
+  const real = readFileSync(
+    path.join(DIR, 'error', 'api-error-400-above-composer-0.169.0.txt'),
+    'utf8',
+  );
+  it('the real screen: the error above the composer (blank rows between) is error', () => {
+    expect(classifyScreen(real, getPreset('codex')).state).toBe('error');
+  });
+  it('a later turn that answered (the error further up) is idle', () => {
+    const later = real.replace(
+      /\n(\s*› Ask Codex to do anything)/,
+      '\n› Try again.\n\n• It worked this time.\n\n  Worked for 1s • 12:40\n\n$1',
+    );
+    expect(later).toContain('It worked this time.');
+    expect(classifyScreen(later, getPreset('codex')).state).toBe('idle');
+  });
+});

@@ -69,7 +69,18 @@ export const CODEX_PRESET: Preset = parsePreset({
       GENERIC_WORKING,
     ),
     error: withFallbacks(
-      [rule('error-cell', String.raw`^[ \t]*■[ \t]+\S`, { lastLines: 10 })],
+      [
+        rule('error-cell', String.raw`^[ \t]*■[ \t]+\S`, { lastLines: 10 }),
+        // The last cell of the transcript is an error, however many blank
+        // rows Codex's inline viewport leaves above the composer: `■ …`
+        // (wrapped lines indented), blank lines, then the composer and its
+        // footer at the end of the screen.
+        rule(
+          'error-above-composer',
+          String.raw`^[ \t]*■[ \t]+\S[^\n]*\n(?:[ \t]+\S[^\n]*\n){0,8}(?:[ \t]*\n)*[ \t]*[›▌][ \t][^\n]*(?:\n[^\n]*){0,4}(?![\s\S])`,
+          { lastLines: 80 },
+        ),
+      ],
       GENERIC_ERROR,
     ),
     idle: withFallbacks(
