@@ -3,7 +3,7 @@
  *
  * - For agents that `macs start` launches: a per-agent settings file under
  *   `.macs/settings/`, passed on the agent's command line (Claude Code
- *   `--settings <file>`, Codex `-c notify=[…]`). The user's repository is
+ *   `--settings <file>`; Codex: a CODEX_HOME of its own, codex-home.ts). The user's repository is
  *   not touched. `prepareAgentHooks` writes the file and returns the args.
  * - For agents already running: `macs hooks install <agent>` merges the same
  *   hooks into `<dir>/.claude/settings.local.json`; installing again changes
