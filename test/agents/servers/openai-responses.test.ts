@@ -153,10 +153,14 @@ describe('scripted OpenAI Responses server', () => {
     expect((await fetch(`${server.baseUrl}/other`)).status).toBe(404);
   });
 
-  it('is bounded: requests past maxRequests get 503; it stops after lifeMs', async () => {
-    server = await startResponsesServer({ maxRequests: 1, lifeMs: 300 });
+  it('is bounded in requests: past maxRequests, 503', async () => {
+    server = await startResponsesServer({ maxRequests: 1 });
     expect((await post(server, said('a'))).status).toBe(200);
     expect((await post(server, said('b'))).status).toBe(503);
+  });
+
+  it('is bounded in time: it stops by itself after lifeMs', async () => {
+    server = await startResponsesServer({ lifeMs: 200 });
     const url = server.baseUrl;
     await waitFor(() =>
       fetch(`${url}/models`).then(
