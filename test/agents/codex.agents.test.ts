@@ -189,6 +189,35 @@ describe(`Codex CLI ${CODEX.version} through macs`, () => {
     expect(JSON.stringify(argv)).not.toContain('notify=');
     await waitIdleComposer(pane);
     await reachState(pane, 'idle', 'composer-after-start');
+
+    // The startup warnings overlay (f2) reads unknown; macs types nothing
+    // into it (a `k` there would keep a warning and go to the next).
+    // The footer names the warnings once Codex has them; f2 opens them
+    // (pressed again, as a person would, if the first press came too early).
+    await waitFor(async () => /f2 to view/.test(await screen(pane)), {
+      timeout: 60_000,
+      message: 'the warnings hint in the footer',
+    });
+    await waitFor(
+      async () => {
+        if (/Warnings · 1 of/.test(await screen(pane))) return true;
+        await tmuxOn(socket, 'send-keys', '-t', pane, 'F2');
+        return false;
+      },
+      { timeout: 30_000, interval: 1000, message: 'the warnings overlay' },
+    );
+    const overlay = await screen(pane);
+    expect(classifyScreen(overlay, PRESET).state).toBe('unknown');
+    mkdirSync(path.join(shots, 'unknown'), { recursive: true });
+    writeFileSync(
+      path.join(shots, 'unknown', `warnings-overlay-${CODEX.version}.txt`),
+      overlay,
+    );
+    const typed = await macs(['send', 'worker-1', 'k', '--timeout', '10']);
+    expect(typed.exitCode).not.toBe(0);
+    expect(await screen(pane)).toMatch(/Warnings · 1 of/);
+    await tmuxOn(socket, 'send-keys', '-t', pane, 'Escape');
+    await waitIdleComposer(pane);
     await waitFor(
       () =>
         processesMentioning(codexHome).some((l) => l.includes('app-server')),
