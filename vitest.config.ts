@@ -9,7 +9,12 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-          exclude: ['test/**/*.integration.test.ts', 'node_modules/**'],
+          // The real-agent tests are a project of their own (below).
+          exclude: [
+            'test/**/*.integration.test.ts',
+            'test/**/*.agents.test.ts',
+            'node_modules/**',
+          ],
           environment: 'node',
           // A guard against a hang, never a verdict on speed: a shared CI
           // machine may be slow (property tests get run counts instead).

@@ -27,7 +27,11 @@ import {
   lastScreenLines,
   type ClassifyResult,
 } from '../screen/classify.js';
-import { createScreenReader, type ScreenReader } from '../screen/reader.js';
+import {
+  createScreenReader,
+  LIVE_STABLE_MS,
+  type ScreenReader,
+} from '../screen/reader.js';
 import { createPauseGate } from '../state/control.js';
 import { ensureHomeDirs, writeFileAtomic } from '../state/fs.js';
 import { paneLogPath, type HomePaths } from '../state/paths.js';
@@ -832,13 +836,20 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     // The reader reports held blocks, and ends its care after a resize,
     // once output has been quiet for a moment.
     clearTimeout(readerSettleTimer);
-    readerSettleTimer = setTimeout(() => {
+    const settleReader = (): void => {
       void serial(async () => {
         if (reader && (await handleFound(reader.settle()))) await saveNow();
+        // A block drawn by a full-screen program is reported once it has
+        // stayed the same a moment (screen/reader.ts): look again then.
+        if (!stopped && reader?.hasHeld()) {
+          clearTimeout(readerSettleTimer);
+          readerSettleTimer = setTimeout(settleReader, LIVE_STABLE_MS);
+        }
       }).catch((error: unknown) =>
         log.error({ err: error }, 'screen settle failed'),
       );
-    }, READER_SETTLE_MS);
+    };
+    readerSettleTimer = setTimeout(settleReader, READER_SETTLE_MS);
     clearTimeout(stateTimer);
     const due = Math.min(
       burst ? STATE_LEADING_MS : STATE_SETTLE_MS,

@@ -3,7 +3,7 @@
  *
  * - For agents that `macs start` launches: a per-agent settings file under
  *   `.macs/settings/`, passed on the agent's command line (Claude Code
- *   `--settings <file>`, Codex `-c notify=[…]`). The user's repository is
+ *   `--settings <file>`; Codex: a CODEX_HOME of its own, codex-home.ts). The user's repository is
  *   not touched. `prepareAgentHooks` writes the file and returns the args.
  * - For agents already running: `macs hooks install <agent>` merges the same
  *   hooks into `<dir>/.claude/settings.local.json`; installing again changes
@@ -21,6 +21,15 @@ import type { HomePaths } from '../state/paths.js';
 import { quoteShellArg } from '../tmux/args.js';
 import { CLAUDE_HOOK_EVENTS } from './claude.js';
 import { CODEX_NOTIFY_EVENT } from './codex.js';
+import {
+  agentCodexHome,
+  buildCodexConfig,
+  linkCodexHome,
+  readCodexSource,
+  tomlStringArray,
+  userCodexHome,
+} from './codex-home.js';
+import os from 'node:os';
 
 /** Seconds Claude Code gives a macs hook (it needs milliseconds). */
 export const HOOK_TIMEOUT_SEC = 30;
@@ -126,12 +135,11 @@ export function buildClaudeHooks(
   return section;
 }
 
-/** TOML array of basic strings (JSON string escapes are valid TOML ones). */
-function tomlStringArray(values: readonly string[]): string {
-  return `[${values.map((v) => JSON.stringify(v)).join(', ')}]`;
-}
-
-/** Codex: `-c notify=[…]` (Codex appends the event JSON as the last argument). */
+/**
+ * Codex: `-c notify=[…]` (Codex appends the event JSON as the last
+ * argument). For `macs hooks install`, which prints the setting; agents
+ * `macs start` launches get it in a config.toml of their own (codex-home.ts).
+ */
 export function buildCodexNotifyArgs(options: HookCommandOptions): string[] {
   return [
     '-c',
@@ -146,6 +154,8 @@ export interface AgentHookSetup {
   env: Record<string, string>;
   /** Files to write before the agent starts. */
   files: { path: string; content: string }[];
+  /** Codex: the user's Codex home to link sign-in and instructions from. */
+  codexLinks?: { home: string; source: string };
 }
 
 export interface AgentHookOptions {
@@ -155,6 +165,10 @@ export interface AgentHookOptions {
   paths: HomePaths;
   askTimeoutSec: number;
   macsCommand?: readonly string[];
+  /** Codex: the user's Codex home (default: `$CODEX_HOME`, else `~/.codex`). */
+  codexSourceHome?: string;
+  /** Codex: the text of the user's config.toml (read by prepareAgentHooks). */
+  codexSourceConfig?: string;
 }
 
 /** The per-agent settings file for an agent macs starts. */
@@ -164,8 +178,10 @@ export function agentSettingsPath(paths: HomePaths, agent: string): string {
 
 /**
  * Pure: what an agent macs starts needs for its hooks. For Claude Code a
- * settings file and `--settings <file>`; for Codex `-c notify=[…]`; nothing
- * for presets without hooks. Claude Code merges `--settings` with the
+ * settings file and `--settings <file>`; for Codex a Codex home of its own
+ * (`CODEX_HOME=.macs/codex/<agent>`) whose config.toml is the user's with
+ * macs's `notify` (no command-line settings: those put Codex in embedded
+ * mode); nothing for presets without hooks. Claude Code merges `--settings` with the
  * user's own settings, so the user's hooks keep running too.
  */
 export function buildAgentHookSetup(options: AgentHookOptions): AgentHookSetup {
@@ -192,8 +208,25 @@ export function buildAgentHookSetup(options: AgentHookOptions): AgentHookSetup {
         ],
       };
     }
-    case 'codex':
-      return { args: buildCodexNotifyArgs(command), env, files: [] };
+    case 'codex': {
+      const home = agentCodexHome(options.paths.runtime, options.agent);
+      const source =
+        options.codexSourceHome ?? userCodexHome(process.env, os.homedir());
+      return {
+        args: [],
+        env: { ...env, CODEX_HOME: home },
+        files: [
+          {
+            path: path.join(home, 'config.toml'),
+            content: buildCodexConfig(
+              options.codexSourceConfig,
+              buildHookArgv(CODEX_NOTIFY_EVENT, command),
+            ),
+          },
+        ],
+        codexLinks: { home, source },
+      };
+    }
     case 'none':
       return { args: [], env, files: [] };
     default: {
@@ -211,11 +244,18 @@ export function buildAgentHookSetup(options: AgentHookOptions): AgentHookSetup {
 export async function prepareAgentHooks(
   options: AgentHookOptions,
 ): Promise<Pick<AgentHookSetup, 'args' | 'env'>> {
-  const setup = buildAgentHookSetup(options);
+  let setup = buildAgentHookSetup(options);
+  if (setup.codexLinks && options.codexSourceConfig === undefined) {
+    const config = await readCodexSource(setup.codexLinks.source);
+    if (config !== undefined)
+      setup = buildAgentHookSetup({ ...options, codexSourceConfig: config });
+  }
   for (const file of setup.files) {
     await ensurePrivateDir(path.dirname(file.path));
     await writeFileAtomic(file.path, file.content);
   }
+  if (setup.codexLinks)
+    await linkCodexHome(setup.codexLinks.home, setup.codexLinks.source);
   return { args: setup.args, env: setup.env };
 }
 

@@ -36,7 +36,13 @@ import { readAgentState } from '../state/store.js';
 import type { AgentStateFile } from '../state/types.js';
 import { getPreset } from '../config/presets/index.js';
 import { planClaudeHook, resolveApproval } from './claude.js';
-import { CODEX_NOTIFY_EVENT, planCodexNotify } from './codex.js';
+import {
+  CODEX_NOTIFY_EVENT,
+  codexThreadId,
+  planCodexNotify,
+  type CodexThreadInfo,
+} from './codex.js';
+import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
 import type { ApprovalAsk, HookContext, HookPlan } from './types.js';
 import { isProcessAlive } from '../state/process.js';
 
@@ -412,6 +418,15 @@ export async function runHook(
       await recordError(`hook ${opts.event} refused: ${foreign}`, agent);
       return;
     }
+    // Codex: which thread the notification is for (its own records say).
+    let codexThread: CodexThreadInfo | undefined;
+    const threadId =
+      opts.event === CODEX_NOTIFY_EVENT ? codexThreadId(raw) : undefined;
+    const codexHome = codexHomeOf(deps.env);
+    if (threadId && codexHome)
+      codexThread = await readCodexThreadInfo(codexHome, threadId).catch(
+        () => undefined,
+      );
     const unavailable = new Set<string>();
     const ctx = (): HookContext => ({
       agent,
@@ -425,7 +440,7 @@ export async function runHook(
     });
     const plan = (): HookPlan =>
       opts.event === CODEX_NOTIFY_EVENT
-        ? planCodexNotify(raw)
+        ? planCodexNotify(raw, codexThread)
         : planClaudeHook(opts.event, raw, ctx());
 
     let current = plan();
@@ -463,12 +478,17 @@ export async function runHook(
       deps.write(JSON.stringify(current.reply));
     }
     // The reply is out; what follows is bookkeeping and must not change it.
+    // A Codex notification that says nothing about the agent (an auxiliary
+    // thread's turn) leaves the observation as it was: rewriting it would
+    // make a stale state look fresh to the bridge.
+    const silent = opts.event === CODEX_NOTIFY_EVENT && !current.observation;
     try {
-      await writeObservation(
-        paths,
-        agent,
-        mergeObservation(opts.event, current, previous, now()),
-      );
+      if (!silent)
+        await writeObservation(
+          paths,
+          agent,
+          mergeObservation(opts.event, current, previous, now()),
+        );
     } catch (error) {
       await recordError(
         `cannot write the hook observation: ${errorMessage(error)}`,

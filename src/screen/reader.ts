@@ -26,9 +26,15 @@
  * `seen()` and the `seen` option.
  *
  * A program that redraws by writing over old rows can be caught half way:
- * its new start marker above, its old end marker still below. A live block
- * whose end lies below the cursor is therefore held until the cursor has
- * passed it (the program finished drawing) or output settles (`settle()`).
+ * its new start marker above, its old end marker still below. And a
+ * full-screen program may show a block before its body is drawn: Codex
+ * 0.169 reveals a message line by line with its last line (the end marker)
+ * already below, so for a moment the start and end markers stand with
+ * nothing or half the body between them. A live block is therefore
+ * reported at once only when the cursor is right after its end (the
+ * program wrote it in order, as a stream); any other block is held until it
+ * has stayed the same for LIVE_STABLE_MS (on a later read, or when output
+ * settles: `settle()`; `hasHeld()` tells the caller to settle again).
  * After a resize, until output settles, a block must also be seen twice:
  * frames drawn for the old size may still arrive, and drawn at the new
  * size their rows wrap and overwrite each other.
@@ -56,7 +62,15 @@ type RequestEvent = Extract<BridgeEvent, { type: 'request' }>;
 type MalformedEvent = Extract<BridgeEvent, { type: 'malformed' }>;
 type DroppedEvent = Extract<BridgeEvent, { type: 'attribute-dropped' }>;
 
+/**
+ * How long a block drawn anywhere but right above the cursor must stay the
+ * same before it is reported (a full-screen program may be mid-redraw).
+ */
+export const LIVE_STABLE_MS = 300;
+
 export interface ScreenReaderOptions extends ParserOptions {
+  /** The clock (ms), for tests; default Date.now. */
+  now?: () => number;
   cols: number;
   rows: number;
   /** Logical lines kept after they leave the emulator (default 10,000). */
@@ -236,7 +250,9 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
   let committedOpen = false;
   // The last committed row of the normal buffer, followed through scrolling.
   let anchor: TrackedRow | undefined;
-  let held = new Map<string, true>();
+  // Held blocks: fingerprint → when it was first seen as it is now.
+  let held = new Map<string, number>();
+  const now = options.now ?? Date.now;
   let lastBuffer = screen.buffer;
   let forceLive = false;
   let silent = false;
@@ -367,9 +383,10 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
   }
 
   /**
-   * Re-read the screen. A new block is reported on its second sighting
-   * (after more output) once the cursor has passed its end, or on any
-   * sighting when `settle` (output has stopped); until then it is held.
+   * Re-read the screen. A new block is reported when the cursor is right
+   * after its end; otherwise once it has stayed the same for LIVE_STABLE_MS
+   * with the cursor past its end, or on any such sighting when `settle`
+   * (output has stopped); until then it is held.
    */
   function scanLive(out: BridgeEvent[], settle: boolean): void {
     const lines = liveLines();
@@ -386,7 +403,8 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
     const parser = createBridgeParser(parserOptions);
     if (prefix !== '') parser.push(prefix);
     const cursor = screen.cursorRow;
-    const nextHeld = new Map<string, true>();
+    const nowMs = now();
+    const nextHeld = new Map<string, number>();
     let dropped: DroppedEvent[] = [];
     for (let i = first; i < lines.length; i += 1) {
       const line = lines[i];
@@ -398,13 +416,17 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
         }
         if (event.type === 'request') {
           const print = fingerprintRequest(event.attributes, event.body);
+          const since = held.get(print);
+          // Written in order: the cursor is on the end marker's row or the next.
+          const streamed = line.lastRow <= cursor && cursor - line.lastRow <= 1;
+          const stable = since !== undefined && nowMs - since >= LIVE_STABLE_MS;
           if (seenPrints.has(print)) remember(print);
           else if (
-            settle ||
-            (line.lastRow <= cursor && (!resized || held.has(print)))
+            (streamed && !resized) ||
+            (stable && (settle || line.lastRow <= cursor))
           )
             report(out, event, dropped, print);
-          else nextHeld.set(print, true);
+          else nextHeld.set(print, since ?? nowMs);
         }
         // Malformed blocks on screen may be a redraw in progress: they are
         // reported when their rows are committed.
@@ -420,7 +442,7 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
     if (CLEARS_SCROLLBACK.test(piece)) history.clear();
     if (screen.buffer !== lastBuffer) {
       lastBuffer = screen.buffer;
-      held = new Map();
+      held = new Map<string, number>();
       forceLive = true;
     }
     commit(out);

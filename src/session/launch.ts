@@ -69,6 +69,11 @@ export async function planLaunch(options: {
     hooks: options.hooks,
     paths: options.paths,
     askTimeoutSec: options.askTimeoutSec,
+    // An agent configured with a Codex home of its own: its config is the
+    // source of the one macs writes.
+    ...(options.env.CODEX_HOME
+      ? { codexSourceHome: options.env.CODEX_HOME }
+      : {}),
   });
   const withHooks = withExtraArgs(options.command, hooks.args);
   const launch: AgentLaunch = {
@@ -78,7 +83,8 @@ export async function planLaunch(options: {
       agent: options.agent,
       home: options.paths.home,
       socket: options.socket,
-      extra: options.env,
+      // The hooks' environment (Codex: CODEX_HOME) wins over the agent's.
+      extra: { ...options.env, ...hooks.env },
     }),
   };
   return withHooks

@@ -306,7 +306,7 @@ export async function startSession(
     }
 
     // 3. The agents' programs, each with its own hook settings (Claude Code:
-    // `--settings <per-agent file>`; Codex: `-c notify=[...]`), so the user's
+    // `--settings <per-agent file>`; Codex: a CODEX_HOME of its own), so the user's
     // repository is never touched.
     for (const [index, agent] of prepared.entries()) {
       const entry = entries[index];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planCodexNotify } from '../../src/hooks/codex.js';
+import { codexThreadId, planCodexNotify } from '../../src/hooks/codex.js';
 
 describe("Codex's notify program", () => {
   it('a finished turn marks the agent idle', () => {
@@ -43,4 +43,56 @@ describe("Codex's notify program", () => {
       expect(p.events[0]?.type).toBe('error');
     },
   );
+});
+
+// Codex 0.169.0 runs notify for the thread the person talks to and for a
+// one-turn thread of its own that names it (a new thread id each prompt).
+describe("Codex's notify program: auxiliary threads", () => {
+  const payload = (thread: string) =>
+    JSON.stringify({
+      type: 'agent-turn-complete',
+      'thread-id': thread,
+      'turn-id': 'turn-1',
+      cwd: '/work/repo',
+      client: 'codex-tui',
+      'input-messages': ['Generate a concise, single-line task title'],
+      'last-assistant-message': 'Add health check',
+    });
+
+  it('a thread Codex did not record (a title thread) leaves the state alone', () => {
+    const p = planCodexNotify(payload('title-1'), { recorded: false });
+    expect(p.observation).toBeUndefined();
+    expect(p.events[0]).toMatchObject({
+      type: 'hook.notify',
+      data: { session: 'title-1', auxiliary: true },
+    });
+  });
+
+  it('a recorded thread that is not the person’s leaves the state alone', () => {
+    const p = planCodexNotify(payload('sub-1'), {
+      recorded: true,
+      source: 'subagent',
+    });
+    expect(p.observation).toBeUndefined();
+    expect(p.events[0]?.data).toMatchObject({
+      auxiliary: true,
+      threadSource: 'subagent',
+    });
+  });
+
+  it.each([
+    ['the person’s thread', { recorded: true, source: 'user' } as const],
+    ['a record without a source (older Codex)', { recorded: true } as const],
+    ['nothing known', undefined],
+  ])('%s marks the agent idle', (_name, info) => {
+    const p = planCodexNotify(payload('main-1'), info);
+    expect(p.observation).toEqual({ state: 'idle', consecutiveBlocks: 0 });
+    expect(p.events[0]?.data).not.toHaveProperty('auxiliary');
+  });
+
+  it('codexThreadId reads the thread id', () => {
+    expect(codexThreadId(payload('abc'))).toBe('abc');
+    expect(codexThreadId('{"type":"x"}')).toBeUndefined();
+    expect(codexThreadId('not json')).toBeUndefined();
+  });
 });

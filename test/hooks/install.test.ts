@@ -228,9 +228,9 @@ describe('per-agent settings for agents macs starts', () => {
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
   });
 
-  it('codex: -c notify; presets without hooks: nothing', () => {
+  it('codex: no command-line settings (a Codex home of its own, codex-home.test.ts); presets without hooks: nothing', () => {
     const base = { agent: 'w', paths, askTimeoutSec: 60, macsCommand: MACS };
-    expect(buildAgentHookSetup({ ...base, hooks: 'codex' }).args[0]).toBe('-c');
+    expect(buildAgentHookSetup({ ...base, hooks: 'codex' }).args).toEqual([]);
     expect(buildAgentHookSetup({ ...base, hooks: 'none' })).toMatchObject({
       args: [],
       files: [],

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BridgeEvent } from '../../src/protocol/request-parser.js';
 import {
   createScreenReader,
+  LIVE_STABLE_MS,
   fingerprintRequest,
   splitPieces,
   PIECE_MAX_CHARS,
@@ -21,8 +22,19 @@ const STREAMS = path.join(
 );
 
 const readers: ScreenReader[] = [];
+/**
+ * A reader whose clock moves LIVE_STABLE_MS on every look, so a block a
+ * full-screen program drew counts as stable on its next sighting (time is
+ * not what these tests are about; the Codex test below is).
+ */
 function reader(options: Partial<ScreenReaderOptions> = {}): ScreenReader {
-  const created = createScreenReader({ cols: 80, rows: 24, ...options });
+  let clock = 0;
+  const created = createScreenReader({
+    cols: 80,
+    rows: 24,
+    now: () => (clock += LIVE_STABLE_MS),
+    ...options,
+  });
   readers.push(created);
   return created;
 }

@@ -4,7 +4,11 @@
  * runs, a composer `› ` (older builds: a `▌` gutter) with footer hints such
  * as `? for shortcuts` or `⏎ send` and `NN% context left`, approval modals
  * (`Would you like to run the following command?` / `› 1. Yes, proceed (y)` /
- * `Press enter to confirm or esc to cancel`) and `■ ` error cells.
+ * `Press enter to confirm or esc to cancel`) and `■ ` error cells. A
+ * message submitted before Codex finished starting (its background app
+ * server) waits under a `Waiting for startup  · esc cancel` status line with
+ * the composer drawn above it (0.169.0, captured in
+ * test/fixtures/screens/codex/working/).
  */
 import {
   DIALOG_FOOTER,
@@ -53,11 +57,30 @@ export const CODEX_PRESET: Preset = parsePreset({
           String.raw`\((?:\d+[hms][ \t]*)+[•·][^)\n]*\bto interrupt\)`,
           { lastLines: 15, ignoreCase: true },
         ),
+        // A submitted message waits for something (Codex's startup) and can
+        // be cancelled: `Waiting for startup  · esc cancel`. The message is
+        // taken; typing more would be queued behind it.
+        rule(
+          'waiting-cancel',
+          String.raw`^[ \t]*[•◦]?[ \t]*Waiting for\b[^\n]*[·•][ \t]*esc (?:to )?cancel\b`,
+          { lastLines: 6 },
+        ),
       ],
       GENERIC_WORKING,
     ),
     error: withFallbacks(
-      [rule('error-cell', String.raw`^[ \t]*■[ \t]+\S`, { lastLines: 10 })],
+      [
+        rule('error-cell', String.raw`^[ \t]*■[ \t]+\S`, { lastLines: 10 }),
+        // The last cell of the transcript is an error, however many blank
+        // rows Codex's inline viewport leaves above the composer: `■ …`
+        // (wrapped lines indented), blank lines, then the composer and its
+        // footer at the end of the screen.
+        rule(
+          'error-above-composer',
+          String.raw`^[ \t]*■[ \t]+\S[^\n]*\n(?:[ \t]+\S[^\n]*\n){0,8}(?:[ \t]*\n)*[ \t]*[›▌][ \t][^\n]*(?:\n[^\n]*){0,4}(?![\s\S])`,
+          { lastLines: 80 },
+        ),
+      ],
       GENERIC_ERROR,
     ),
     idle: withFallbacks(
