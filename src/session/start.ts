@@ -50,6 +50,7 @@ import {
 } from './record.js';
 import { createRunGit, ensureWorktree, type RunGit } from './worktree.js';
 import { planLaunch, preparePane, runInPane } from './launch.js';
+import { prepareMcpWiring } from './mcp-wiring.js';
 
 /** The oldest tmux with `respawn-pane -e/-c` and direct argv execution. */
 export const MIN_TMUX_VERSION: readonly [number, number] = [3, 0];
@@ -311,6 +312,19 @@ export async function startSession(
     for (const [index, agent] of prepared.entries()) {
       const entry = entries[index];
       if (!entry) continue;
+      // A controller of a known preset gets `macs mcp` as its MCP server
+      // (session/mcp-wiring.ts); others answer as typed-text controllers.
+      const mcp =
+        agent.role === 'controller'
+          ? await prepareMcpWiring({
+              preset: agent.preset.name,
+              agent: agent.name,
+              paths,
+              socket,
+              macsCommand: options.macsArgv,
+              ...(options.configFile ? { config: options.configFile } : {}),
+            })
+          : undefined;
       const { launch, warning } = await planLaunch({
         paths,
         agent: agent.name,
@@ -320,7 +334,9 @@ export async function startSession(
         env: agent.env,
         socket,
         askTimeoutSec: options.config.policy.askTimeoutSec,
+        ...(mcp ? { mcp } : {}),
       });
+      if (mcp) entry.mcp = mcp.kind;
       if (warning) warnings.push(warning);
       entry.launch = launch;
       const pid = await runInPane(tmux, entry.pane, launch);
