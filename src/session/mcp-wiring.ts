@@ -20,6 +20,7 @@
  * (the interactive backend), which stays the fallback.
  */
 import path from 'node:path';
+import type { MacsConfig } from '../config/schema.js';
 import { defaultMacsCommand } from '../hooks/install.js';
 import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
 import type { HomePaths } from '../state/paths.js';
@@ -39,6 +40,19 @@ export function mcpWiringKind(preset: string): McpWiringKind | undefined {
   return preset === 'claude' || preset === 'codex' || preset === 'gemini'
     ? preset
     : undefined;
+}
+
+/** Does any request go to a controller pane as typed text (the interactive backend)? */
+export function usesInteractiveBackend(
+  config: Pick<MacsConfig, 'backend' | 'routes' | 'fallback'>,
+): boolean {
+  return (
+    config.backend === 'interactive' ||
+    Object.values(config.routes).some((chain) =>
+      chain.includes('interactive'),
+    ) ||
+    config.fallback.includes('interactive')
+  );
 }
 
 /** The stdio server an agent starts: `<macs> mcp --home H --tmux-socket S`. */

@@ -50,7 +50,11 @@ import {
 } from './record.js';
 import { createRunGit, ensureWorktree, type RunGit } from './worktree.js';
 import { planLaunch, preparePane, runInPane } from './launch.js';
-import { prepareMcpWiring } from './mcp-wiring.js';
+import {
+  mcpWiringKind,
+  prepareMcpWiring,
+  usesInteractiveBackend,
+} from './mcp-wiring.js';
 
 /** The oldest tmux with `respawn-pane -e/-c` and direct argv execution. */
 export const MIN_TMUX_VERSION: readonly [number, number] = [3, 0];
@@ -221,6 +225,16 @@ export async function startSession(
   const prompt = agents.some((a) => a.prompt)
     ? await loadPrompt('worker', { home: paths.home })
     : undefined;
+  // A controller wired to `macs mcp` learns its tools from its first
+  // message, unless requests are typed into it (the interactive backend):
+  // then each envelope says what to do.
+  const mcpPrompt = agents.some(
+    (a) => a.role === 'controller' && mcpWiringKind(a.preset.name),
+  )
+    ? usesInteractiveBackend(options.config)
+      ? undefined
+      : await loadPrompt('controller-mcp', { home: paths.home })
+    : undefined;
   let created = false;
   try {
     // 1. Panes with placeholders; ids captured as they are made.
@@ -303,6 +317,11 @@ export async function startSession(
         cwd: agent.cwd,
         ...(agent.tree ? { worktree: agent.tree } : {}),
         ...(agent.prompt && prompt ? { prompt: { file: prompt.file } } : {}),
+        ...(agent.role === 'controller' &&
+        mcpWiringKind(agent.preset.name) &&
+        mcpPrompt
+          ? { prompt: { file: mcpPrompt.file } }
+          : {}),
       });
     }
 

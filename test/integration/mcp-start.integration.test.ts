@@ -1,7 +1,8 @@
 // Issue 13, part 2: `macs start` registers `macs mcp` with a controller of a
-// known preset. A stand-in for Claude Code records the argv it was started
-// with; the test then starts the MCP server exactly as that --mcp-config file
-// says (as Claude Code would) and answers a fake worker's request through it.
+// known preset. The fake agent stands in for a Claude Code controller (it
+// takes --mcp-config); the test checks its argv and first message, then
+// starts the MCP server exactly as that --mcp-config file says (as Claude
+// Code would) and answers a fake worker's request through it.
 import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -39,13 +40,8 @@ describe('macs start wires a Claude Code controller to macs mcp (issue 13)', () 
     cleanup();
   });
 
-  it('passes --mcp-config with a server that answers the worker through the bridge', async () => {
-    const out = path.join(home, 'controller-argv.json');
-    const stand = path.join(home, 'stand-in.cjs');
-    writeFileSync(
-      stand,
-      `const fs = require('fs'); fs.writeFileSync(${JSON.stringify(`${out}.tmp`)}, JSON.stringify(process.argv.slice(2))); fs.renameSync(${JSON.stringify(`${out}.tmp`)}, ${JSON.stringify(out)}); setInterval(() => {}, 1e6);\n`,
-    );
+  it('passes --mcp-config and a first message; the server it names answers the worker through the bridge', async () => {
+    const controllerRecord = path.join(home, 'controller.record.jsonl');
     const record = path.join(home, 'worker.record.jsonl');
     const script = path.join(home, 'worker.script.json');
     writeFileSync(
@@ -63,7 +59,7 @@ describe('macs start wires a Claude Code controller to macs mcp (issue 13)', () 
         controller: {
           name: 'controller',
           preset: 'claude',
-          command: [process.execPath, stand],
+          command: [process.execPath, FAKE_AGENT, '--record', controllerRecord],
         },
         workers: [
           {
@@ -87,17 +83,28 @@ describe('macs start wires a Claude Code controller to macs mcp (issue 13)', () 
       socket,
     });
     expect(run.exitCode, run.stderr).toBe(0);
-    await waitFor(() => existsSync(out), {
-      timeout: 15_000,
-      message: 'the controller recorded its arguments',
-    });
-    const argv = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    const session = JSON.parse(
+      readFileSync(path.join(home, '.macs', 'session.json'), 'utf8'),
+    ) as {
+      agents: { role: string; mcp?: string; launch?: { argv: string[] } }[];
+    };
+    const controller = session.agents.find((a) => a.role === 'controller');
+    expect(controller).toMatchObject({ mcp: 'claude' });
+    const argv = controller?.launch?.argv ?? [];
     const at = argv.indexOf('--mcp-config');
     expect(at).toBeGreaterThanOrEqual(0);
     const file = argv[at + 1] ?? '';
     expect(realpathSync(file)).toBe(
       path.join(realpathSync(home), '.macs', 'mcp', 'controller.claude.json'),
     );
+    // Its first message (the bridge types it once the controller is idle)
+    // explains the tools.
+    const first = await waitFor(
+      () => readRecord(controllerRecord).find((r) => r.type === 'submit'),
+      { timeout: 30_000, message: 'the controller got its first message' },
+    );
+    expect(first.text).toContain('macs: you are controller, the controller');
+    expect(first.text).toContain('wait_for_request');
     const server = (JSON.parse(readFileSync(file, 'utf8')) as McpConfigFile)
       .mcpServers.macs;
     expect(server.type).toBe('stdio');

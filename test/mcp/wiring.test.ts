@@ -253,4 +253,35 @@ describe('MCP wiring of a controller', () => {
       }
     }
   });
+
+  it('the controller learns its tools from a first message, unless requests are typed into it', async () => {
+    for (const backend of ['file', 'interactive'] as const) {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'macs-wiring-'));
+      try {
+        const p = resolveHomePaths(dir);
+        const config = ConfigSchema.parse({
+          ...agentsFromFlags({ controller: 'claude', workers: ['node a.js'] }),
+          backend,
+        });
+        const { record } = await startSession({
+          tmux: new FakeTmuxClient(),
+          paths: p,
+          config,
+          agents: planAgents(config, dir),
+          socket: 'macs-test-fake',
+          macsArgv: ['node', '/pkg/dist/main.js'],
+          events: createEventLog(p),
+          log: createSilentLogger(),
+          env: { PATH: '' },
+        });
+        const controller = record.agents.find((a) => a.role === 'controller');
+        expect(controller?.mcp).toBe('claude');
+        if (backend === 'file')
+          expect(controller?.prompt?.file).toMatch(/controller-mcp\.md$/);
+        else expect(controller?.prompt).toBeUndefined();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
 });
