@@ -19,6 +19,7 @@
  * Other presets get nothing here: they answer as the typed-text controller
  * (the interactive backend), which stays the fallback.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { MacsConfig } from '../config/schema.js';
 import { defaultMacsCommand } from '../hooks/install.js';
@@ -171,8 +172,25 @@ export function buildMcpWiring(options: {
 }
 
 /**
+ * The nearest folder at or above `dir` that group or others may write to.
+ * Gemini CLI (0.61) skips a system settings file under such a folder (it
+ * says "Parent directory '/tmp' is insecure") and starts without the macs
+ * server, so `macs start` warns about it.
+ */
+export async function insecureAncestor(
+  dir: string,
+): Promise<string | undefined> {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    const info = await stat(at).catch(() => undefined);
+    if (info && (info.mode & 0o022) !== 0) return at;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+/**
  * For `macs start`: the wiring of a controller of preset `preset`, its
  * files written (0600 in a 0700 folder); undefined for a preset without.
+ * `warning`: why the agent may still not see the server.
  */
 export async function prepareMcpWiring(options: {
   preset: string;
@@ -181,7 +199,7 @@ export async function prepareMcpWiring(options: {
   socket: string;
   config?: string;
   macsCommand?: readonly string[];
-}): Promise<McpWiring | undefined> {
+}): Promise<(McpWiring & { warning?: string }) | undefined> {
   const kind = mcpWiringKind(options.preset);
   if (!kind) return undefined;
   const wiring = buildMcpWiring({
@@ -198,6 +216,14 @@ export async function prepareMcpWiring(options: {
   for (const file of wiring.files) {
     await ensurePrivateDir(path.dirname(file.path));
     await writeFileAtomic(file.path, file.content);
+  }
+  if (kind === 'gemini') {
+    const open = await insecureAncestor(mcpConfigDir(options.paths));
+    if (open)
+      return {
+        ...wiring,
+        warning: `${options.agent}: Gemini CLI ignores its settings file under ${open}, a folder others may write to, so it will not have the macs tools; use a home outside it (docs/mcp.md)`,
+      };
   }
   return wiring;
 }

@@ -356,6 +356,7 @@ export async function startSession(
         ...(mcp ? { mcp } : {}),
       });
       if (mcp) entry.mcp = mcp.kind;
+      if (mcp?.warning) warnings.push(mcp.warning);
       if (warning) warnings.push(warning);
       entry.launch = launch;
       const pid = await runInPane(tmux, entry.pane, launch);

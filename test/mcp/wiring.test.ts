@@ -1,4 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +15,7 @@ import { createSilentLogger } from '../../src/log/logger.js';
 import {
   buildMcpServerCommand,
   buildMcpWiring,
+  insecureAncestor,
   mcpWiringKind,
   prepareMcpWiring,
 } from '../../src/session/mcp-wiring.js';
@@ -283,5 +291,15 @@ describe('MCP wiring of a controller', () => {
         rmSync(dir, { recursive: true, force: true });
       }
     }
+  });
+
+  it('finds a folder others may write to above the settings (Gemini CLI skips such a file)', async () => {
+    const open = path.join(home, 'open');
+    const inner = path.join(open, 'inner');
+    mkdirSync(inner, { recursive: true });
+    chmodSync(open, 0o777);
+    chmodSync(home, 0o700);
+    expect(await insecureAncestor(inner)).toBe(open);
+    expect(await insecureAncestor('/')).toBeUndefined();
   });
 });
