@@ -25,7 +25,7 @@ export async function runMcp(
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ],
   );
-  const server = createMacsMcpServer({
+  const { server, recording } = createMacsMcpServer({
     ctx,
     config,
     runTmux: deps.runTmux,
@@ -41,7 +41,7 @@ export async function runMcp(
     streams.stdin.once('end', () => resolve('closed'));
     streams.stdin.once('close', () => resolve('closed'));
   });
-  await server.connect(transport);
+  await server.connect(recording(transport));
   ctx.log.info({ home: ctx.paths.home }, 'mcp server started');
   const how = await Promise.race([closed, deps.interrupted]);
   await server.close().catch(() => undefined);

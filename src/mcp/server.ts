@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   CallToolResult,
   ServerNotification,
@@ -194,14 +195,26 @@ export function composeAnswer(instructions: string, notes?: string): string {
   return `WORKER INSTRUCTIONS:\n${instructions.trim()}\n\nNOTES:\n${notes.trim()}\n`;
 }
 
-/** Build the MCP server for one home (connect it to a transport to serve). */
-export function createMacsMcpServer(options: MacsMcpOptions): McpServer {
+export interface MacsMcpServer {
+  server: McpServer;
+  /**
+   * The transport to connect the server to: `transport`, with the calls the
+   * SDK refuses before a tool runs (bad input, an unknown tool) recorded as
+   * `mcp.call` events too.
+   */
+  recording: (transport: Transport) => Transport;
+}
+
+/** Build the MCP server for one home (connect it to `recording(transport)` to serve). */
+export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
   const { ctx, config } = options;
   const { paths } = ctx;
   const log: Logger = ctx.log;
   const reader = createSnapshotReader(paths, { eventLimit: 1 });
   const events = createEventLog(paths);
   const pollMs = options.pollMs ?? 250;
+  /** Ids of the tool calls that reached a tool (the others were refused by the SDK). */
+  const reached = new Set<string | number>();
   let tmuxClient: TmuxClient | undefined;
   const tmux = async (): Promise<TmuxClient> => {
     if (tmuxClient) return tmuxClient;
@@ -233,6 +246,7 @@ export function createMacsMcpServer(options: MacsMcpOptions): McpServer {
       args: z.infer<z.ZodObject<Shape>>,
       extra: ToolExtra,
     ): Promise<CallToolResult> => {
+      reached.add(extra.requestId);
       const started = Date.now();
       const about = (args as { agent?: unknown }).agent;
       const id = (args as { id?: unknown }).id;
@@ -718,7 +732,78 @@ export function createMacsMcpServer(options: MacsMcpOptions): McpServer {
     },
   );
 
-  return server;
+  return {
+    server,
+    recording: (transport) =>
+      recordRefusedCalls(transport, reached, (tool, error) =>
+        emitSafely(events, log, {
+          agent: MCP_EVENT_AGENT,
+          type: 'mcp.call',
+          data: { by: 'mcp', tool, ok: false, error },
+        }),
+      ),
+  };
+}
+
+/**
+ * A transport that passes every message through and, when the answer to a
+ * `tools/call` goes out for a call that never reached a tool, reports it.
+ */
+function recordRefusedCalls(
+  inner: Transport,
+  reached: Set<string | number>,
+  report: (tool: string, error: string) => Promise<void>,
+): Transport {
+  const calls = new Map<string | number, string>();
+  const outer: Transport = {
+    start: () => inner.start(),
+    close: () => inner.close(),
+    async send(message, sendOptions) {
+      const id = 'id' in message ? message.id : undefined;
+      if (id !== undefined && ('result' in message || 'error' in message)) {
+        const tool = calls.get(id);
+        calls.delete(id);
+        if (tool !== undefined && !reached.delete(id)) {
+          const text =
+            'error' in message
+              ? message.error.message
+              : ((message.result as { content?: { text?: string }[] })
+                  .content?.[0]?.text ?? 'refused');
+          await report(tool, text);
+        }
+      }
+      return inner.send(message, sendOptions);
+    },
+  };
+  if (inner.setProtocolVersion)
+    outer.setProtocolVersion = (version) => inner.setProtocolVersion?.(version);
+  inner.onclose = () => outer.onclose?.();
+  inner.onerror = (error) => outer.onerror?.(error);
+  inner.onmessage = (message, extra) => {
+    if (
+      'method' in message &&
+      'id' in message &&
+      message.method === 'tools/call'
+    ) {
+      const params = message.params as { name?: unknown } | undefined;
+      calls.set(
+        message.id,
+        typeof params?.name === 'string' ? params.name : '?',
+      );
+    } else if (
+      'method' in message &&
+      message.method === 'notifications/cancelled'
+    ) {
+      const id = (message.params as { requestId?: string | number } | undefined)
+        ?.requestId;
+      if (id !== undefined) {
+        calls.delete(id);
+        reached.delete(id);
+      }
+    }
+    outer.onmessage?.(message, extra);
+  };
+  return outer;
 }
 
 /** Sleep, ending early (without throwing) when the signal aborts. */
