@@ -561,7 +561,8 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
         }
         if (slot.agent.role === 'controller')
           await watchController(slot, info.id);
-        else maybePrompt(slot);
+        // A worker's protocol, or an MCP controller's tools (docs/mcp.md).
+        maybePrompt(slot);
         return;
       }
       case 'dead': {

@@ -180,14 +180,21 @@ async function bridgeAllWith(
   const toAgent = async (entry: AgentEntry): Promise<MultiAgent> => {
     const preset = getPreset(entry.preset, config.presets);
     let firstMessage: MultiAgent['firstMessage'];
-    if (entry.role === 'worker' && entry.prompt) {
+    // Workers without hooks get the worker protocol; a controller wired to
+    // `macs mcp` gets prompts/controller-mcp.md (docs/mcp.md).
+    if (entry.prompt) {
+      const { role } = entry;
       const message = await loadFirstMessage(
         entry.name,
         entry.prompt.file,
+        role,
       ).catch(async () => {
-        const prompt = await loadPrompt('worker', { home: ctx.paths.home });
+        const prompt = await loadPrompt(
+          role === 'worker' ? 'worker' : 'controller-mcp',
+          { home: ctx.paths.home },
+        );
         return prompt
-          ? prepareFirstMessage(entry.name, prompt.text)
+          ? prepareFirstMessage(entry.name, prompt.text, undefined, role)
           : undefined;
       });
       if (message)

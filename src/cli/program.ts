@@ -10,6 +10,7 @@ import { registerEventsCommand } from './commands/events.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerHooksCommand } from './commands/hooks.js';
 import { registerInboxCommand } from './commands/inbox.js';
+import { registerMcpCommand } from './commands/mcp.js';
 import { registerPresetCommand } from './commands/preset-command.js';
 import { registerRespondCommand } from './commands/respond.js';
 import { registerSendCommand } from './commands/send.js';
@@ -63,6 +64,7 @@ Every option also reads MACS_<OPTION> from the environment (e.g. MACS_HOME, MACS
   registerDismissCommand(command, deps, run);
   registerSendCommand(command, deps, run);
   registerEventsCommand(command, deps, run);
+  registerMcpCommand(command, deps, run);
   registerHookCommand(command, deps, run);
   registerHooksCommand(command, deps, run);
   registerPresetCommand(command, deps, run);

@@ -71,7 +71,7 @@ async function paneIfAlive(
  */
 async function findTarget(
   agent: string,
-  opts: SendOptions,
+  presetFlag: string | undefined,
   tmux: TmuxClient,
   ctx: CommandContext,
   config: MacsConfig,
@@ -80,7 +80,7 @@ async function findTarget(
   const configured =
     config.workers.find((w) => w.name === agent)?.preset ??
     (config.controller?.name === agent ? config.controller.preset : undefined);
-  const presetName = opts.preset ?? saved?.preset ?? configured;
+  const presetName = presetFlag ?? saved?.preset ?? configured;
   let pane = saved?.pane;
   let info = pane ? await paneIfAlive(tmux, pane) : undefined;
   let found = 'state file';
@@ -144,13 +144,177 @@ function describeConfirmation(
   }
 }
 
+/** What a send did: typed and confirmed (or not), or cancelled by `signal`. */
+export type SendOutcome =
+  | {
+      type: 'delivered';
+      /** The `send.delivered` event's data. */
+      data: {
+        pane: string;
+        preset: string;
+        method: string;
+        chars: number;
+        waitedMs: number;
+        submits?: number;
+        confirmed: boolean;
+        confirmation?: string;
+        text: string;
+      };
+      /** How the agent showed it took the text, for people. */
+      how: string;
+      /** `agent (pane %N, preset P)`, for people. */
+      shown: string;
+      submitKey: string;
+    }
+  | { type: 'cancelled' };
+
+export interface SendParams {
+  agent: string;
+  text: string;
+  ctx: CommandContext;
+  config: MacsConfig;
+  runTmux: CliDeps['runTmux'];
+  /** `--tmux-socket`; else the session's server. */
+  socket?: string;
+  preset?: string;
+  /** Seconds to wait for the agent to be idle (default: deliverTimeoutSec). */
+  timeoutSec?: number;
+  /** Cancels the wait (nothing typed then): an interrupt, an MCP cancellation. */
+  signal?: AbortSignal;
+}
+
 /**
- * `macs send <agent> [TEXT|-]`: type text into an agent safely (SPEC §6),
- * with the deliverer the bridge uses: wait until the agent is idle (never
- * into `working` or `approval`), leave copy mode, paste, press the submit
- * key, confirm, and re-press the submit key (never the text) up to
- * `submitRetries` times.
+ * Type text into an agent safely (SPEC §6), with the deliverer the bridge
+ * uses: wait until the agent is idle (never into `working` or `approval`),
+ * leave copy mode, paste, press the submit key, confirm, and re-press the
+ * submit key (never the text) up to `submitRetries` times. Records
+ * `send.delivered` (or `send.failed`); an unknown agent, a dead pane or a
+ * busy one at the timeout throw an AgentError saying why. `macs send` and
+ * `macs mcp`'s `send_message` both go through here.
  */
+export async function sendToAgent(params: SendParams): Promise<SendOutcome> {
+  const { agent, text: input, ctx, config } = params;
+  if (!isValidAgentName(agent))
+    throw new ConfigError(`agent name '${agent}' is not valid`, {
+      hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',
+    });
+  if (!sanitizeText(input).trim())
+    throw new ConfigError('the text is empty; nothing was sent');
+  // The session's server when there is one, like the other session commands.
+  const socket = params.socket ?? (await readSessionRecord(ctx.paths))?.socket;
+  const tmux = createTmuxClient(socket, params.runTmux);
+  const target = await findTarget(agent, params.preset, tmux, ctx, config);
+  const { pane, preset } = target;
+  // tmux learns the exit status a moment after it marks the pane dead.
+  for (
+    let tries = 0;
+    target.info.dead && target.info.deadStatus === undefined && tries < 10;
+    tries += 1
+  ) {
+    await delay(50);
+    target.info = await tmux.paneInfo(pane);
+  }
+  if (target.info.dead)
+    throw new AgentError(
+      `agent '${agent}' cannot take input: its program in pane ${pane} has exited${target.info.deadStatus === undefined ? '' : ` (status ${target.info.deadStatus})`}`,
+      {
+        hint: `restart it (tmux respawn-pane -k -t ${pane}, or macs start), then send again`,
+      },
+    );
+
+  const profile = profileFromPreset(preset);
+  const classify = profile.classify;
+  let lastState: AgentStateName = 'unknown';
+  const readState = async (): Promise<AgentStateName> => {
+    const info = await tmux.paneInfo(pane);
+    lastState = info.dead ? 'dead' : classify(await tmux.capturePane(pane));
+    return lastState;
+  };
+  const waitMs = (params.timeoutSec ?? config.deliverTimeoutSec) * 1000;
+  const giveUp = new AbortController();
+  const timer = setTimeout(() => giveUp.abort(), waitMs);
+  let cancelled = false;
+  const onCancel = () => {
+    cancelled = true;
+    giveUp.abort();
+  };
+  if (params.signal?.aborted) onCancel();
+  params.signal?.addEventListener('abort', onCancel, { once: true });
+  const events = createEventLog(ctx.paths);
+  let result: DeliveryResult;
+  try {
+    result = await createDeliverer(tmux, { pollMs: SEND_POLL_MS }).deliver({
+      pane,
+      text: input,
+      rules: profile.rules,
+      readState,
+      classify,
+      // A program macs cannot read is typed into once its screen is still.
+      unknownQuietMs: UNKNOWN_QUIET_MS,
+      confirm: { retries: config.submitRetries },
+      signal: giveUp.signal,
+    });
+  } finally {
+    clearTimeout(timer);
+    params.signal?.removeEventListener('abort', onCancel);
+  }
+  const shown = `${agent} (pane ${pane}, preset ${preset.name})`;
+  switch (result.type) {
+    case 'delivered': {
+      const data = {
+        pane,
+        preset: preset.name,
+        method: result.method,
+        chars: result.chars,
+        waitedMs: result.waitedMs,
+        submits: result.submits,
+        confirmed: result.confirmed === true,
+        ...(result.confirmation ? { confirmation: result.confirmation } : {}),
+        text: sanitizeText(input).slice(0, EVENT_TEXT_MAX_CHARS),
+      };
+      await events.emit({ agent, type: 'send.delivered', data });
+      if (result.confirmed === false)
+        await events.emit({
+          agent,
+          type: 'delivery.unconfirmed',
+          data: { via: 'send', pane, submits: result.submits },
+        });
+      return {
+        type: 'delivered',
+        data,
+        how: describeConfirmation(result),
+        shown,
+        submitKey: preset.submitKey,
+      };
+    }
+    case 'empty':
+      throw new ConfigError('the text is empty; nothing was sent');
+    case 'pane-gone':
+      throw new AgentError(
+        `agent '${agent}' went away while waiting: pane ${pane} is gone or its program exited; nothing was typed`,
+      );
+    case 'aborted': {
+      if (cancelled) return { type: 'cancelled' };
+      await events.emit({
+        agent,
+        type: 'send.failed',
+        data: { pane, reason: 'busy', state: lastState, waitedMs: waitMs },
+      });
+      throw new AgentError(
+        `${shown} stayed ${lastState} for ${Math.round(waitMs / 1000)}s; nothing was typed`,
+        {
+          hint: 'macs never types into a busy agent or an open dialog; try again later, or wait longer with --timeout SEC',
+        },
+      );
+    }
+    default: {
+      const never: never = result;
+      throw new Error(`unexpected delivery result ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** `macs send <agent> [TEXT|-]`: {@link sendToAgent} from the command line. */
 export async function runSend(
   agent: string,
   text: string | undefined,
@@ -181,123 +345,34 @@ export async function runSend(
   if (!sanitizeText(input).trim())
     throw new ConfigError('the text is empty; nothing was sent');
   const { config } = await ctx.loadConfig();
-
-  // The session's server when there is one, like the other session commands.
-  const socket =
-    opts.tmuxSocket ?? (await readSessionRecord(ctx.paths))?.socket;
-  const tmux = createTmuxClient(socket, deps.runTmux);
-  const target = await findTarget(agent, opts, tmux, ctx, config);
-  const { pane, preset } = target;
-  // tmux learns the exit status a moment after it marks the pane dead.
-  for (
-    let tries = 0;
-    target.info.dead && target.info.deadStatus === undefined && tries < 10;
-    tries += 1
-  ) {
-    await delay(50);
-    target.info = await tmux.paneInfo(pane);
-  }
-  if (target.info.dead)
-    throw new AgentError(
-      `agent '${agent}' cannot take input: its program in pane ${pane} has exited${target.info.deadStatus === undefined ? '' : ` (status ${target.info.deadStatus})`}`,
-      {
-        hint: `restart it (tmux respawn-pane -k -t ${pane}, or macs start), then send again`,
-      },
-    );
-
-  const profile = profileFromPreset(preset);
-  const classify = profile.classify;
-  let lastState: AgentStateName = 'unknown';
-  const readState = async (): Promise<AgentStateName> => {
-    const info = await tmux.paneInfo(pane);
-    lastState = info.dead ? 'dead' : classify(await tmux.capturePane(pane));
-    return lastState;
-  };
-  const waitMs = (timeoutSec ?? config.deliverTimeoutSec) * 1000;
-  const giveUp = new AbortController();
-  const timer = setTimeout(() => giveUp.abort(), waitMs);
-  let interrupted = false;
-  void deps.interrupted.then(() => {
-    interrupted = true;
-    giveUp.abort();
+  const interrupt = new AbortController();
+  void deps.interrupted.then(() => interrupt.abort());
+  const outcome = await sendToAgent({
+    agent,
+    text: input,
+    ctx,
+    config,
+    runTmux: deps.runTmux,
+    ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),
+    ...(opts.preset ? { preset: opts.preset } : {}),
+    ...(timeoutSec === undefined ? {} : { timeoutSec }),
+    signal: interrupt.signal,
   });
-  const events = createEventLog(ctx.paths);
-  let result: DeliveryResult;
-  try {
-    result = await createDeliverer(tmux, { pollMs: SEND_POLL_MS }).deliver({
-      pane,
-      text: input,
-      rules: profile.rules,
-      readState,
-      classify,
-      // A program macs cannot read is typed into once its screen is still.
-      unknownQuietMs: UNKNOWN_QUIET_MS,
-      confirm: { retries: config.submitRetries },
-      signal: giveUp.signal,
-    });
-  } finally {
-    clearTimeout(timer);
+  if (outcome.type === 'cancelled') return 130;
+  const { data } = outcome;
+  if (opts.json) deps.output.json({ agent, ...data });
+  if (!data.confirmed) {
+    deps.output.err(
+      `macs send: typed ${data.chars} chars into ${outcome.shown} and pressed ${outcome.submitKey} ${String(data.submits)} time(s), but saw no sign the agent took them; not typed again`,
+    );
+    deps.output.err(
+      `hint: look at the pane (tmux -L … capture-pane -p -t ${data.pane})`,
+    );
+    return 1;
   }
-  const shown = `${agent} (pane ${pane}, preset ${preset.name})`;
-  switch (result.type) {
-    case 'delivered': {
-      const data = {
-        pane,
-        preset: preset.name,
-        method: result.method,
-        chars: result.chars,
-        waitedMs: result.waitedMs,
-        submits: result.submits,
-        confirmed: result.confirmed === true,
-        ...(result.confirmation ? { confirmation: result.confirmation } : {}),
-        text: sanitizeText(input).slice(0, EVENT_TEXT_MAX_CHARS),
-      };
-      await events.emit({ agent, type: 'send.delivered', data });
-      if (result.confirmed === false)
-        await events.emit({
-          agent,
-          type: 'delivery.unconfirmed',
-          data: { via: 'send', pane, submits: result.submits },
-        });
-      if (opts.json) deps.output.json({ agent, ...data });
-      if (result.confirmed === false) {
-        deps.output.err(
-          `macs send: typed ${result.chars} chars into ${shown} and pressed ${preset.submitKey} ${String(result.submits)} time(s), but saw no sign the agent took them; not typed again`,
-        );
-        deps.output.err(
-          `hint: look at the pane (tmux -L … capture-pane -p -t ${pane})`,
-        );
-        return 1;
-      }
-      if (!opts.json)
-        deps.output.out(
-          `sent ${result.chars} chars to ${shown}: ${describeConfirmation(result)}`,
-        );
-      return 0;
-    }
-    case 'empty':
-      throw new ConfigError('the text is empty; nothing was sent');
-    case 'pane-gone':
-      throw new AgentError(
-        `agent '${agent}' went away while waiting: pane ${pane} is gone or its program exited; nothing was typed`,
-      );
-    case 'aborted': {
-      if (interrupted) return 130;
-      await events.emit({
-        agent,
-        type: 'send.failed',
-        data: { pane, reason: 'busy', state: lastState, waitedMs: waitMs },
-      });
-      throw new AgentError(
-        `${shown} stayed ${lastState} for ${Math.round(waitMs / 1000)}s; nothing was typed`,
-        {
-          hint: 'macs never types into a busy agent or an open dialog; try again later, or wait longer with --timeout SEC',
-        },
-      );
-    }
-    default: {
-      const never: never = result;
-      throw new Error(`unexpected delivery result ${JSON.stringify(never)}`);
-    }
-  }
+  if (!opts.json)
+    deps.output.out(
+      `sent ${data.chars} chars to ${outcome.shown}: ${outcome.how}`,
+    );
+  return 0;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The prompts macs gives agents (the protocol as they are told it). */
-export type PromptName = 'controller' | 'worker';
+export type PromptName = 'controller' | 'controller-mcp' | 'worker';
 
 /** `prompts/` of the installed package (next to `dist/`, and to `src/` in development). */
 export const PACKAGED_PROMPTS_DIR = fileURLToPath(

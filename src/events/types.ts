@@ -33,6 +33,7 @@ export const EVENT_TYPES = [
   'delivery.held',
   'send.delivered',
   'send.failed',
+  'mcp.call',
   'outbox.ignored',
   'state.changed',
   'state.disagreement',

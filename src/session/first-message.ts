@@ -25,9 +25,12 @@ export function prepareFirstMessage(
   agent: string,
   protocol: string,
   exampleId = `example-${randomBytes(3).toString('hex')}`,
+  role: 'worker' | 'controller' = 'worker',
 ): FirstMessage {
   const text = [
-    `macs: you are ${agent}, a worker agent supervised by macs. Read this and follow it for the rest of the session; then wait for your task.`,
+    role === 'worker'
+      ? `macs: you are ${agent}, a worker agent supervised by macs. Read this and follow it for the rest of the session; then wait for your task.`
+      : `macs: you are ${agent}, the controller of the worker agents macs supervises. Read this and follow it for the rest of the session.`,
     '',
     protocol.trim().replace(EXAMPLE_ID, `$1${exampleId}`),
   ].join('\n');
@@ -42,6 +45,12 @@ export function prepareFirstMessage(
 export async function loadFirstMessage(
   agent: string,
   file: string,
+  role: 'worker' | 'controller' = 'worker',
 ): Promise<FirstMessage> {
-  return prepareFirstMessage(agent, await readFile(file, 'utf8'));
+  return prepareFirstMessage(
+    agent,
+    await readFile(file, 'utf8'),
+    undefined,
+    role,
+  );
 }

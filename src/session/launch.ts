@@ -63,6 +63,8 @@ export async function planLaunch(options: {
   env: Readonly<Record<string, string>>;
   socket: string;
   askTimeoutSec: number;
+  /** A controller's MCP wiring (session/mcp-wiring.ts): args after the hooks', env. */
+  mcp?: { args: readonly string[]; env: Readonly<Record<string, string>> };
 }): Promise<{ launch: AgentLaunch; warning?: string }> {
   const hooks = await prepareAgentHooks({
     agent: options.agent,
@@ -75,7 +77,8 @@ export async function planLaunch(options: {
       ? { codexSourceHome: options.env.CODEX_HOME }
       : {}),
   });
-  const withHooks = withExtraArgs(options.command, hooks.args);
+  const extraArgs = [...hooks.args, ...(options.mcp?.args ?? [])];
+  const withHooks = withExtraArgs(options.command, extraArgs);
   const launch: AgentLaunch = {
     argv: buildLaunchArgv(withHooks ?? options.command),
     cwd: options.cwd,
@@ -84,14 +87,14 @@ export async function planLaunch(options: {
       home: options.paths.home,
       socket: options.socket,
       // The hooks' environment (Codex: CODEX_HOME) wins over the agent's.
-      extra: { ...options.env, ...hooks.env },
+      extra: { ...options.mcp?.env, ...options.env, ...hooks.env },
     }),
   };
   return withHooks
     ? { launch }
     : {
         launch,
-        warning: `${options.agent}: its command is not one simple command, so macs could not add its hook settings (${hooks.args.join(' ')}); add them yourself`,
+        warning: `${options.agent}: its command is not one simple command, so macs could not add its ${options.mcp?.args.length ? 'hook and MCP settings' : 'hook settings'} (${extraArgs.join(' ')}); add them yourself`,
       };
 }
 

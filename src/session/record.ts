@@ -33,6 +33,8 @@ export interface SessionAgentRecord {
   prompt?: { file: string; promptedAt?: string };
   /** How it was launched (absent in records written before `macs restart`). */
   launch?: AgentLaunch;
+  /** A controller started with `macs mcp` as its MCP server, and how (docs/mcp.md). */
+  mcp?: 'claude' | 'codex' | 'gemini';
 }
 
 /** `.macs/session.json`: what `macs start` created, for stop, attach, bridge --all and status. */

@@ -50,6 +50,11 @@ import {
 } from './record.js';
 import { createRunGit, ensureWorktree, type RunGit } from './worktree.js';
 import { planLaunch, preparePane, runInPane } from './launch.js';
+import {
+  mcpWiringKind,
+  prepareMcpWiring,
+  usesInteractiveBackend,
+} from './mcp-wiring.js';
 
 /** The oldest tmux with `respawn-pane -e/-c` and direct argv execution. */
 export const MIN_TMUX_VERSION: readonly [number, number] = [3, 0];
@@ -220,6 +225,16 @@ export async function startSession(
   const prompt = agents.some((a) => a.prompt)
     ? await loadPrompt('worker', { home: paths.home })
     : undefined;
+  // A controller wired to `macs mcp` learns its tools from its first
+  // message, unless requests are typed into it (the interactive backend):
+  // then each envelope says what to do.
+  const mcpPrompt = agents.some(
+    (a) => a.role === 'controller' && mcpWiringKind(a.preset.name),
+  )
+    ? usesInteractiveBackend(options.config)
+      ? undefined
+      : await loadPrompt('controller-mcp', { home: paths.home })
+    : undefined;
   let created = false;
   try {
     // 1. Panes with placeholders; ids captured as they are made.
@@ -302,6 +317,11 @@ export async function startSession(
         cwd: agent.cwd,
         ...(agent.tree ? { worktree: agent.tree } : {}),
         ...(agent.prompt && prompt ? { prompt: { file: prompt.file } } : {}),
+        ...(agent.role === 'controller' &&
+        mcpWiringKind(agent.preset.name) &&
+        mcpPrompt
+          ? { prompt: { file: mcpPrompt.file } }
+          : {}),
       });
     }
 
@@ -311,6 +331,19 @@ export async function startSession(
     for (const [index, agent] of prepared.entries()) {
       const entry = entries[index];
       if (!entry) continue;
+      // A controller of a known preset gets `macs mcp` as its MCP server
+      // (session/mcp-wiring.ts); others answer as typed-text controllers.
+      const mcp =
+        agent.role === 'controller'
+          ? await prepareMcpWiring({
+              preset: agent.preset.name,
+              agent: agent.name,
+              paths,
+              socket,
+              macsCommand: options.macsArgv,
+              ...(options.configFile ? { config: options.configFile } : {}),
+            })
+          : undefined;
       const { launch, warning } = await planLaunch({
         paths,
         agent: agent.name,
@@ -320,7 +353,10 @@ export async function startSession(
         env: agent.env,
         socket,
         askTimeoutSec: options.config.policy.askTimeoutSec,
+        ...(mcp ? { mcp } : {}),
       });
+      if (mcp) entry.mcp = mcp.kind;
+      if (mcp?.warning) warnings.push(mcp.warning);
       if (warning) warnings.push(warning);
       entry.launch = launch;
       const pid = await runInPane(tmux, entry.pane, launch);

@@ -73,7 +73,8 @@ describe('startSession (fake tmux)', () => {
     expect(
       record.agents.map((a) => [a.name, a.role, a.preset, Boolean(a.prompt)]),
     ).toEqual([
-      ['controller', 'controller', 'claude', false],
+      // A claude controller is wired to `macs mcp` and told its tools first.
+      ['controller', 'controller', 'claude', true],
       ['worker-1', 'worker', 'codex', false],
       ['worker-2', 'worker', 'generic', true],
     ]);

@@ -1,0 +1,50 @@
+import { VERSION } from './program.js';
+import { createContext, type CliDeps, type CommonOptions } from './common.js';
+
+export type McpOptions = CommonOptions;
+
+/**
+ * `macs mcp`: serve the controller's tools over MCP on stdin/stdout until
+ * the client closes stdin or the process is interrupted. Nothing else is
+ * written to stdout (it carries the protocol); the developer log goes to
+ * `.macs/macs.log`.
+ */
+export async function runMcp(
+  opts: McpOptions,
+  deps: CliDeps,
+  streams: {
+    stdin: NodeJS.ReadableStream;
+    stdout: NodeJS.WritableStream;
+  } = { stdin: process.stdin, stdout: process.stdout },
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const { config } = await ctx.loadConfig();
+  const [{ createMacsMcpServer }, { StdioServerTransport }] = await Promise.all(
+    [
+      import('../mcp/server.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+    ],
+  );
+  const { server, recording } = createMacsMcpServer({
+    ctx,
+    config,
+    runTmux: deps.runTmux,
+    ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),
+    version: VERSION,
+  });
+  const transport = new StdioServerTransport(
+    streams.stdin as never,
+    streams.stdout as never,
+  );
+  const closed = new Promise<'closed'>((resolve) => {
+    transport.onclose = () => resolve('closed');
+    streams.stdin.once('end', () => resolve('closed'));
+    streams.stdin.once('close', () => resolve('closed'));
+  });
+  await server.connect(recording(transport));
+  ctx.log.info({ home: ctx.paths.home }, 'mcp server started');
+  const how = await Promise.race([closed, deps.interrupted]);
+  await server.close().catch(() => undefined);
+  ctx.log.info({ how }, 'mcp server stopped');
+  return how === 'SIGINT' ? 130 : 0;
+}
