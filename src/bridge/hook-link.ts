@@ -514,11 +514,15 @@ export function createHookLink(host: HookLinkHost): HookLink {
         }, HOOKS_START_TIMEOUT_MS);
         startTimer.unref();
       }
-      watchDir(hooksDir(paths));
-      watchDir(requestsDir);
-      // A backstop for the folder watchers above, which see changes at once.
-      timer = setInterval(() => void check(), host.config.backstopMs);
-      timer.unref();
+      // A preset without hooks: no hook speaks for it (a call that claims
+      // to is refused and recorded), so nothing here is watched or polled.
+      if (kind !== 'none') {
+        watchDir(hooksDir(paths));
+        watchDir(requestsDir);
+        // A backstop for the folder watchers above, which see changes at once.
+        timer = setInterval(() => void check(), host.config.backstopMs);
+        timer.unref();
+      }
       await check();
     },
     async stop() {
