@@ -205,7 +205,11 @@ describe('macs start / stop on a private tmux server', () => {
     const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
     const [first, second] = block.trim().split('\n');
     expect(first).toBe('./scripts/setup.sh && node dist/main.js start --demo');
-    expect(second).toBe('npm test');
+    expect(second).toBe('npm run test:all');
+    // .ci/run runs the same two: the set-up, then the whole suite.
+    const ci = readFileSync(path.join(REPO_ROOT, '.ci', 'run'), 'utf8');
+    expect(ci).toContain('./scripts/setup.sh');
+    expect(ci).toContain(second);
     expect(
       statSync(path.join(REPO_ROOT, 'scripts', 'setup.sh')).mode & 0o100,
     ).toBeTruthy();
