@@ -740,8 +740,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     // Through the reader, so a block seen here is not reported again when
     // the program redraws it.
     const found = r.scanLines(history.replace(/\n$/, '').split('\n'));
-    if (found.length > 0) current().screenSeen = r.seen();
     for (const item of found) await handleParsed(item);
+    // Saved as seen only once each is recorded: a bridge killed half way
+    // through must find the rest again, not skip them as seen.
+    if (found.length > 0) current().screenSeen = r.seen();
   }
 
   // ---- detection ---------------------------------------------------------

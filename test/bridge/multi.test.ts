@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -185,6 +185,51 @@ describe('macs bridge --all: one process, every agent', () => {
         ),
       { message: 'the answer recorded' },
     );
+  });
+
+  it('marks a block found on the screen at start as seen only once it is recorded', async () => {
+    // A bridge killed while it records what the screen showed at start must
+    // find the rest again: the state on disk never calls a block seen that
+    // is not recorded yet.
+    const snapshots: { seen: number; recorded: number }[] = [];
+    tmux.addPane({
+      agentTag: 'scan',
+      screen: [1, 2, 3]
+        .map(
+          (n) =>
+            `<<CONTROLLER_REQUEST id=s${n}>>\nquestion ${n}\n<<CONTROLLER_REQUEST_END>>`,
+        )
+        .concat('❯ ')
+        .join('\n'),
+    });
+    bridge = createMultiBridge({
+      agents: [agent('scan')],
+      paths,
+      config: ConfigSchema.parse({ backstopMs: 20 }),
+      tmux,
+      events: createEventLog(paths, {
+        onEvent: (e) => {
+          if (e.type !== 'request.detected') return;
+          const saved = JSON.parse(
+            readFileSync(path.join(paths.state, 'scan.json'), 'utf8'),
+          ) as { screenSeen?: string[]; requests: Record<string, unknown> };
+          snapshots.push({
+            seen: saved.screenSeen?.length ?? 0,
+            recorded: Object.keys(saved.requests).length,
+          });
+        },
+      }),
+      log: createSilentLogger(),
+      backend,
+      deliverer: createDeliverer(tmux, { pollMs: 5 }),
+      resolvePane: () => Promise.resolve([...tmux.panes.keys()][0] ?? ''),
+      onNotice: (line) => void notices.push(line),
+      healthPollMs: 20,
+    });
+    await bridge.start();
+    await waitFor(() => snapshots.length >= 3, { message: 'three detected' });
+    for (const snapshot of snapshots)
+      expect(snapshot.seen).toBeLessThanOrEqual(snapshot.recorded);
   });
 
   it('marks an agent whose program ended dead with its exit status, leaves the others, and resumes it when it runs again', async () => {
