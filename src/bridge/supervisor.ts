@@ -736,6 +736,12 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    */
   async function scanExistingScreen(): Promise<void> {
     const history = await tmux.capturePane(pane, { start: '-', join: true });
+    // The same with its colours: text the pane hides is known before the
+    // requests found here are recorded (then the pen is reset).
+    const coloured = await tmux
+      .capturePane(pane, { start: '-', join: true, escapes: true })
+      .catch(() => '');
+    hiddenText.feed(`${coloured}\x1b[0m`);
     const r = currentReader();
     // Through the reader, so a block seen here is not reported again when
     // the program redraws it.
