@@ -109,6 +109,10 @@ export function createHiddenTextTracker(): HiddenTextTracker {
   };
   return {
     feed(text) {
+      // The common case on the bridge's hot path: a visible pen and no
+      // escape in the chunk change nothing (a run only grows while hidden).
+      if (!invisible(pen) && !text.includes('\x1b') && !text.includes('\u009b'))
+        return false;
       let hidden = false;
       let i = 0;
       while (i < text.length) {
