@@ -26,6 +26,7 @@ import {
   REPO_ROOT,
   REQ,
   runMacs,
+  waitForEvents,
 } from '../helpers/macs.js';
 import {
   cleanUpSession,
@@ -270,9 +271,13 @@ describe(`Gemini CLI ${GEMINI.version} as a macs worker`, () => {
       },
       { timeout: 90_000, interval: 250, message: 'dead after /quit' },
     );
-    expect(findEvents(home, 'agent.exited').map((e) => e.agent)).toEqual([
-      WORKER,
-    ]);
+    // The state is read dead by the agent's own reading; the exit event
+    // follows from the bridge's health check (every 2 s once all agents run).
+    const exited = await waitForEvents(home, 'agent.exited', {
+      timeout: 30_000,
+      message: 'agent.exited after dead',
+    });
+    expect(exited.map((e) => e.agent)).toEqual([WORKER]);
     // Every model call went to our server with the dummy key.
     expect(
       server.requests.every((r) => r.apiKey === 'dummy-key-for-tests'),
