@@ -35,7 +35,10 @@ import {
 import { createPauseGate } from '../state/control.js';
 import { ensureHomeDirs, writeFileAtomic } from '../state/fs.js';
 import { paneLogPath, type HomePaths } from '../state/paths.js';
-import { claimRequestId, pruneRequestIds } from '../state/request-ids.js';
+import {
+  claimRequestId,
+  schedulePruneRequestIds,
+} from '../state/request-ids.js';
 import { createSerialQueue } from '../state/serial.js';
 import {
   acquireAgentLock,
@@ -1780,11 +1783,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         if ((await stat(logFile).catch(() => undefined))?.ino !== captureInode)
           await serial(reopenCapture);
         await hooks.start();
-        void pruneRequestIds(
+        schedulePruneRequestIds(
           paths,
           agent,
-          new Set(Object.keys(current().requests)),
-        ).catch(() => undefined);
+          () => new Set(Object.keys(current().requests)),
+        );
         void readState().catch(() => undefined);
         backstopTimer = setInterval(() => {
           const quiet =

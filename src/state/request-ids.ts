@@ -41,11 +41,14 @@ export async function claimRequestId(
 /** Claims are kept this long; an open request's claim is always kept. */
 export const REQUEST_ID_KEEP_MS = 30 * 24 * 3_600_000;
 
-/** Remove `agent`'s id claims older than REQUEST_ID_KEEP_MS that are not open. */
+/**
+ * Remove the id claims older than REQUEST_ID_KEEP_MS of the agents in
+ * `open` (agent → its open request ids) that are not open. Claims of other
+ * agents are left alone. One pass over the folder for all of them.
+ */
 export async function pruneRequestIds(
   paths: HomePaths,
-  agent: string,
-  open: ReadonlySet<string>,
+  open: ReadonlyMap<string, ReadonlySet<string>>,
   now = Date.now(),
 ): Promise<void> {
   let names: string[];
@@ -55,11 +58,57 @@ export async function pruneRequestIds(
     return;
   }
   for (const name of names) {
-    if (open.has(name) || name.startsWith('.')) continue;
+    if (name.startsWith('.')) continue;
     const file = path.join(requestIdsDir(paths), name);
     const info = await stat(file).catch(() => undefined);
     if (!info || now - info.mtimeMs < REQUEST_ID_KEEP_MS) continue;
     const owner = (await readFile(file, 'utf8').catch(() => '')).trim();
-    if (owner === agent) await rm(file, { force: true });
+    const ownerOpen = open.get(owner);
+    if (ownerOpen && !ownerOpen.has(name)) await rm(file, { force: true });
   }
+}
+
+/** How long after a supervisor starts its old claims are pruned. */
+export const PRUNE_DELAY_MS = 30_000;
+
+interface PendingPrune {
+  paths: HomePaths;
+  agents: Map<string, () => ReadonlySet<string>>;
+}
+
+const pendingPrunes = new Map<string, PendingPrune>();
+
+/**
+ * Prune `agent`'s old claims a while after it starts, off the start's path.
+ * The calls of one process for one home within PRUNE_DELAY_MS share one
+ * pass over the folder (a bridge starting 128 agents lists it once, not 128
+ * times). `open` is asked at the time of the pass. The timer does not keep
+ * the process alive.
+ */
+export function schedulePruneRequestIds(
+  paths: HomePaths,
+  agent: string,
+  open: () => ReadonlySet<string>,
+  delayMs = PRUNE_DELAY_MS,
+): void {
+  const dir = requestIdsDir(paths);
+  const pending = pendingPrunes.get(dir);
+  if (pending) {
+    pending.agents.set(agent, open);
+    return;
+  }
+  const next: PendingPrune = { paths, agents: new Map([[agent, open]]) };
+  pendingPrunes.set(dir, next);
+  setTimeout(() => {
+    pendingPrunes.delete(dir);
+    const sets = new Map<string, ReadonlySet<string>>();
+    for (const [name, ids] of next.agents) {
+      try {
+        sets.set(name, ids());
+      } catch {
+        // That agent's supervisor stopped meanwhile: leave its claims.
+      }
+    }
+    void pruneRequestIds(next.paths, sets).catch(() => undefined);
+  }, delayMs).unref();
 }

@@ -6,8 +6,10 @@ import {
   claimRequestId,
   pruneRequestIds,
   requestIdsDir,
+  schedulePruneRequestIds,
 } from '../../src/state/request-ids.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 // Regression (issue 16, item 3): agent `w` asking `1-r` and agent `w-1`
 // asking `r` both made `w-1-r`; the second overwrote the first's inbox body
@@ -48,12 +50,36 @@ describe('request ids are unique across agents', () => {
     const old = new Date(Date.now() - 40 * 24 * 3_600_000);
     for (const id of ['w-old', 'w-open', 'x-old'])
       utimesSync(path.join(requestIdsDir(paths), id), old, old);
-    await pruneRequestIds(paths, 'w', new Set(['w-open']));
+    await pruneRequestIds(paths, new Map([['w', new Set(['w-open'])]]));
     const has = (id: string) => existsSync(path.join(requestIdsDir(paths), id));
     expect([has('w-old'), has('w-open'), has('x-old')]).toEqual([
       false,
       true,
       true,
     ]);
+  });
+
+  it('prunes the agents of one process in one pass, later, with the ids open then', async () => {
+    for (const [agent, id] of [
+      ['a', 'a-old'],
+      ['a', 'a-opened-later'],
+      ['b', 'b-old'],
+      ['c', 'c-old'],
+    ] as const)
+      await claimRequestId(paths, agent, id);
+    const old = new Date(Date.now() - 40 * 24 * 3_600_000);
+    for (const id of ['a-old', 'a-opened-later', 'b-old', 'c-old'])
+      utimesSync(path.join(requestIdsDir(paths), id), old, old);
+    const openOfA = new Set<string>();
+    schedulePruneRequestIds(paths, 'a', () => openOfA, 20);
+    schedulePruneRequestIds(paths, 'b', () => new Set(), 20);
+    // Opened after the call, before the pass: kept.
+    openOfA.add('a-opened-later');
+    const has = (id: string) => existsSync(path.join(requestIdsDir(paths), id));
+    await waitFor(() => !has('a-old') && !has('b-old'), {
+      message: 'the old claims of a and b pruned',
+    });
+    // c never asked for a prune: its claim stays.
+    expect([has('a-opened-later'), has('c-old')]).toEqual([true, true]);
   });
 });
