@@ -3,6 +3,7 @@
  * the list of agents `macs start` creates, with every default decided.
  */
 import path from 'node:path';
+import { isShellCommand } from '../config/presets/shell.js';
 import {
   findPresetForProgram,
   getPreset,
@@ -87,7 +88,12 @@ function presetOf(agent: AgentConfig, config: MacsConfig): Preset {
 
 /** Workers without hooks learn the protocol from their first message; a shell would run it. */
 export function wantsPrompt(agent: AgentConfig, preset: Preset): boolean {
-  return agent.prompt ?? (preset.hooks === 'none' && preset.name !== 'shell');
+  return (
+    agent.prompt ??
+    (preset.hooks === 'none' &&
+      preset.name !== 'shell' &&
+      !isShellCommand(preset.program))
+  );
 }
 
 /**

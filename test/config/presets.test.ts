@@ -225,4 +225,11 @@ describe('findPresetForProgram', () => {
     const custom = { zsh: { extends: 'shell', program: 'zsh' } };
     expect(findPresetForProgram('zsh', custom).name).toBe('zsh');
   });
+
+  // Seen with `macs start --worker sh`: the generic preset typed the worker
+  // protocol into sh, which ran its lines as commands.
+  it('gives every shell the shell preset, which sends no first message', () => {
+    for (const shell of ['sh', 'dash', 'zsh', 'fish', '-bash'])
+      expect(findPresetForProgram(shell).name, shell).toBe('shell');
+  });
 });

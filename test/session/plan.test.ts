@@ -37,7 +37,10 @@ describe('planning the agents of macs start', () => {
           { name: 'sh', preset: 'shell' },
           { name: 'forced', preset: 'claude', prompt: true },
           { name: 'off', command: 'node a.js', prompt: false },
+          { name: 'plain-sh', command: 'sh' },
+          { name: 'zsh', preset: 'my-zsh' },
         ],
+        presets: { 'my-zsh': { extends: 'generic', program: 'zsh' } },
       }),
       '/h',
     );
@@ -48,7 +51,10 @@ describe('planning the agents of macs start', () => {
       sh: false,
       forced: true,
       off: false,
+      'plain-sh': false,
+      zsh: false,
     });
+    expect(plan.find((a) => a.name === 'plain-sh')?.preset.name).toBe('shell');
     expect(plan.find((a) => a.name === 'cl')?.command).toEqual({
       kind: 'argv',
       argv: ['claude'],

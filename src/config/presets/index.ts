@@ -18,7 +18,7 @@ import { CODEX_PRESET } from './codex.js';
 import { GEMINI_PRESET } from './gemini.js';
 import { GENERIC_PRESET } from './generic.js';
 import { PI_PRESET } from './pi.js';
-import { SHELL_PRESET } from './shell.js';
+import { isShellCommand, SHELL_PRESET } from './shell.js';
 import {
   CustomPresetSchema,
   SCREEN_STATES,
@@ -132,7 +132,10 @@ export function getPreset(
 
 /**
  * The preset whose `program` is the given command (as tmux reports
- * `#{pane_current_command}`), custom presets first; `generic` when none is.
+ * `#{pane_current_command}`), custom presets first; then `shell` for any
+ * shell (`sh`, `zsh`, `fish`…: a shell would run a first message as
+ * commands, and only the shell preset never sends one); `generic` when none
+ * is.
  */
 export function findPresetForProgram(
   command: string,
@@ -145,5 +148,6 @@ export function findPresetForProgram(
     const preset = getPreset(name, custom);
     if (preset.program !== '' && preset.program === command) return preset;
   }
+  if (isShellCommand(command)) return getPreset('shell', custom);
   return getPreset(DEFAULT_PRESET_NAME, custom);
 }
