@@ -29,8 +29,17 @@ const dirs =
 const results = [];
 for (const dir of dirs) {
   if (!existsSync(dir)) {
-    console.log(`conformance: no corpus at ${dir}; passed over`);
-    continue;
+    // Not silent: a missing corpus fails the run, unless asked for.
+    if (process.env.MACS_NO_SHARED_CORPUS === '1') {
+      console.log(
+        `conformance: no corpus at ${dir}; passed over (MACS_NO_SHARED_CORPUS=1)`,
+      );
+      continue;
+    }
+    console.error(
+      `conformance: no corpus at ${dir}: check the shared fixtures out next to the repository (../shared), or set MACS_NO_SHARED_CORPUS=1 to pass over it`,
+    );
+    process.exit(1);
   }
   console.log(`conformance: ${dir}`);
   results.push(...listCorpusCases(dir).map(runCorpusCase));
