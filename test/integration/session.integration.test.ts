@@ -348,6 +348,16 @@ describe('macs start / stop on a private tmux server', () => {
         message: 'both delivered',
       }),
     );
+    // The fake agents write down a submission once they have read it: a
+    // moment after the bridge pressed the key (longer on a busy machine).
+    const submitted = (file: string) =>
+      readRecord(file).filter((r) => r.type === 'submit').length;
+    await explain(
+      waitFor(() => submitted(recA) >= 2 && submitted(recB) >= 1, {
+        timeout: 20_000,
+        message: 'both workers read their answers',
+      }),
+    );
     const submitsA = readRecord(recA)
       .filter((r) => r.type === 'submit')
       .map((r) => r.text ?? '');
