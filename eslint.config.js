@@ -1,9 +1,70 @@
 // ESLint flat config: type-checked typescript-eslint plus the layout rules of STYLE.md.
+import path from 'node:path';
 import js from '@eslint/js';
+import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
 
+// Processes are run with execa, and only in tmux/, backends/ and hooks/.
+const NO_CHILD_PROCESS = {
+  group: ['node:child_process'],
+  message:
+    'run processes with execa, in tmux/, backends/ or hooks/ (STYLE.md).',
+};
 const restrict = (patterns) => ({
-  'no-restricted-imports': ['error', { patterns }],
+  'no-restricted-imports': [
+    'error',
+    { patterns: [...patterns, NO_CHILD_PROCESS] },
+  ],
+});
+
+// The layers of src/: which folders each folder may import from (besides
+// itself, errors.ts and log/). Lower layers come first; nothing imports
+// upwards, so folders have no cycles either. Type-only imports may point
+// anywhere (they are gone at run time). docs/architecture.md explains each.
+const LAYERS = {
+  home: [], // a macs home's paths and private files
+  config: [],
+  protocol: [],
+  tmux: [],
+  events: ['home'],
+  screen: ['config', 'protocol'],
+  state: ['home', 'events', 'protocol', 'config'],
+  hooks: ['home', 'config', 'events', 'protocol', 'state', 'tmux'],
+  backends: ['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
+  bridge: [
+    ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
+    ...['hooks', 'backends'],
+  ],
+  session: [
+    ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
+    ...['hooks', 'backends', 'bridge'],
+  ],
+  mcp: [
+    ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
+    ...['hooks', 'backends', 'bridge', 'session'],
+  ],
+  ui: ['home', 'config', 'events', 'protocol', 'state'],
+};
+const FOLDERS = [...Object.keys(LAYERS), 'cli'];
+const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
+  const banned = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
+  return {
+    files: [`src/${folder}/**`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: banned.flatMap((f) => [`../${f}/*`, `../../${f}/*`]),
+              allowTypeImports: true,
+              message: `src/${folder}/ may import only from ${['errors.ts', 'log/', ...allowed.map((f) => `${f}/`)].join(', ')} (LAYERS in eslint.config.js).`,
+            },
+          ],
+        },
+      ],
+    },
+  };
 });
 
 export default tseslint.config(
@@ -44,6 +105,24 @@ export default tseslint.config(
     },
   },
   {
+    // No import cycles in src/ (type-only imports do not count: they are
+    // gone at run time). Our imports name `./x.js` for `x.ts`, which
+    // scripts/eslint/ts-resolver.cjs resolves.
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { import: importPlugin },
+    settings: {
+      'import/extensions': ['.ts', '.tsx'],
+      'import/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import/resolver': {
+        [path.join(import.meta.dirname, 'scripts/eslint/ts-resolver.cjs')]: {},
+      },
+    },
+    rules: {
+      'import/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  ...layerRules,
+  {
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     ignores: ['src/tmux/**', 'src/backends/**', 'src/hooks/**'],
     rules: restrict([
@@ -72,6 +151,15 @@ export default tseslint.config(
     ]),
   },
   {
+    files: ['src/tmux/**', 'src/backends/**', 'src/hooks/**'],
+    rules: restrict([
+      {
+        group: ['ink', 'ink/*', 'react', 'react/*'],
+        message: 'ink/react only in ui/.',
+      },
+    ]),
+  },
+  {
     files: ['src/bridge/tail.ts', 'src/backends/file.ts'],
     rules: restrict([
       {
@@ -87,7 +175,7 @@ export default tseslint.config(
   {
     // Plain Node scripts (fake agents, bench, conformance helpers): linted
     // without type information, with Node's globals.
-    files: ['**/*.mjs'],
+    files: ['**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { projectService: false },
@@ -103,9 +191,16 @@ export default tseslint.config(
           'clearInterval',
           'setImmediate',
           'performance',
+          'require',
+          'exports',
         ].map((name) => [name, 'readonly']),
       ),
     },
+  },
+  {
+    // CommonJS on purpose: eslint-plugin-import loads resolvers with require.
+    files: ['**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['test/**', 'scripts/**', '*.config.*'],

@@ -7,7 +7,7 @@ import { emitSafely, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { formatExecInput } from '../protocol/context.js';
 import { pickExecAnswer } from '../protocol/envelope.js';
-import { FILE_MODE } from '../state/fs.js';
+import { FILE_MODE } from '../home/fs.js';
 import { substituteExecArgv } from './exec-presets.js';
 import { createPriorityQueue } from './queue.js';
 import type { AttemptBackend, AttemptResult, BackendRequest } from './types.js';

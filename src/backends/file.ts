@@ -15,8 +15,8 @@ import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { isSafeFileName } from '../protocol/ids.js';
 import { escapeInvisible, hasInvisible } from '../protocol/sanitize.js';
-import { ensurePrivateDir, homePolicy, writeFileAtomic } from '../state/fs.js';
-import type { HomePaths } from '../state/paths.js';
+import { ensurePrivateDir, homePolicy, writeFileAtomic } from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 import type {
   AnswerHandler,
   BackendRequest,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ensurePrivateDir, FILE_MODE } from '../state/fs.js';
+import { ensurePrivateDir, FILE_MODE } from '../home/fs.js';
 import { isProcessAlive } from '../state/process.js';
 
 /** Gives out turns at one shared resource, one holder at a time, across processes. */

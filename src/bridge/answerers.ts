@@ -11,7 +11,7 @@ import type { MacsConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import type { AgentStateName } from '../state/types.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { Deliverer, DeliveryRules } from './deliver.js';

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
-import type { HomePaths } from '../state/paths.js';
+import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 import type { RequestRecord } from '../state/types.js';
 
 /** `archive/<YYYY-MM-DD>/` for a request, by the day it was detected (UTC). */

@@ -5,7 +5,7 @@ import { emitSafely, type EventSink } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import { claimAttention } from '../state/control.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import { createSerialQueue } from '../state/serial.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { showMessageNearPanes } from '../tmux/clients.js';

@@ -6,7 +6,7 @@ import {
   retireRecord,
   type UnansweredEnd,
 } from '../state/ledger.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import {
   acquireAgentLock,
   loadAgentState,

@@ -18,8 +18,8 @@ import { emitSafely, readEvents, type EventSink } from '../events/log.js';
 import type { EventType } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import { buildContextPacket, type ContextPacket } from '../protocol/context.js';
-import { ensurePrivateDir, fileExists, writeFileAtomic } from '../state/fs.js';
-import type { HomePaths } from '../state/paths.js';
+import { ensurePrivateDir, fileExists, writeFileAtomic } from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 import { createAttention, type Attention } from './attention.js';
 import {
   checkGuards,

@@ -26,7 +26,7 @@ import type { Logger } from '../log/logger.js';
 import { parseApprovalAnswer } from '../protocol/approval.js';
 import { hashBody, isSafeFileName } from '../protocol/ids.js';
 import { claimRequest, pruneClaims, readClaim } from '../state/claim.js';
-import { ensurePrivateDir } from '../state/fs.js';
+import { ensurePrivateDir } from '../home/fs.js';
 import {
   decideOnce,
   hookRequestsDir,
@@ -37,7 +37,7 @@ import {
   readDecision,
   type HookObservation,
 } from '../state/hook-files.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import type {
   AgentStateFile,
   AgentStateName,

@@ -9,7 +9,7 @@ import { errorMessage } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import {
   acquireAgentLock,
   loadAgentState,

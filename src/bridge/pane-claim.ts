@@ -1,5 +1,5 @@
 import { AgentError } from '../errors.js';
-import { ensurePrivateDir, ensurePrivateFileSync } from '../state/fs.js';
+import { ensurePrivateDir, ensurePrivateFileSync } from '../home/fs.js';
 import { isProcessAlive } from '../state/process.js';
 import type { RequestRecord } from '../state/types.js';
 import { quoteShellArg } from '../tmux/args.js';

@@ -16,7 +16,7 @@ import { emitSafely, type EventSink } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
 import { checkDuplicate, pruneDedup, recordSeen } from '../protocol/dedup.js';
-import { findHeuristic } from '../protocol/heuristics.js';
+import { findHeuristic } from '../screen/heuristics.js';
 import { hashBody, makeRequestId } from '../protocol/ids.js';
 import type { BridgeEvent } from '../protocol/request-parser.js';
 import { splitResponse } from '../protocol/response.js';
@@ -33,8 +33,8 @@ import {
   type ScreenReader,
 } from '../screen/reader.js';
 import { createPauseGate } from '../state/control.js';
-import { ensureHomeDirs, writeFileAtomic } from '../state/fs.js';
-import { paneLogPath, type HomePaths } from '../state/paths.js';
+import { ensureHomeDirs, writeFileAtomic } from '../home/fs.js';
+import { paneLogPath, type HomePaths } from '../home/paths.js';
 import {
   claimRequestId,
   schedulePruneRequestIds,
@@ -621,7 +621,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   }
 
   /**
-   * Heuristic triggers (SPEC §2, protocol/heuristics.ts) on an idle screen,
+   * Heuristic triggers (SPEC §2, screen/heuristics.ts) on an idle screen,
    * when turned on: a new conversation that asks for a decision becomes a
    * `type=heuristic` request; the same one never twice. Runs under `serial`.
    */

@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { splitResponse } from '../protocol/response.js';
-import type { HomePaths } from '../state/paths.js';
+import type { RunEditor } from '../backends/editor.js';
+import type { HomePaths } from '../home/paths.js';
 import type { RequestSnapshot } from '../state/snapshot.js';
 import type { IntentResult } from '../ui/intents.js';
 import { describeAnswerResult } from './status-answer.js';
@@ -51,25 +51,6 @@ export function editorCommand(env: NodeJS.ProcessEnv): string[] {
   const value = (env.VISUAL ?? env.EDITOR ?? '').trim() || 'vi';
   return value.split(/\s+/);
 }
-
-/** Runs the editor on a file with the terminal; resolves to its exit code. */
-export type RunEditor = (argv: readonly string[]) => {
-  exitCode: number | null;
-  error?: string;
-};
-
-/**
- * The real editor run: synchronous, with this terminal. Blocking is the
- * point: while the editor runs, the status view neither reads keys nor
- * draws.
- */
-export const runEditorSync: RunEditor = (argv) => {
-  const [command = 'vi', ...args] = argv;
-  const result = spawnSync(command, args, { stdio: 'inherit' });
-  return result.error
-    ? { exitCode: null, error: result.error.message }
-    : { exitCode: result.status };
-};
 
 /** Answer a request in `$EDITOR`: a private temp file, then `outbox/<id>.txt`. */
 export async function editAnswerInEditor(options: {

@@ -21,7 +21,7 @@ import {
   type SessionRecord,
 } from '../session/record.js';
 import type { TmuxClient } from '../tmux/client.js';
-import { impliedBackend, type BridgeOptions } from './bridge.js';
+import { impliedBackend, type BridgeOptions } from './bridge-options.js';
 import {
   createContext,
   createLongLivedTmuxClient,

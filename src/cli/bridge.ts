@@ -11,7 +11,7 @@ import type { MacsEvent } from '../events/types.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { discoverPane } from '../session/discover.js';
 import { readSessionRecord } from '../session/record.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import { classifyScreen } from '../screen/classify.js';
 import type { TmuxClient } from '../tmux/client.js';
 import {
@@ -20,39 +20,13 @@ import {
   watchTmuxServer,
   type CommandContext,
   type CliDeps,
-  type CommonOptions,
 } from './common.js';
-import { runBridgeAll } from './bridge-all.js';
 import { formatEventLine } from './events.js';
 
-export interface BridgeOptions extends CommonOptions {
-  workerPane?: string;
-  agent?: string;
-  preset?: string;
-  backend?: string;
-  split?: boolean;
-  quiet?: boolean;
-  /** `--exec`, repeatable: one argument each (or a JSON array). */
-  exec?: string[];
-  execPreset?: string;
-  controllerPane?: string;
-  /** Supervise every agent of the session (`macs bridge --all`). */
-  all?: boolean;
-  /** Heuristic triggers (SPEC §2): `--heuristics`. */
-  heuristics?: boolean;
-}
+import { runBridgeAll } from './bridge-all.js';
+import { impliedBackend, type BridgeOptions } from './bridge-options.js';
 
-/** `--backend` when it is not given: what `--exec` or `--controller-pane` alone imply. */
-export function impliedBackend(
-  opts: BridgeOptions,
-): MacsConfig['backend'] | undefined {
-  if (opts.backend) return opts.backend as MacsConfig['backend'];
-  const exec = Boolean(opts.exec?.length || opts.execPreset);
-  const controller = Boolean(opts.controllerPane);
-  if (exec && !controller) return 'exec';
-  if (controller && !exec) return 'interactive';
-  return undefined;
-}
+export { impliedBackend, type BridgeOptions };
 
 /** The controller pane (`--controller-pane`, else `controller.pane` in the config). */
 async function resolveController(

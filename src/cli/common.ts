@@ -11,8 +11,8 @@ export {
   type CliDeps,
   type CommonOptions,
 } from './options.js';
-import { assertSafe, homePolicy } from '../state/fs.js';
-import { findHome, resolveHomePaths, type HomePaths } from '../state/paths.js';
+import { assertSafe, homePolicy } from '../home/fs.js';
+import { findHome, resolveHomePaths, type HomePaths } from '../home/paths.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 
 /**

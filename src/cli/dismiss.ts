@@ -5,7 +5,7 @@ import { isSafeFileName } from '../protocol/ids.js';
 import { endRequestsOffline, isUntyped } from '../bridge/close.js';
 import { requestDismissal } from '../session/requests.js';
 import type { Logger } from '../log/logger.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import { listOpenRequests } from '../state/pending.js';
 import { readAgentState } from '../state/store.js';
 import type { RequestRecord } from '../state/types.js';

@@ -11,10 +11,10 @@ import {
   type HooksKind,
 } from '../hooks/install.js';
 import { isValidAgentName } from '../protocol/ids.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { loadConfig } from '../config/load.js';
-import { resolveHomePaths } from '../state/paths.js';
+import { resolveHomePaths } from '../home/paths.js';
 import { type CliDeps, type CommonOptions } from './common.js';
 
 export interface HooksOptions extends CommonOptions {

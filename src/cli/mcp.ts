@@ -1,4 +1,4 @@
-import { VERSION } from './program.js';
+import { VERSION } from './version.js';
 import { createContext, type CliDeps, type CommonOptions } from './common.js';
 
 export type McpOptions = CommonOptions;
@@ -27,6 +27,8 @@ export async function runMcp(
   );
   const { server, recording } = createMacsMcpServer({
     ctx,
+    sendToAgent: (params) =>
+      import('./send.js').then((m) => m.sendToAgent(params)),
     config,
     runTmux: deps.runTmux,
     ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),

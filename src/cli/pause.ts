@@ -2,7 +2,7 @@ import { AgentError } from '../errors.js';
 import { createEventLog, type EventSink } from '../events/log.js';
 import { readSessionRecord } from '../session/record.js';
 import { setDeliveryPaused } from '../state/control.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { createContext, type CliDeps, type CommonOptions } from './common.js';
 

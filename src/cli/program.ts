@@ -19,7 +19,9 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerStopCommand } from './commands/stop.js';
 import { registerTargetCommand } from './commands/target.js';
 
-export const VERSION = '0.1.0';
+import { VERSION } from './version.js';
+
+export { VERSION };
 
 export interface Program {
   command: Command;

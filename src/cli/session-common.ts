@@ -7,7 +7,7 @@ import { defaultSocketName, tmuxSocketPath } from '../session/layout.js';
 import { readSessionRecord, type SessionRecord } from '../session/record.js';
 import { isSessionRunning } from '../session/start.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import type { CliDeps, CommonOptions } from './common.js';
 
 /**

@@ -4,11 +4,8 @@ import { writeOutboxAnswer } from '../state/outbox.js';
 import { buildSnapshot, type Snapshot } from '../state/snapshot.js';
 import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
 import type { StatusIntents } from '../ui/intents.js';
-import {
-  editAnswerInEditor,
-  runEditorSync,
-  type RunEditor,
-} from './answer-editor.js';
+import { runEditorSync, type RunEditor } from '../backends/editor.js';
+import { editAnswerInEditor } from './answer-editor.js';
 import {
   createContext,
   type CliDeps,

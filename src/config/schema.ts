@@ -55,7 +55,7 @@ export const ConfigSchema = z.strictObject({
   heuristicLines: positiveInt.default(20),
   /**
    * What a heuristic fires on (SPEC §2); each list replaces its default
-   * (protocol/heuristics.ts). Phrases match as whole words, in any case.
+   * (screen/heuristics.ts). Phrases match as whole words, in any case.
    */
   heuristicTriggers: z
     .strictObject({

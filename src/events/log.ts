@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log/logger.js';
-import type { HomePaths } from '../state/paths.js';
-import { appendPrivateSync, ensurePrivateDir } from '../state/fs.js';
+import type { HomePaths } from '../home/paths.js';
+import { appendPrivateSync, ensurePrivateDir } from '../home/fs.js';
 import { isMacsEvent, type EventInput, type MacsEvent } from './types.js';
 
 /** Something events can be recorded into. */

@@ -19,7 +19,7 @@ import { createEventLog } from '../events/log.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { claimRequest } from '../state/claim.js';
 import { isDeliveryPaused } from '../state/control.js';
-import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
+import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
 import {
   decideOnce,
   hookRequestsDir,
@@ -30,7 +30,7 @@ import {
   type HookObservation,
   type HookRequestFile,
 } from '../state/hook-files.js';
-import { resolveHomePaths, type HomePaths } from '../state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { readAgentState } from '../state/store.js';
 import type { AgentStateFile } from '../state/types.js';

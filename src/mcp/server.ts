@@ -27,7 +27,7 @@ import { sanitizeText } from '../protocol/sanitize.js';
 import { readSessionRecord } from '../session/record.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
 import { requestIdsDir } from '../state/request-ids.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import {
   createSnapshotReader,
   RequestStageSchema,
@@ -41,6 +41,7 @@ import {
 } from '../tmux/client.js';
 import type { RunTmux } from '../tmux/run.js';
 import type { CommandContext } from '../cli/common.js';
+import type { SendOutcome, SendParams } from '../cli/send.js';
 
 /** The agent name `mcp.call` events of calls about no agent are filed under. */
 export const MCP_EVENT_AGENT = 'mcp';
@@ -63,6 +64,11 @@ const MAX_TEXT_CHARS = 256 * 1024;
 
 export interface MacsMcpOptions {
   ctx: CommandContext;
+  /**
+   * `send_message`: the `macs send` path (src/cli/send.ts), given by the
+   * command that starts the server so that mcp/ does not import cli/.
+   */
+  sendToAgent: (params: SendParams) => Promise<SendOutcome>;
   config: MacsConfig;
   runTmux: RunTmux;
   /** `--tmux-socket`; else the session's server (`.macs/session.json`). */
@@ -626,8 +632,7 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
       },
     },
     async (args, { signal }) => {
-      const { sendToAgent } = await import('../cli/send.js');
-      const outcome = await sendToAgent({
+      const outcome = await options.sendToAgent({
         agent: args.agent,
         text: args.text,
         ctx,

@@ -22,7 +22,7 @@
  * makes at most one request however often it is read.
  */
 import { createHash } from 'node:crypto';
-import { removeCommonIndent, stripChrome } from '../screen/chrome.js';
+import { removeCommonIndent, stripChrome } from './chrome.js';
 
 export type HeuristicTrigger = 'question' | 'ask' | 'done';
 

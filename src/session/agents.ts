@@ -3,7 +3,7 @@ import { AgentError, ConfigError, MacsError, TmuxError } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { isValidAgentName } from '../protocol/ids.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import type { TmuxClient } from '../tmux/client.js';
 import {
   buildNewWindowArgs,

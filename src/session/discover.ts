@@ -1,5 +1,5 @@
 import { AgentError, assertNever } from '../errors.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import type { PaneInfo, TmuxClient } from '../tmux/client.js';
 import {
   processTree,

@@ -1,7 +1,7 @@
 import { rename } from 'node:fs/promises';
 import { prepareAgentHooks, type HooksKind } from '../hooks/install.js';
-import { ensurePrivateFileSync, fileExists } from '../state/fs.js';
-import { paneLogPath, type HomePaths } from '../state/paths.js';
+import { ensurePrivateFileSync, fileExists } from '../home/fs.js';
+import { paneLogPath, type HomePaths } from '../home/paths.js';
 import { quoteShellArg } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
 import {

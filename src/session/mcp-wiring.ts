@@ -23,8 +23,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { MacsConfig } from '../config/schema.js';
 import { defaultMacsCommand } from '../hooks/install.js';
-import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
-import type { HomePaths } from '../state/paths.js';
+import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 
 /** The name macs's server goes by in each agent (tools: `mcp__macs__…` in Claude Code). */
 export const MCP_SERVER_NAME = 'macs';

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { BackendName } from '../config/schema.js';
-import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
-import type { HomePaths } from '../state/paths.js';
+import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 
 /** The tmux session name `macs start` creates on its private server. */
 export const SESSION_NAME = 'macs';

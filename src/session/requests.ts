@@ -4,8 +4,8 @@ import { endRequestsOffline, type EndedRequest } from '../bridge/close.js';
 import { AgentError } from '../errors.js';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
-import { ensurePrivateDir, writeFileAtomic } from '../state/fs.js';
-import type { HomePaths } from '../state/paths.js';
+import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { isOpenStage, type RequestRecord } from '../state/types.js';
 

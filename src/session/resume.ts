@@ -1,5 +1,5 @@
 import { TmuxError } from '../errors.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import type { TmuxClient } from '../tmux/client.js';
 import {
   buildNewWindowArgs,

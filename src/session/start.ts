@@ -10,8 +10,8 @@ import {
   ensurePrivateDir,
   fileExists,
   FILE_MODE,
-} from '../state/fs.js';
-import type { HomePaths } from '../state/paths.js';
+} from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { TMUX_INSTALL_HINT, type RunTmux } from '../tmux/run.js';
 import {
@@ -48,7 +48,8 @@ import {
   type SessionAgentRecord,
   type SessionRecord,
 } from './record.js';
-import { createRunGit, ensureWorktree, type RunGit } from './worktree.js';
+import { createRunGit, type RunGit } from '../backends/git.js';
+import { ensureWorktree } from './worktree.js';
 import { planLaunch, preparePane, runInPane } from './launch.js';
 import {
   mcpWiringKind,

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
-import type { HomePaths } from '../state/paths.js';
+import type { HomePaths } from '../home/paths.js';
 import type { PaneInfo, TmuxClient } from '../tmux/client.js';
 import {
   buildKillPaneArgs,

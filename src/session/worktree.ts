@@ -1,52 +1,8 @@
-import { execFile } from 'node:child_process';
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { RunGit } from '../backends/git.js';
 import { ConfigError, MacsError } from '../errors.js';
-import { ensurePrivateDir } from '../state/fs.js';
-
-/** One git run; a non-zero exit is a value, not a throw. */
-export interface GitResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
-export type RunGit = (
-  args: readonly string[],
-  cwd: string,
-) => Promise<GitResult>;
-
-/** The real git runner (no shell). A missing git binary is a MacsError. */
-export function createRunGit(env: NodeJS.ProcessEnv = process.env): RunGit {
-  return (args, cwd) =>
-    new Promise((resolve, reject) => {
-      execFile(
-        'git',
-        [...args],
-        { cwd, env, maxBuffer: 4 * 1024 * 1024 },
-        (error, stdout, stderr) => {
-          const code = (error as NodeJS.ErrnoException | null)?.code;
-          if (code === 'ENOENT') {
-            reject(
-              new MacsError(
-                'git not found on PATH (needed for worktree: true)',
-                {
-                  hint: 'install git (Debian/Ubuntu: apt-get install -y git), or set "worktree": false',
-                },
-              ),
-            );
-            return;
-          }
-          const exitCode =
-            error === null
-              ? 0
-              : typeof (error as { code?: unknown }).code === 'number'
-                ? (error as unknown as { code: number }).code
-                : 1;
-          resolve({ exitCode, stdout, stderr });
-        },
-      );
-    });
-}
+import { ensurePrivateDir } from '../home/fs.js';
 
 /** The branch a worker's worktree is on. */
 export function worktreeBranch(agent: string): string {

@@ -13,7 +13,7 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createExclusive } from './hook-files.js';
-import type { HomePaths } from './paths.js';
+import type { HomePaths } from '../home/paths.js';
 
 export type ClaimOwner = 'bridge' | 'hook';
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ensurePrivateDir, FILE_MODE } from './fs.js';
-import type { HomePaths } from './paths.js';
+import { ensurePrivateDir, FILE_MODE } from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 
 /**
  * Controls a person sets from outside the bridge (the status view). The

@@ -15,8 +15,8 @@
 import { randomBytes } from 'node:crypto';
 import { link, open, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { HomePaths } from './paths.js';
-import { ensurePrivateDir, FILE_MODE, writeFileAtomic } from './fs.js';
+import type { HomePaths } from '../home/paths.js';
+import { ensurePrivateDir, FILE_MODE, writeFileAtomic } from '../home/fs.js';
 import type { AgentStateName } from './types.js';
 
 export function hooksDir(paths: HomePaths): string {

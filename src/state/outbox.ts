@@ -1,8 +1,8 @@
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { isSafeFileName } from '../protocol/ids.js';
-import { ensurePrivateDir, fileExists, writeFileAtomic } from './fs.js';
-import type { HomePaths } from './paths.js';
+import { ensurePrivateDir, fileExists, writeFileAtomic } from '../home/fs.js';
+import type { HomePaths } from '../home/paths.js';
 
 /** Outbox files larger than this are refused (SPEC §4). */
 export const MAX_OUTBOX_BYTES = 1024 * 1024;

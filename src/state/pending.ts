@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { HomePaths } from './paths.js';
+import type { HomePaths } from '../home/paths.js';
 import { readAgentState } from './store.js';
 import type { AgentStateFile, RequestRecord } from './types.js';
 

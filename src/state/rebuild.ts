@@ -17,7 +17,7 @@ import { recordSeen } from '../protocol/dedup.js';
 import { hashBody } from '../protocol/ids.js';
 import { readClaim } from './claim.js';
 import { RECENT_MAX } from './ledger.js';
-import type { HomePaths } from './paths.js';
+import type { HomePaths } from '../home/paths.js';
 import type {
   AgentStateFile,
   Priority,

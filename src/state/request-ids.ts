@@ -2,7 +2,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isSafeFileName } from '../protocol/ids.js';
 import { createExclusive } from './hook-files.js';
-import type { HomePaths } from './paths.js';
+import type { HomePaths } from '../home/paths.js';
 
 /**
  * Request ids are unique across the agents of a home (SPEC §9). An id is

@@ -5,7 +5,7 @@ import { parseEventLines } from '../events/log.js';
 import { escapeInvisible } from '../protocol/sanitize.js';
 import type { MacsEvent } from '../events/types.js';
 import { readPausedAgents } from './control.js';
-import type { HomePaths } from './paths.js';
+import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from './pending.js';
 import { freshAgentState } from './store.js';
 import type {

@@ -1,6 +1,6 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { controlDir } from './control.js';
-import type { HomePaths } from './paths.js';
+import type { HomePaths } from '../home/paths.js';
 import {
   createSnapshotReader,
   snapshotSignature,

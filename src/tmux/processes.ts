@@ -9,7 +9,6 @@
  * argv in `/proc/<pid>/cmdline`); without /proc, from `ps -A -o
  * pid=,ppid=,args=` (argv split at spaces).
  */
-import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -71,15 +70,14 @@ export function parsePsTable(stdout: string): ProcessInfo[] {
   });
 }
 
-function readPsTable(): Promise<ProcessInfo[]> {
-  return new Promise((resolve) => {
-    execFile(
-      'ps',
-      ['-A', '-o', 'pid=,ppid=,args='],
-      { maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout) => resolve(error ? [] : parsePsTable(stdout)),
-    );
+async function readPsTable(): Promise<ProcessInfo[]> {
+  const { execa } = await import('execa');
+  const result = await execa('ps', ['-A', '-o', 'pid=,ppid=,args='], {
+    reject: false,
+    stdin: 'ignore',
+    maxBuffer: 16 * 1024 * 1024,
   });
+  return result.exitCode === 0 ? parsePsTable(String(result.stdout)) : [];
 }
 
 /** Every process of the machine (that this user may see), with its parent. */

@@ -7,7 +7,7 @@ import {
   buildMcpServerCommand,
   prepareMcpWiring,
 } from '../../src/session/mcp-wiring.js';
-import { resolveHomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths } from '../../src/home/paths.js';
 import { MACS_BIN } from '../helpers/macs.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
 import { agent } from './pins.js';

@@ -6,7 +6,7 @@ import { createAttention } from '../../src/bridge/attention.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../src/events/log.js';
 import { createSilentLogger } from '../../src/log/logger.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
 
 // Calling a person (issue 12, scope 4): once per request, across bridges

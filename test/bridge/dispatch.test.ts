@@ -18,7 +18,7 @@ import { createEventLog, readEvents } from '../../src/events/log.js';
 import { createLogger } from '../../src/log/logger.js';
 import { buildContextPacket } from '../../src/protocol/context.js';
 import { hashBody } from '../../src/protocol/ids.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 

@@ -11,7 +11,7 @@ import { ConfigSchema } from '../../src/config/schema.js';
 import type { EventInput } from '../../src/events/types.js';
 import { createSilentLogger } from '../../src/log/logger.js';
 import { claimRequest } from '../../src/state/claim.js';
-import { writeFileAtomic, ensurePrivateDir } from '../../src/state/fs.js';
+import { writeFileAtomic, ensurePrivateDir } from '../../src/home/fs.js';
 import {
   decideOnce,
   hookRequestsDir,
@@ -19,7 +19,7 @@ import {
   writeObservation,
   type HookRequestFile,
 } from '../../src/state/hook-files.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { createSerialQueue } from '../../src/state/serial.js';
 import { freshAgentState } from '../../src/state/store.js';
 import type { AgentStateFile, RequestRecord } from '../../src/state/types.js';

@@ -19,7 +19,7 @@ import { AgentError } from '../../src/errors.js';
 import { createEventLog } from '../../src/events/log.js';
 import type { MacsEvent } from '../../src/events/types.js';
 import { createSilentLogger } from '../../src/log/logger.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { readAgentState } from '../../src/state/store.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 import { waitFor } from '../helpers/wait-for.js';

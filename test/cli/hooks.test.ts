@@ -12,7 +12,7 @@ import type { CliDeps } from '../../src/cli/common.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { createEventLog } from '../../src/events/log.js';
-import { resolveHomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths } from '../../src/home/paths.js';
 
 function makeDeps(cwd: string, stdin = '', env: NodeJS.ProcessEnv = {}) {
   const output = createMemoryOutput();

@@ -6,8 +6,8 @@ import {
   buildAnswerTemplate,
   editorCommand,
   readEditedAnswer,
-  type RunEditor,
 } from '../../src/cli/answer-editor.js';
+import type { RunEditor } from '../../src/backends/editor.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { createContext, type CliDeps } from '../../src/cli/common.js';

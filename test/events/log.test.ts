@@ -9,7 +9,7 @@ import {
   parseSince,
   readEvents,
 } from '../../src/events/log.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 
 describe('event log', () => {
   let paths: HomePaths;

@@ -10,7 +10,7 @@ import {
   percentile,
 } from '../../src/events/stats.js';
 import type { MacsEvent } from '../../src/events/types.js';
-import { resolveHomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths } from '../../src/home/paths.js';
 
 const at = (s: number) =>
   new Date(Date.UTC(2026, 10, 21, 10, 0, 0) + s * 1000).toISOString();

@@ -18,7 +18,7 @@ import {
   homePolicy,
   unsafeReason,
   UnsafePathError,
-} from '../../src/state/fs.js';
+} from '../../src/home/fs.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
 
 // Issue 16, items 1 and 2: links planted in macs's folders were followed

@@ -23,7 +23,7 @@ import {
   buildAgentHookSetup,
   prepareAgentHooks,
 } from '../../src/hooks/install.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 
 const NOTIFY = ['/usr/bin/node', '/opt/macs/dist/main.js', 'hook', 'notify'];
 

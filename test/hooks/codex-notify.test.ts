@@ -9,7 +9,7 @@ import { readEvents } from '../../src/events/log.js';
 import { readCodexThreadInfo } from '../../src/hooks/codex-rollout.js';
 import { runHook, type HookRunDeps } from '../../src/hooks/runner.js';
 import { readObservation } from '../../src/state/hook-files.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 
 const MAIN = '01a21299-927a-71c2-b28f-cc3c8845f57f';
 const TITLE = '01a21299-9483-7fe1-a102-5260c1e79e41';

@@ -24,7 +24,7 @@ import {
   removeMacsHooks,
   uninstallClaudeHooks,
 } from '../../src/hooks/install.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 
 const MACS = ['/usr/bin/node', '/opt/macs/dist/main.js'];
 const cmd = { macsCommand: MACS, agent: 'worker-1', home: '/work/proj' };

@@ -24,7 +24,7 @@ import {
   readDecision,
   readObservation,
 } from '../../src/state/hook-files.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { freshAgentState, saveAgentState } from '../../src/state/store.js';
 import type { RequestRecord } from '../../src/state/types.js';
 import { waitFor } from '../helpers/wait-for.js';

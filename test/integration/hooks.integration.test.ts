@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareAgentHooks } from '../../src/hooks/install.js';
 import { readClaim } from '../../src/state/claim.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { readAgentState } from '../../src/state/store.js';
 import {
   MACS_BIN,

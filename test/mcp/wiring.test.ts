@@ -21,7 +21,7 @@ import {
 } from '../../src/session/mcp-wiring.js';
 import { agentsFromFlags, planAgents } from '../../src/session/plan.js';
 import { startSession } from '../../src/session/start.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 
 // Issue 13, part 2: a controller of a known preset is started with macs

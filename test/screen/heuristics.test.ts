@@ -3,7 +3,7 @@ import {
   conversationLines,
   findHeuristic,
   type HeuristicOptions,
-} from '../../src/protocol/heuristics.js';
+} from '../../src/screen/heuristics.js';
 
 const OPTIONS: HeuristicOptions = { lines: 20 };
 

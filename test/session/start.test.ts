@@ -8,7 +8,7 @@ import { createSilentLogger } from '../../src/log/logger.js';
 import { agentsFromFlags, planAgents } from '../../src/session/plan.js';
 import { sessionFilePath } from '../../src/session/record.js';
 import { startSession } from '../../src/session/start.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 
 describe('startSession (fake tmux)', () => {

@@ -9,7 +9,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRunGit, ensureWorktree } from '../../src/session/worktree.js';
+import { createRunGit } from '../../src/backends/git.js';
+import { ensureWorktree } from '../../src/session/worktree.js';
 
 describe('worker worktrees (real git)', () => {
   let repo: string;

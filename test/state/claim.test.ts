@@ -16,7 +16,7 @@ import {
   readClaim,
 } from '../../src/state/claim.js';
 import { decideOnce, readDecision } from '../../src/state/hook-files.js';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 
 describe('claims', () => {
   let paths: HomePaths;

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { freshAgentState, saveAgentState } from '../../src/state/store.js';
 import type { AgentStateFile, RequestRecord } from '../../src/state/types.js';
 import { makeTempHome } from '../helpers/tmux-server.js';

@@ -1,7 +1,7 @@
 import { readFileSync, utimesSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import {
   claimRequestId,
   pruneRequestIds,
