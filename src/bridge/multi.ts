@@ -16,17 +16,12 @@ import {
   saveAgentState,
 } from '../state/store.js';
 import type { AgentStateFile, AgentStateName } from '../state/types.js';
-import { buildDisplayArgs } from '../tmux/args.js';
 import {
   PaneNotFoundError,
   type PaneInfo,
   type TmuxClient,
 } from '../tmux/client.js';
-import {
-  PANE_EXIT_FORMAT,
-  buildReapNudgeArgs,
-  parsePaneExit,
-} from '../tmux/session-args.js';
+import { readPaneExit } from '../tmux/pane-exit.js';
 import { lastScreenLines } from '../screen/classify.js';
 import { endRequestsInState, isUntyped } from './close.js';
 import type { Deliverer } from './deliver.js';
@@ -61,8 +56,6 @@ const SETTLE_MS = 1000;
 const SETTLE_MAX_MS = 20_000;
 const SETTLE_POLL_MS = 200;
 /** A dead pane's exit status is read this many times, this far apart. */
-const EXIT_STATUS_TRIES = 20;
-const EXIT_STATUS_POLL_MS = 100;
 
 /** A message typed into a worker once, when it first comes up (prompts/worker.md). */
 export interface FirstMessageSpec {
@@ -357,35 +350,16 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
     recovered(slot);
   }
 
-  /** How a dead pane's program ended; nudges tmux to reap it when it has not yet. */
-  async function readExit(
-    pane: string,
-  ): Promise<{ exitCode?: number; exitSignal?: number }> {
-    for (let attempt = 0; attempt < EXIT_STATUS_TRIES; attempt += 1) {
-      const exit = parsePaneExit(
-        await tmux
-          .command(buildDisplayArgs(pane, PANE_EXIT_FORMAT))
-          .catch(() => ''),
-      );
-      if (exit.exitCode !== undefined || exit.exitSignal !== undefined)
-        return exit;
-      await tmux.command(buildReapNudgeArgs()).catch(() => undefined);
-      await delay(EXIT_STATUS_POLL_MS);
-    }
-    return {};
-  }
-
   async function markDead(
     slot: Slot,
     info: PaneInfo | undefined,
   ): Promise<void> {
     const pane = slot.pane ?? '?';
-    const exit = info ? await readExit(pane) : {};
+    const exit = info ? await readPaneExit(tmux, pane) : {};
     const lastLines = info
       ? lastScreenLines(await tmux.capturePane(pane).catch(() => ''))
       : [];
-    const exitCode =
-      exit.exitSignal !== undefined ? 128 + exit.exitSignal : exit.exitCode;
+    const { exitCode } = exit;
     const supervisor = slot.supervisor;
     slot.supervisor = undefined;
     if (supervisor)

@@ -2,7 +2,6 @@ import { createHiddenTextTracker } from '../protocol/hidden-text.js';
 import { constants, renameSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import type {
   BackendAnswer,
   AnswerVerdict,
@@ -59,10 +58,9 @@ import {
   retireRecord,
   type UnansweredEnd,
 } from '../state/ledger.js';
-import { buildDisplayArgs } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError, type PaneInfo } from '../tmux/client.js';
-import { PANE_EXIT_FORMAT, parsePaneExit } from '../tmux/session-args.js';
+import { readPaneExit } from '../tmux/pane-exit.js';
 import { archiveDir, archiveRequest, removeRequestFiles } from './archive.js';
 import {
   canTypeInto,
@@ -161,8 +159,6 @@ const ACTIVITY_QUIET_MS = 1_500;
 /** The pane's size is checked at most this often on a redraw hint. */
 const SIZE_CHECK_MIN_MS = 100;
 /** A dead pane's exit status is asked for this many more times, this far apart. */
-const EXIT_STATUS_TRIES = 10;
-const EXIT_STATUS_WAIT_MS = 50;
 /** A restarted bridge redraws its screen from this much of the log. */
 const REPLAY_MAX_BYTES = 1024 * 1024;
 const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
@@ -358,30 +354,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     );
   }
 
-  /**
-   * How the pane's program ended; a signal N reads as status 128 + N. tmux
-   * marks a pane dead when its terminal closes and learns the status when
-   * it reaps the process, a moment later: wait a little for it. (tmux 3.3
-   * loses it now and then; then there is no exit code to record.)
-   */
-  async function readExit(): Promise<StateDetail> {
-    for (let attempt = 0; ; attempt += 1) {
-      const exit = parsePaneExit(
-        await tmux
-          .command(buildDisplayArgs(pane, PANE_EXIT_FORMAT))
-          .catch(() => ''),
-      );
-      const exitCode =
-        exit.exitSignal !== undefined ? 128 + exit.exitSignal : exit.exitCode;
-      if (exitCode !== undefined || attempt >= EXIT_STATUS_TRIES)
-        return {
-          ...(exitCode !== undefined ? { exitCode } : {}),
-          ...(exit.exitSignal !== undefined
-            ? { exitSignal: exit.exitSignal }
-            : {}),
-        };
-      await delay(EXIT_STATUS_WAIT_MS);
-    }
+  /** How the pane's program ended (tmux/pane-exit.ts). */
+  function readExit(): Promise<StateDetail> {
+    return readPaneExit(tmux, pane);
   }
 
   /**

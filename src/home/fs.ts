@@ -11,7 +11,16 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
-import { chmod, lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import {
+  chmod,
+  link,
+  lstat,
+  mkdir,
+  open,
+  rename,
+  rm,
+  stat,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { MacsError } from '../errors.js';
 
@@ -202,6 +211,14 @@ export function ensurePrivateFileSync(file: string): void {
   closeSync(openPrivateSync(file, constants.O_WRONLY | constants.O_APPEND));
 }
 
+/** A hidden temp file next to `file`, unique to this process and call. */
+function tempPathFor(file: string): string {
+  return path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
+  );
+}
+
 /**
  * Write a file atomically: a temp file in the same folder (mode 0600), then
  * a rename over the target. Readers see the old or the new file, never half
@@ -213,11 +230,7 @@ export async function writeFileAtomic(
   file: string,
   data: string,
 ): Promise<void> {
-  const dir = path.dirname(file);
-  const temp = path.join(
-    dir,
-    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
+  const temp = tempPathFor(file);
   if (data.length <= SYNC_WRITE_MAX_CHARS) {
     // Small files (state, inbox, archive entries) are written at once: four
     // calls that take microseconds, where the same calls through the thread
@@ -275,4 +288,34 @@ export async function ensureHomeDirs(paths: {
 }): Promise<void> {
   for (const dir of [paths.runtime, paths.inbox, paths.outbox, paths.archive])
     await ensurePrivateDir(dir);
+}
+
+/**
+ * Create a file exclusively with its whole content: the content goes to a
+ * temp file first, which is then hard-linked to the target. `link(2)` fails
+ * with EEXIST when the target exists, exactly like `open(O_CREAT|O_EXCL)`,
+ * but a reader never sees the file half-written. Returns false when the
+ * target already existed.
+ */
+export async function createExclusive(
+  file: string,
+  data: string,
+): Promise<boolean> {
+  await ensurePrivateDir(path.dirname(file));
+  const temp = tempPathFor(file);
+  const handle = await open(temp, 'wx', FILE_MODE);
+  try {
+    await handle.writeFile(data, 'utf8');
+  } finally {
+    await handle.close();
+  }
+  try {
+    await link(temp, file);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await rm(temp, { force: true });
+  }
 }

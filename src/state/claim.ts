@@ -12,7 +12,7 @@
  */
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createExclusive } from './hook-files.js';
+import { createExclusive } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 
 export type ClaimOwner = 'bridge' | 'hook';

@@ -12,11 +12,15 @@
  *
  * The bridge's own state file stays the bridge's: hooks only read it.
  */
-import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HomePaths } from '../home/paths.js';
-import { ensurePrivateDir, FILE_MODE, writeFileAtomic } from '../home/fs.js';
+import {
+  createExclusive,
+  ensurePrivateDir,
+  writeFileAtomic,
+} from '../home/fs.js';
+import { AGENT_STATE_NAMES } from '../config/states.js';
 import type { AgentStateName } from './types.js';
 
 export function hooksDir(paths: HomePaths): string {
@@ -112,15 +116,6 @@ function parseJsonObject(text: string): Record<string, unknown> | undefined {
   }
 }
 
-const STATES: readonly AgentStateName[] = [
-  'working',
-  'idle',
-  'approval',
-  'error',
-  'dead',
-  'unknown',
-];
-
 /** Pure: a parsed observation file, or undefined when it is not one. */
 export function parseObservation(text: string): HookObservation | undefined {
   const value = parseJsonObject(text);
@@ -128,7 +123,7 @@ export function parseObservation(text: string): HookObservation | undefined {
   if (typeof value.event !== 'string' || typeof value.ts !== 'string')
     return undefined;
   if (Number.isNaN(Date.parse(value.ts))) return undefined;
-  const state = STATES.find((s) => s === value.state);
+  const state = AGENT_STATE_NAMES.find((s) => s === value.state);
   return {
     event: value.event,
     ts: value.ts,
@@ -214,39 +209,6 @@ export async function readDecision(
     return parseDecision(await readFile(decisionPath(paths, id), 'utf8'));
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Create a file exclusively with its whole content: the content goes to a
- * temp file first, which is then hard-linked to the target. `link(2)` fails
- * with EEXIST when the target exists, exactly like `open(O_CREAT|O_EXCL)`,
- * but a reader never sees the file half-written. Returns false when the
- * target already existed.
- */
-export async function createExclusive(
-  file: string,
-  data: string,
-): Promise<boolean> {
-  await ensurePrivateDir(path.dirname(file));
-  const temp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
-  const handle = await open(temp, 'wx', FILE_MODE);
-  try {
-    await handle.writeFile(data, 'utf8');
-  } finally {
-    await handle.close();
-  }
-  try {
-    await link(temp, file);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  } finally {
-    await rm(temp, { force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isSafeFileName } from '../protocol/ids.js';
-import { createExclusive } from './hook-files.js';
+import { createExclusive } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 
 /**

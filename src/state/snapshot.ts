@@ -1,12 +1,14 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { AgentStateNameSchema } from '../config/presets/types.js';
 import { parseEventLines } from '../events/log.js';
 import { escapeInvisible } from '../protocol/sanitize.js';
 import type { MacsEvent } from '../events/types.js';
 import { readPausedAgents } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from './pending.js';
+import { isProcessAlive } from './process.js';
 import { freshAgentState } from './store.js';
 import type {
   AgentStateFile,
@@ -28,14 +30,7 @@ export const SNAPSHOT_VERSION = 1;
 const isoTime = z.iso.datetime({ offset: true });
 const count = z.number().int().nonnegative();
 
-export const AgentStateNameSchema = z.enum([
-  'working',
-  'idle',
-  'approval',
-  'error',
-  'dead',
-  'unknown',
-]);
+export { AgentStateNameSchema };
 
 const REQUEST_STAGES = [
   'detected',
@@ -263,15 +258,6 @@ function lastRoundTrip(recent: readonly RecentRequest[]): number | null {
   return Number.isFinite(ms) ? Math.max(0, ms) : null;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Reads a home into snapshots; caches what never changes (archived answers). */
 export interface SnapshotReader {
   read(now?: Date): Promise<Snapshot>;
@@ -374,7 +360,7 @@ export function createSnapshotReader(
     ).catch(() => '');
     const pid = Number.parseInt(text, 10);
     if (!Number.isFinite(pid) || pid <= 0) return { running: false, pid: null };
-    return isAlive(pid)
+    return isProcessAlive(pid)
       ? { running: true, pid }
       : { running: false, pid: null };
   }

@@ -11,10 +11,11 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
+import { AGENT_STATE_NAMES, type AgentStateName } from '../states.js';
 
 /** Every state an agent can be in (SPEC §6). Screens never yield `dead`. */
-export type AgentStateName =
-  'working' | 'idle' | 'approval' | 'error' | 'dead' | 'unknown';
+export const AgentStateNameSchema = z.enum(AGENT_STATE_NAMES);
+export type { AgentStateName };
 
 /** The states a preset has screen rules for, in classification order. */
 export const SCREEN_STATES = ['approval', 'working', 'error', 'idle'] as const;
