@@ -38,6 +38,7 @@ import {
   type HookObservation,
 } from '../state/hook-files.js';
 import type { HomePaths } from '../state/paths.js';
+import { isProcessAlive } from '../state/process.js';
 import type {
   AgentStateFile,
   AgentStateName,
@@ -321,8 +322,22 @@ export function createHookLink(host: HookLinkHost): HookLink {
         priority: 'high',
         attributes: {
           tool: request.tool,
-          rule: request.rule,
           hook: request.event,
+          ...(request.rule ? { rule: request.rule } : {}),
+          ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
+        },
+        approval: {
+          source:
+            request.event === 'PermissionRequest'
+              ? 'PermissionRequest'
+              : 'PreToolUse',
+          tool: request.tool,
+          subject: request.subject,
+          fingerprint:
+            request.fingerprint ??
+            hashBody(`${request.tool}\n${request.subject}`).slice(0, 16),
+          ...(request.rule ? { rule: request.rule } : {}),
+          ...(request.pid ? { hookPid: request.pid } : {}),
         },
         bodyHash: hashBody(request.body),
         body: request.body,
@@ -341,8 +356,10 @@ export function createHookLink(host: HookLinkHost): HookLink {
           type: record.type,
           priority: record.priority,
           origin: 'hook',
+          hook: request.event,
           tool: request.tool,
-          rule: request.rule,
+          ...(request.rule ? { rule: request.rule } : {}),
+          ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
           chars: record.body.length,
         },
       });
@@ -357,7 +374,24 @@ export function createHookLink(host: HookLinkHost): HookLink {
         r.origin === 'hook' && (r.stage === 'detected' || r.stage === 'routed'),
     );
     for (const record of open) {
-      const decision = await readDecision(paths, record.id);
+      let decision = await readDecision(paths, record.id);
+      const pid = record.approval?.hookPid;
+      if (!decision && pid !== undefined && !isProcessAlive(pid)) {
+        // The hook that asked is gone (the agent went on, or was killed):
+        // a decision now would reach nobody, so none is taken.
+        decision = (
+          await decideOnce(paths, {
+            id: record.id,
+            decision: 'deny',
+            by: 'timeout',
+            reason: `the hook that asked (pid ${pid}) is no longer waiting`,
+            decidedAt: new Date().toISOString(),
+            ...(record.approval
+              ? { fingerprint: record.approval.fingerprint }
+              : {}),
+          })
+        ).decision;
+      }
       if (decision?.by !== 'timeout') continue;
       await host.serial(async () => {
         if (!host.current().requests[record.id]) return;
@@ -399,6 +433,7 @@ export function createHookLink(host: HookLinkHost): HookLink {
     const stands = await decideOnce(paths, {
       id: record.id,
       decision: answer.decision,
+      ...(record.approval ? { fingerprint: record.approval.fingerprint } : {}),
       by: 'controller',
       reason: answer.reason,
       decidedAt: new Date().toISOString(),

@@ -424,4 +424,112 @@ describe('hooks end to end: a fake Claude Code calling `macs hook`', () => {
     // Nothing was typed into the agent.
     expect(recorded().filter((r) => r.type === 'submit')).toEqual([]);
   });
+  /** The approval requests waiting in the inbox. */
+  const inboxApprovals = () => {
+    const dir = path.join(home, 'inbox');
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .map(
+            (f) =>
+              JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as {
+                id: string;
+                type: string;
+                attributes: Record<string, string>;
+              },
+          )
+      : [];
+  };
+
+  it('turns a PermissionRequest into an approval request and decides it through the hook reply, typing nothing', async () => {
+    const pane = await startAgent(
+      [
+        { waitFile: flag('go') },
+        {
+          permission: 'Bash',
+          input: { command: 'npm publish', description: 'Publish the package' },
+        },
+      ],
+      { askTimeoutSec: 30 },
+    );
+    bridge(pane);
+    await waitForEvent('bridge.started');
+    raise('go');
+    const approval = await waitFor(() => inboxApprovals()[0], {
+      timeout: 20_000,
+      message: 'the approval in the inbox',
+    });
+    expect(approval.type).toBe('approval');
+    expect(approval.attributes).toMatchObject({
+      tool: 'Bash',
+      hook: 'PermissionRequest',
+    });
+    expect(approval.attributes.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    const body = readFileSync(
+      path.join(home, 'inbox', `${approval.id}.txt`),
+      'utf8',
+    );
+    expect(body).toContain('Command: npm publish');
+    const deny = await runMacs(
+      ['respond', approval.id, 'deny: publishing is for the release job'],
+      { home, socket: server.socket },
+    );
+    expect(deny.exitCode, deny.stderr).toBe(0);
+    const decided = await waitFor(
+      () => recorded().find((r) => r.type === 'permission'),
+      { timeout: 20_000, message: 'the decision reached the agent' },
+    );
+    expect(decided).toMatchObject({ decision: 'deny' });
+    expect(decided.reason).toContain('publishing is for the release job');
+    const delivered = await waitForEvent('request.delivered');
+    expect(delivered.data).toMatchObject({
+      method: 'decision',
+      decision: 'deny',
+    });
+    // Nothing was typed into the agent.
+    expect(recorded().filter((r) => r.type === 'submit')).toEqual([]);
+  });
+
+  it('expires the approval when the person answers the dialog on screen first; a later answer is never applied', async () => {
+    const pane = await startAgent(
+      [
+        { waitFile: flag('go') },
+        {
+          permission: 'Bash',
+          input: { command: 'make deploy' },
+          answerFile: flag('person'),
+        },
+      ],
+      { askTimeoutSec: 60 },
+    );
+    bridge(pane);
+    await waitForEvent('bridge.started');
+    raise('go');
+    const approval = await waitFor(() => inboxApprovals()[0], {
+      timeout: 20_000,
+      message: 'the approval in the inbox',
+    });
+    // The person presses Enter in the dialog before the controller decides.
+    raise('person');
+    const expired = await waitForEvent(
+      'request.expired',
+      (e) => e.requestId === approval.id,
+    );
+    expect(String(expired.data?.reason)).toMatch(/went on/);
+    const late = await waitFor(
+      () => recorded().find((r) => r.type === 'permission-late'),
+      { timeout: 20_000, message: 'the hook ended' },
+    );
+    // The hook replied nothing: it never decided a prompt already answered.
+    expect(late.decision).toBe('dialog');
+    expect(recorded().find((r) => r.type === 'permission')).toMatchObject({
+      decision: 'person',
+    });
+    const answer = await runMacs(['respond', approval.id, 'allow'], {
+      home,
+      socket: server.socket,
+    });
+    expect(answer.exitCode).not.toBe(0);
+    expect(events().filter((e) => e.type === 'request.delivered')).toEqual([]);
+  });
 });
