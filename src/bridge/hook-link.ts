@@ -23,7 +23,12 @@ import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
-import { parseApprovalAnswer } from '../protocol/approval.js';
+import { evaluateApprovalRules } from '../hooks/policy.js';
+import {
+  deciderOf,
+  parseApprovalAnswer,
+  type Decider,
+} from '../protocol/approval.js';
 import { hashBody, isSafeFileName } from '../protocol/ids.js';
 import { claimRequest, pruneClaims, readClaim } from '../state/claim.js';
 import { ensurePrivateDir } from '../state/fs.js';
@@ -35,6 +40,7 @@ import {
   parseHookRequest,
   parseObservation,
   readDecision,
+  type ApprovalDecision,
   type HookObservation,
 } from '../state/hook-files.js';
 import type { HomePaths } from '../state/paths.js';
@@ -102,7 +108,10 @@ export interface HookLink {
    * An answer to a hook's approval: write the decision for the waiting hook
    * and finish the request. Runs under `serial`.
    */
-  decideApproval(record: RequestRecord): Promise<void>;
+  decideApproval(
+    record: RequestRecord,
+    given?: Decider & { decision: ApprovalDecision },
+  ): Promise<void>;
   /**
    * macs pressed the submit key into the agent: until its next hook call,
    * the agent counts as working (Claude Code runs UserPromptSubmit late).
@@ -363,6 +372,7 @@ export function createHookLink(host: HookLinkHost): HookLink {
           chars: record.body.length,
         },
       });
+      if (await decideByRule(record)) return;
       await host.route(record);
     });
   }
@@ -426,21 +436,41 @@ export function createHookLink(host: HookLinkHost): HookLink {
     await host.finish(record);
   }
 
-  async function decideApproval(record: RequestRecord): Promise<void> {
+  /**
+   * Write the decision on a hook's approval for the waiting hook, once, and
+   * record who decided. The answer's first word decides unless `given`
+   * says (a rule). Runs under `serial`.
+   */
+  async function decideApproval(
+    record: RequestRecord,
+    given?: Decider & { decision: ApprovalDecision },
+  ): Promise<void> {
     const answer = parseApprovalAnswer(
       record.response?.instructions || record.response?.raw || '',
     );
+    const decision = given?.decision ?? answer.decision;
+    const decider =
+      given ?? deciderOf(record.response?.source ?? '', record.response?.by);
+    const decidedAt = new Date().toISOString();
     const stands = await decideOnce(paths, {
       id: record.id,
-      decision: answer.decision,
+      decision,
       ...(record.approval ? { fingerprint: record.approval.fingerprint } : {}),
-      by: 'controller',
+      by: decider.decidedBy,
+      via: decider.via,
       reason: answer.reason,
-      decidedAt: new Date().toISOString(),
+      decidedAt,
     });
     if (stands.first) {
       record.stage = 'delivered';
-      record.deliveredAt = stands.decision.decidedAt;
+      record.deliveredAt = decidedAt;
+      record.decision = {
+        decision,
+        decidedBy: decider.decidedBy,
+        via: decider.via,
+        reason: answer.reason,
+        at: decidedAt,
+      };
       host.current().counters.delivered += 1;
       await host.saveNow();
       await host.emit({
@@ -448,8 +478,10 @@ export function createHookLink(host: HookLinkHost): HookLink {
         requestId: record.id,
         data: {
           method: 'decision',
-          decision: answer.decision,
-          ...(answer.recognized ? {} : { unrecognized: true }),
+          decision,
+          decidedBy: decider.decidedBy,
+          via: decider.via,
+          ...(given || answer.recognized ? {} : { unrecognized: true }),
         },
       });
     } else {
@@ -466,6 +498,45 @@ export function createHookLink(host: HookLinkHost): HookLink {
       });
     }
     await host.finish(record);
+  }
+
+  /**
+   * The config's approval rules, before any answerer: a rule that matches
+   * decides the approval at once (`decidedBy: rule`). Runs under `serial`.
+   * True when a rule decided.
+   */
+  async function decideByRule(record: RequestRecord): Promise<boolean> {
+    const approval = record.approval;
+    if (!approval) return false;
+    const verdict = evaluateApprovalRules(
+      { tool: approval.tool, subjects: [approval.subject] },
+      host.config.policy,
+    );
+    if (!verdict) return false;
+    const { rule } = verdict;
+    const text = `${verdict.decision}: macs rule "${rule.name}" ${verdict.decision === 'allow' ? 'allows' : 'denies'} this${rule.reason ? ` (${rule.reason})` : ''}`;
+    const now = new Date().toISOString();
+    record.response = {
+      instructions: text,
+      notes: '',
+      source: `rule:${rule.name}`,
+      receivedAt: now,
+      raw: text,
+    };
+    record.answeredAt = now;
+    record.stage = 'answered';
+    await host.saveNow();
+    await host.emit({
+      type: 'request.answered',
+      requestId: record.id,
+      data: { source: `rule:${rule.name}`, chars: text.length },
+    });
+    await decideApproval(record, {
+      decision: verdict.decision,
+      decidedBy: 'rule',
+      via: rule.name,
+    });
+    return true;
   }
 
   async function checkOnce(): Promise<void> {

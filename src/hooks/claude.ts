@@ -555,13 +555,19 @@ export function resolveApproval(
     // Nobody decided: Claude Code's dialog stays for a person.
     return { observation: { state: 'approval' }, events: [event] };
   }
+  const who =
+    decision.by === 'person'
+      ? 'A person'
+      : decision.by === 'rule'
+        ? 'A macs approval rule'
+        : 'The controller';
   const reason =
     decision.by === 'timeout'
       ? decision.reason ||
         `no decision from the controller within ${ask.timeoutSec}s; macs applied its default (${decision.decision})`
       : decision.decision === 'allow'
-        ? `The controller approved this: ${decision.reason}`
-        : `The controller refused this: ${decision.reason}`;
+        ? `${who} approved this: ${decision.reason}`
+        : `${who} refused this: ${decision.reason}`;
   return {
     reply:
       ask.event === 'PermissionRequest'

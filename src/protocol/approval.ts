@@ -7,6 +7,7 @@
  * and the whole answer is the reason the agent sees either way.
  */
 import { createHash } from 'node:crypto';
+import type { DecidedBy } from '../state/types.js';
 
 export interface ApprovalAnswer {
   decision: 'allow' | 'deny';
@@ -61,4 +62,27 @@ export function approvalFingerprint(
     .update(`${tool}\n${text}`, 'utf8')
     .digest('hex')
     .slice(0, FINGERPRINT_CHARS);
+}
+
+/** Who decided an approval, and through what (docs/backends.md). */
+export interface Decider {
+  decidedBy: DecidedBy;
+  /** The rule's name, or how the answer came (`mcp:decide_approval`, `outbox`, `exec:codex`, `controller:%3`). */
+  via: string;
+}
+
+/**
+ * Who gave an answer, from where it came: `rule:<name>` is a rule of the
+ * config; a controller's MCP tool call (`by`, e.g. `mcp:decide_approval`),
+ * an exec command (`exec:…`) or the controller pane (`controller:…`) is the
+ * controller; a file in the outbox with no tool call behind it (`macs
+ * respond`, the status view, an editor) is a person.
+ */
+export function deciderOf(source: string, by?: string): Decider {
+  if (source.startsWith('rule:'))
+    return { decidedBy: 'rule', via: source.slice('rule:'.length) };
+  if (by?.startsWith('mcp:')) return { decidedBy: 'controller', via: by };
+  if (source.startsWith('outbox'))
+    return { decidedBy: 'person', via: 'outbox' };
+  return { decidedBy: 'controller', via: source || 'unknown' };
 }

@@ -106,8 +106,13 @@ export interface DecisionFile {
   decision: ApprovalOutcome;
   /** The fingerprint of the prompt the decision is for (when it had one). */
   fingerprint?: string;
-  /** Who decided: the controller's answer, or the hook's default on timeout. */
-  by: 'controller' | 'timeout';
+  /**
+   * Who decided: a rule of the config, the controller, a person (docs/backends.md),
+   * or nobody in time (`timeout`: the hook applied its default).
+   */
+  by: 'rule' | 'controller' | 'person' | 'timeout';
+  /** The rule's name, or how the answer came (`mcp:decide_approval`, `outbox`, ...). */
+  via?: string;
   /** The reason shown to the agent (the controller's instructions). */
   reason: string;
   decidedAt: string;
@@ -225,7 +230,11 @@ export function parseDecision(text: string): DecisionFile | undefined {
     ...(typeof value.fingerprint === 'string'
       ? { fingerprint: value.fingerprint }
       : {}),
-    by: value.by === 'timeout' ? 'timeout' : 'controller',
+    by:
+      value.by === 'timeout' || value.by === 'rule' || value.by === 'person'
+        ? value.by
+        : 'controller',
+    ...(typeof value.via === 'string' ? { via: value.via } : {}),
     reason: typeof value.reason === 'string' ? value.reason : '',
     decidedAt: typeof value.decidedAt === 'string' ? value.decidedAt : '',
   };

@@ -42,6 +42,8 @@ export interface StoredResponse {
   notes: string;
   /** Where the answer came from (`outbox`, `exec`, ...). */
   source: string;
+  /** The tool call behind an outbox answer (`mcp:decide_approval`, `mcp:answer_request`). */
+  by?: string;
   receivedAt: string;
   /** The answer exactly as received. */
   raw: string;

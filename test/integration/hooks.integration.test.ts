@@ -532,4 +532,65 @@ describe('hooks end to end: a fake Claude Code calling `macs hook`', () => {
     expect(answer.exitCode).not.toBe(0);
     expect(events().filter((e) => e.type === 'request.delivered')).toEqual([]);
   });
+  it('decides by the rules of the config first (deny, then allow), and only the rest reaches a person', async () => {
+    const pane = await startAgent(
+      [
+        { waitFile: flag('go') },
+        { permission: 'Bash', input: { command: 'npm test' } },
+        { permission: 'Bash', input: { command: 'git push -f origin main' } },
+        { permission: 'Bash', input: { command: 'npm publish' } },
+      ],
+      {
+        askTimeoutSec: 30,
+        allow: [
+          { name: 'tests', tool: '^Bash$', pattern: '^npm test$' },
+          '^git ',
+        ],
+      },
+    );
+    bridge(pane);
+    await waitForEvent('bridge.started');
+    raise('go');
+    // The first two never reach an answerer.
+    const byRule = await waitFor(
+      () => {
+        const list = recorded().filter((r) => r.type === 'permission');
+        return list.length >= 2 ? list : undefined;
+      },
+      { timeout: 20_000, message: 'two decisions by rule' },
+    );
+    expect(byRule.map((r) => r.decision)).toEqual(['allow', 'deny']);
+    expect(byRule[1]?.reason).toContain('force-push');
+    const approval = await waitFor(() => inboxApprovals()[0], {
+      timeout: 20_000,
+      message: 'the third approval in the inbox',
+    });
+    expect(inboxApprovals()).toHaveLength(1);
+    const answer = await runMacs(['respond', approval.id, 'allow: go'], {
+      home,
+      socket: server.socket,
+    });
+    expect(answer.exitCode, answer.stderr).toBe(0);
+    await waitFor(
+      () => recorded().filter((r) => r.type === 'permission').length >= 3,
+      { timeout: 20_000, message: 'the third decision' },
+    );
+    const delivered = await waitFor(
+      () => {
+        const list = events().filter((e) => e.type === 'request.delivered');
+        return list.length >= 3 ? list : undefined;
+      },
+      { timeout: 20_000, message: 'three decisions recorded' },
+    );
+    expect(
+      delivered.map((e) => [e.data?.decision, e.data?.decidedBy, e.data?.via]),
+    ).toEqual([
+      ['allow', 'rule', 'tests'],
+      ['deny', 'rule', 'force-push'],
+      ['allow', 'person', 'outbox'],
+    ]);
+    // Decided by rule: never routed to an answerer.
+    const routed = events().filter((e) => e.type === 'request.routed');
+    expect(routed.map((e) => e.requestId)).toEqual([approval.id]);
+  });
 });
