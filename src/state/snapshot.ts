@@ -9,6 +9,7 @@ import type { HomePaths } from './paths.js';
 import { readAllAgentStates } from './pending.js';
 import { freshAgentState } from './store.js';
 import type {
+  ApprovalVerdict,
   AgentStateFile,
   RecentRequest,
   RequestRecord,
@@ -73,6 +74,15 @@ export const AnswerSnapshotSchema = z.strictObject({
   deliveredAt: isoTime.nullable(),
 });
 
+/** Who decided an approval (docs/backends.md "approvals and who decided"). */
+export const DecisionSnapshotSchema = z.strictObject({
+  decision: z.enum(['allow', 'deny']).nullable(),
+  decidedBy: z.enum(['rule', 'controller', 'person']),
+  /** The rule's name, or how the answer came (`mcp:decide_approval`, `outbox`, `exec:…`). */
+  via: z.string(),
+  at: isoTime,
+});
+
 export const AgentSnapshotSchema = z.strictObject({
   name: z.string(),
   preset: z.string(),
@@ -130,6 +140,8 @@ export const RequestSnapshotSchema = z.strictObject({
   attributes: z.record(z.string(), z.string()),
   context: z.unknown().nullable(),
   answer: AnswerSnapshotSchema.nullable(),
+  /** An approval's decision once made (a worker's own approval waits to be typed). */
+  decision: DecisionSnapshotSchema.nullable(),
 });
 
 export const EventSnapshotSchema = z.strictObject({
@@ -138,6 +150,15 @@ export const EventSnapshotSchema = z.strictObject({
   type: z.string(),
   requestId: z.string().nullable(),
   data: z.record(z.string(), z.unknown()).nullable(),
+});
+
+/** A decided approval, newest first in `Snapshot.approvals`. */
+export const ApprovalSnapshotSchema = z.strictObject({
+  id: z.string(),
+  agent: z.string(),
+  stage: RequestStageSchema,
+  firstLine: z.string(),
+  ...DecisionSnapshotSchema.shape,
 });
 
 export const SessionSnapshotSchema = z.strictObject({
@@ -161,6 +182,8 @@ export const SnapshotSchema = z.strictObject({
   }),
   agents: z.array(AgentSnapshotSchema),
   requests: z.array(RequestSnapshotSchema),
+  /** The approvals decided last (at most SNAPSHOT_APPROVALS), newest first, with who decided. */
+  approvals: z.array(ApprovalSnapshotSchema),
   events: z.array(EventSnapshotSchema),
 });
 
@@ -169,8 +192,12 @@ export type AgentSnapshot = z.infer<typeof AgentSnapshotSchema>;
 export type RequestSnapshot = z.infer<typeof RequestSnapshotSchema>;
 export type EventSnapshot = z.infer<typeof EventSnapshotSchema>;
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
+export type DecisionSnapshot = z.infer<typeof DecisionSnapshotSchema>;
+export type ApprovalSnapshot = z.infer<typeof ApprovalSnapshotSchema>;
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
+/** How many decided approvals a snapshot carries. */
+export const SNAPSHOT_APPROVALS = 10;
 /** How many recent events a snapshot carries. */
 export const SNAPSHOT_EVENTS = 50;
 /** How much of the end of each events file is read for recent events. */
@@ -216,6 +243,18 @@ function answerOf(
   };
 }
 
+function toDecisionSnapshot(
+  verdict: ApprovalVerdict | undefined,
+): DecisionSnapshot | null {
+  if (!verdict) return null;
+  return {
+    decision: verdict.decision ?? null,
+    decidedBy: verdict.decidedBy,
+    via: verdict.via,
+    at: verdict.at,
+  };
+}
+
 function toRequestSnapshot(
   record: RequestRecord,
   context: unknown,
@@ -242,6 +281,7 @@ function toRequestSnapshot(
     answer: record.response
       ? answerOf(record.id, record.stage, record.response, record.deliveredAt)
       : null,
+    decision: toDecisionSnapshot(record.decision),
   };
 }
 
@@ -498,7 +538,19 @@ export function createSnapshotReader(
       ]);
       const agents: AgentSnapshot[] = [];
       const requests: RequestSnapshot[] = [];
+      const approvals: ApprovalSnapshot[] = [];
       for (const state of states.map(normalize)) {
+        for (const recent of state.recent) {
+          const decision = toDecisionSnapshot(recent.decision);
+          if (decision)
+            approvals.push({
+              id: recent.id,
+              agent: state.agent,
+              stage: recent.stage,
+              firstLine: escapeInvisible(recent.firstLine),
+              ...decision,
+            });
+        }
         const open = Object.values(state.requests);
         const waiting = (r: RequestRecord) =>
           isWaitingForPerson(r, inbox.has(r.id));
@@ -563,6 +615,9 @@ export function createSnapshotReader(
         },
         agents,
         requests,
+        approvals: approvals
+          .sort((a, b) => b.at.localeCompare(a.at) || a.id.localeCompare(b.id))
+          .slice(0, SNAPSHOT_APPROVALS),
         events: events.map(toEventSnapshot),
       };
     },

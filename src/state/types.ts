@@ -119,7 +119,8 @@ export interface ApprovalInfo {
 export type DecidedBy = 'rule' | 'controller' | 'person';
 
 export interface ApprovalVerdict {
-  decision: 'allow' | 'deny';
+  /** Absent for a worker's own approval whose answer starts with neither word. */
+  decision?: 'allow' | 'deny';
   decidedBy: DecidedBy;
   /** The rule's name (`rule`), or how the answer came: `mcp:decide_approval`, `outbox`, `exec:<cmd>`, `controller:%N`. */
   via: string;
@@ -136,6 +137,8 @@ export interface RecentRequest {
   deliveredAt?: string;
   firstLine: string;
   instructions?: string;
+  /** An approval's decision and who made it. */
+  decision?: ApprovalVerdict;
 }
 
 export interface AgentCounters {

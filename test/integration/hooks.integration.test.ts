@@ -1,10 +1,13 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareAgentHooks } from '../../src/hooks/install.js';
 import { readClaim } from '../../src/state/claim.js';
 import { resolveHomePaths, type HomePaths } from '../../src/state/paths.js';
+import { SnapshotSchema } from '../../src/state/snapshot.js';
 import { readAgentState } from '../../src/state/store.js';
 import {
   MACS_BIN,
@@ -14,6 +17,7 @@ import {
   type BridgeProcess,
 } from '../helpers/macs.js';
 import {
+  childEnv,
   makeTempHome,
   startTmuxServer,
   type TestTmuxServer,
@@ -592,5 +596,108 @@ describe('hooks end to end: a fake Claude Code calling `macs hook`', () => {
     // Decided by rule: never routed to an answerer.
     const routed = events().filter((e) => e.type === 'request.routed');
     expect(routed.map((e) => e.requestId)).toEqual([approval.id]);
+  });
+  it('the controller decides a PermissionRequest through MCP; status and the archive say who decided', async () => {
+    const pane = await startAgent(
+      [
+        { waitFile: flag('go') },
+        { permission: 'Bash', input: { command: 'npm run migrate' } },
+      ],
+      { askTimeoutSec: 60 },
+    );
+    bridge(pane);
+    await waitForEvent('bridge.started');
+    const env = childEnv({
+      MACS_HOME: home,
+      MACS_TMUX_SOCKET: server.socket,
+    });
+    const client = new Client({ name: 'macs-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: Object.fromEntries(
+          Object.entries(env).filter(
+            (e): e is [string, string] => e[1] !== undefined,
+          ),
+        ),
+        cwd: home,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const waiting = client.callTool(
+        {
+          name: 'wait_for_request',
+          arguments: { type: 'approval', timeout_sec: 60 },
+        },
+        undefined,
+        { timeout: 90_000 },
+      );
+      raise('go');
+      const got = (await waiting) as {
+        structuredContent?: { request?: { id: string; body: string } };
+      };
+      const request = got.structuredContent?.request;
+      expect(request?.body).toContain('npm run migrate');
+      const decided = (await client.callTool({
+        name: 'decide_approval',
+        arguments: {
+          id: request?.id ?? '',
+          decision: 'allow',
+          reason: 'the migration is reviewed',
+        },
+      })) as { isError?: boolean; content: { text?: string }[] };
+      expect(decided.isError, JSON.stringify(decided)).toBeFalsy();
+      expect(decided.content[0]?.text).toMatch(/typing nothing/);
+    } finally {
+      await client.close();
+    }
+    const permission = await waitFor(
+      () => recorded().find((r) => r.type === 'permission'),
+      { timeout: 20_000, message: 'the decision reached the agent' },
+    );
+    expect(permission.decision).toBe('allow');
+    const delivered = await waitForEvent('request.delivered');
+    expect(delivered.data).toMatchObject({
+      decision: 'allow',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    // The archived record says who decided.
+    const id = delivered.requestId ?? '';
+    const day = readdirSync(path.join(home, 'archive'))[0] ?? '';
+    const archived = JSON.parse(
+      readFileSync(path.join(home, 'archive', day, `${id}.json`), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(archived.decision).toMatchObject({
+      decision: 'allow',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    expect(archived.approval).toMatchObject({
+      source: 'PermissionRequest',
+      tool: 'Bash',
+      subject: 'npm run migrate',
+    });
+    // So does macs status, as JSON and as text.
+    const json = await runMacs(['status', '--json'], {
+      home,
+      socket: server.socket,
+    });
+    expect(json.exitCode, json.stderr).toBe(0);
+    const snapshot = SnapshotSchema.parse(JSON.parse(json.stdout));
+    expect(snapshot.approvals[0]).toMatchObject({
+      id,
+      agent: AGENT,
+      decision: 'allow',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    const text = await runMacs(['status'], { home, socket: server.socket });
+    expect(text.stdout).toContain('recent approvals:');
+    expect(text.stdout).toMatch(
+      new RegExp(`${id}  allow by controller \\(mcp:decide_approval\\)`),
+    );
   });
 });
