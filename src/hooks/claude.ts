@@ -552,8 +552,9 @@ export function resolveApproval(
     },
   };
   if (decision.decision === 'dialog') {
-    // Nobody decided: Claude Code's dialog stays for a person.
-    return { observation: { state: 'approval' }, events: [event] };
+    // Nobody decided: Claude Code's dialog stays for a person. The
+    // observation written before the wait (or a newer one) stands.
+    return { events: [event] };
   }
   const who =
     decision.by === 'person'

@@ -499,6 +499,7 @@ export async function runHook(
       current = plan();
     }
 
+    let undecided = false;
     if (current.ask) {
       const ask = current.ask;
       // The approval bounds its own wait; the deadline moves past it.
@@ -510,6 +511,7 @@ export async function runHook(
         mergeObservation(opts.event, current, previous, now()),
       ).catch(() => undefined);
       const outcome = await runAsk(paths, agent, ask, now);
+      undecided = outcome.decision.decision === 'dialog';
       current = resolveApproval(ask, outcome.decision, outcome.waitedMs, {
         ...outcome.extra,
       });
@@ -523,7 +525,12 @@ export async function runHook(
     // A Codex notification that says nothing about the agent (an auxiliary
     // thread's turn) leaves the observation as it was: rewriting it would
     // make a stale state look fresh to the bridge.
-    const silent = opts.event === CODEX_NOTIFY_EVENT && !current.observation;
+    // An approval nobody decided (Claude Code's dialog is left to a person)
+    // leaves the `approval` written before the wait, or whatever a later
+    // hook wrote since (the agent went on): rewriting it would bring a
+    // stale state back.
+    const silent =
+      (opts.event === CODEX_NOTIFY_EVENT && !current.observation) || undecided;
     try {
       if (!silent)
         await writeObservation(

@@ -441,6 +441,10 @@ describe('macs hook (runner)', () => {
       await run('PermissionRequest', publish);
       expect(Date.now() - started).toBeLessThan(2000);
       expect(out).toEqual([]);
+      expect(await readObservation(paths, 'w1')).toMatchObject({
+        event: 'PermissionRequest',
+        state: 'approval',
+      });
       const events = await readEvents(paths, { agent: 'w1' });
       expect(
         events.find((e) => e.type === 'hook.PermissionRequest'),
@@ -521,6 +525,11 @@ describe('macs hook (runner)', () => {
       });
       await hook;
       expect(out).toEqual([]);
+      // The agent's newer state is not overwritten by the undecided approval.
+      expect(await readObservation(paths, 'w1')).toMatchObject({
+        event: 'PostToolUse',
+        state: 'working',
+      });
       const stands = await readDecision(paths, request.id);
       expect(stands).toMatchObject({ decision: 'dialog', by: 'timeout' });
       expect(stands?.reason).toMatch(/went on \(PostToolUse\)/);
