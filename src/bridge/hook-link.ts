@@ -23,7 +23,12 @@ import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
-import { parseApprovalAnswer } from '../protocol/approval.js';
+import { evaluateApprovalRules } from '../hooks/policy.js';
+import {
+  deciderOf,
+  parseApprovalAnswer,
+  type Decider,
+} from '../protocol/approval.js';
 import { hashBody, isSafeFileName } from '../protocol/ids.js';
 import { claimRequest, pruneClaims, readClaim } from '../state/claim.js';
 import { ensurePrivateDir } from '../home/fs.js';
@@ -35,9 +40,11 @@ import {
   parseHookRequest,
   parseObservation,
   readDecision,
+  type ApprovalDecision,
   type HookObservation,
 } from '../state/hook-files.js';
 import type { HomePaths } from '../home/paths.js';
+import { isProcessAlive } from '../state/process.js';
 import type {
   AgentStateFile,
   AgentStateName,
@@ -101,7 +108,10 @@ export interface HookLink {
    * An answer to a hook's approval: write the decision for the waiting hook
    * and finish the request. Runs under `serial`.
    */
-  decideApproval(record: RequestRecord): Promise<void>;
+  decideApproval(
+    record: RequestRecord,
+    given?: Decider & { decision: ApprovalDecision },
+  ): Promise<void>;
   /**
    * macs pressed the submit key into the agent: until its next hook call,
    * the agent counts as working (Claude Code runs UserPromptSubmit late).
@@ -321,8 +331,22 @@ export function createHookLink(host: HookLinkHost): HookLink {
         priority: 'high',
         attributes: {
           tool: request.tool,
-          rule: request.rule,
           hook: request.event,
+          ...(request.rule ? { rule: request.rule } : {}),
+          ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
+        },
+        approval: {
+          source:
+            request.event === 'PermissionRequest'
+              ? 'PermissionRequest'
+              : 'PreToolUse',
+          tool: request.tool,
+          subject: request.subject,
+          fingerprint:
+            request.fingerprint ??
+            hashBody(`${request.tool}\n${request.subject}`).slice(0, 16),
+          ...(request.rule ? { rule: request.rule } : {}),
+          ...(request.pid ? { hookPid: request.pid } : {}),
         },
         bodyHash: hashBody(request.body),
         body: request.body,
@@ -341,11 +365,14 @@ export function createHookLink(host: HookLinkHost): HookLink {
           type: record.type,
           priority: record.priority,
           origin: 'hook',
+          hook: request.event,
           tool: request.tool,
-          rule: request.rule,
+          ...(request.rule ? { rule: request.rule } : {}),
+          ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
           chars: record.body.length,
         },
       });
+      if (await decideByRule(record)) return;
       await host.route(record);
     });
   }
@@ -357,7 +384,24 @@ export function createHookLink(host: HookLinkHost): HookLink {
         r.origin === 'hook' && (r.stage === 'detected' || r.stage === 'routed'),
     );
     for (const record of open) {
-      const decision = await readDecision(paths, record.id);
+      let decision = await readDecision(paths, record.id);
+      const pid = record.approval?.hookPid;
+      if (!decision && pid !== undefined && !isProcessAlive(pid)) {
+        // The hook that asked is gone (the agent went on, or was killed):
+        // a decision now would reach nobody, so none is taken.
+        decision = (
+          await decideOnce(paths, {
+            id: record.id,
+            decision: 'deny',
+            by: 'timeout',
+            reason: `the hook that asked (pid ${pid}) is no longer waiting`,
+            decidedAt: new Date().toISOString(),
+            ...(record.approval
+              ? { fingerprint: record.approval.fingerprint }
+              : {}),
+          })
+        ).decision;
+      }
       if (decision?.by !== 'timeout') continue;
       await host.serial(async () => {
         if (!host.current().requests[record.id]) return;
@@ -392,20 +436,41 @@ export function createHookLink(host: HookLinkHost): HookLink {
     await host.finish(record);
   }
 
-  async function decideApproval(record: RequestRecord): Promise<void> {
+  /**
+   * Write the decision on a hook's approval for the waiting hook, once, and
+   * record who decided. The answer's first word decides unless `given`
+   * says (a rule). Runs under `serial`.
+   */
+  async function decideApproval(
+    record: RequestRecord,
+    given?: Decider & { decision: ApprovalDecision },
+  ): Promise<void> {
     const answer = parseApprovalAnswer(
       record.response?.instructions || record.response?.raw || '',
     );
+    const decision = given?.decision ?? answer.decision;
+    const decider =
+      given ?? deciderOf(record.response?.source ?? '', record.response?.by);
+    const decidedAt = new Date().toISOString();
     const stands = await decideOnce(paths, {
       id: record.id,
-      decision: answer.decision,
-      by: 'controller',
+      decision,
+      ...(record.approval ? { fingerprint: record.approval.fingerprint } : {}),
+      by: decider.decidedBy,
+      via: decider.via,
       reason: answer.reason,
-      decidedAt: new Date().toISOString(),
+      decidedAt,
     });
     if (stands.first) {
       record.stage = 'delivered';
-      record.deliveredAt = stands.decision.decidedAt;
+      record.deliveredAt = decidedAt;
+      record.decision = {
+        decision,
+        decidedBy: decider.decidedBy,
+        via: decider.via,
+        reason: answer.reason,
+        at: decidedAt,
+      };
       host.current().counters.delivered += 1;
       await host.saveNow();
       await host.emit({
@@ -413,8 +478,10 @@ export function createHookLink(host: HookLinkHost): HookLink {
         requestId: record.id,
         data: {
           method: 'decision',
-          decision: answer.decision,
-          ...(answer.recognized ? {} : { unrecognized: true }),
+          decision,
+          decidedBy: decider.decidedBy,
+          via: decider.via,
+          ...(given || answer.recognized ? {} : { unrecognized: true }),
         },
       });
     } else {
@@ -431,6 +498,45 @@ export function createHookLink(host: HookLinkHost): HookLink {
       });
     }
     await host.finish(record);
+  }
+
+  /**
+   * The config's approval rules, before any answerer: a rule that matches
+   * decides the approval at once (`decidedBy: rule`). Runs under `serial`.
+   * True when a rule decided.
+   */
+  async function decideByRule(record: RequestRecord): Promise<boolean> {
+    const approval = record.approval;
+    if (!approval) return false;
+    const verdict = evaluateApprovalRules(
+      { tool: approval.tool, subjects: [approval.subject] },
+      host.config.policy,
+    );
+    if (!verdict) return false;
+    const { rule } = verdict;
+    const text = `${verdict.decision}: macs rule "${rule.name}" ${verdict.decision === 'allow' ? 'allows' : 'denies'} this${rule.reason ? ` (${rule.reason})` : ''}`;
+    const now = new Date().toISOString();
+    record.response = {
+      instructions: text,
+      notes: '',
+      source: `rule:${rule.name}`,
+      receivedAt: now,
+      raw: text,
+    };
+    record.answeredAt = now;
+    record.stage = 'answered';
+    await host.saveNow();
+    await host.emit({
+      type: 'request.answered',
+      requestId: record.id,
+      data: { source: `rule:${rule.name}`, chars: text.length },
+    });
+    await decideApproval(record, {
+      decision: verdict.decision,
+      decidedBy: 'rule',
+      via: rule.name,
+    });
+    return true;
   }
 
   async function checkOnce(): Promise<void> {

@@ -18,7 +18,9 @@ import { checkDuplicate, pruneDedup, recordSeen } from '../protocol/dedup.js';
 import { findHeuristic } from '../screen/heuristics.js';
 import { hashBody, makeRequestId } from '../protocol/ids.js';
 import type { BridgeEvent } from '../protocol/request-parser.js';
+import { deciderOf, parseApprovalAnswer } from '../protocol/approval.js';
 import { splitResponse } from '../protocol/response.js';
+import { takeAnswerBy } from '../state/outbox.js';
 import { isShellCommand } from '../config/presets/shell.js';
 import { createActivityTracker } from '../screen/activity.js';
 import {
@@ -1183,15 +1185,34 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         return 'already-answered';
       const parsed = splitResponse(answer.text, { noSplit: config.noSplit });
       const now = new Date().toISOString();
+      // The tool call behind an outbox answer (macs mcp), else a person's.
+      const by = answer.source.startsWith('outbox')
+        ? await takeAnswerBy(paths, record.id)
+        : undefined;
       record.response = {
         instructions: parsed.instructions,
         notes: parsed.notes,
         source: answer.source,
+        ...(by ? { by } : {}),
         receivedAt: now,
         raw: answer.text,
       };
       record.answeredAt = now;
       record.stage = parsed.instructions.trim() ? 'answered' : 'answered-empty';
+      const decider =
+        record.type === 'approval' ? deciderOf(answer.source, by) : undefined;
+      if (decider && record.origin !== 'hook' && record.stage === 'answered') {
+        // A worker's own approval request: its answer is typed, and the
+        // decision is what its first word says (docs/backends.md).
+        const said = parseApprovalAnswer(parsed.instructions);
+        record.decision = {
+          ...(said.recognized ? { decision: said.decision } : {}),
+          decidedBy: decider.decidedBy,
+          via: decider.via,
+          reason: said.reason,
+          at: now,
+        };
+      }
       await saveNow();
       await emit({
         type:
@@ -1201,6 +1222,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         requestId: record.id,
         data: {
           source: answer.source,
+          ...(by ? { by } : {}),
+          ...(decider
+            ? { decidedBy: decider.decidedBy, via: decider.via }
+            : {}),
           chars: parsed.instructions.length,
           notesChars: parsed.notes.length,
           ...(parsed.notes ? { notes: parsed.notes.slice(0, 2000) } : {}),

@@ -1,4 +1,9 @@
-import type { AgentSnapshot, Snapshot } from '../state/snapshot.js';
+import { assertNever } from '../errors.js';
+import type {
+  AgentSnapshot,
+  DecisionSnapshot,
+  Snapshot,
+} from '../state/snapshot.js';
 import {
   describeEventData,
   formatAgeAt,
@@ -34,6 +39,22 @@ export function describeExit(exit: NonNullable<AgentSnapshot['exit']>): string {
         : 'ended';
   const last = exit.lastLines.at(-1);
   return last ? `${how}: ${truncate(last, 60)}` : how;
+}
+
+/** Who decided an approval: `rule tests`, `controller (mcp:decide_approval)`, `person`. */
+export function describeDecider(
+  decision: Pick<DecisionSnapshot, 'decidedBy' | 'via'>,
+): string {
+  switch (decision.decidedBy) {
+    case 'rule':
+      return `rule ${decision.via}`;
+    case 'controller':
+      return `controller (${decision.via})`;
+    case 'person':
+      return decision.via === 'outbox' ? 'person' : `person (${decision.via})`;
+    default:
+      return assertNever(decision.decidedBy);
+  }
 }
 
 /** One line on the session of `macs start`, when there is or was one. */
@@ -126,6 +147,22 @@ export function formatStatusText(
     lines.push(...rows.map((row) => truncate(row, width)));
     if (snapshot.requests.some((r) => r.waitingForPerson))
       lines.push('* waiting for you: macs respond <id> "text" answers');
+  }
+  if (snapshot.approvals.length > 0) {
+    lines.push('', 'recent approvals:');
+    for (const a of snapshot.approvals.slice(0, 5))
+      lines.push(
+        truncate(
+          [
+            formatClock(a.at),
+            a.agent,
+            a.id,
+            `${a.decision ?? 'answered'} by ${describeDecider(a)}`,
+            a.firstLine,
+          ].join('  '),
+          width,
+        ),
+      );
   }
   const events = snapshot.events.slice(-(options.events ?? 10));
   if (events.length > 0) {

@@ -4,6 +4,8 @@
  * what a tool call would do: a Bash command, a file path, a URL (see
  * docs/hooks.md). `deny` rules refuse the call with a reason the agent sees;
  * `ask` rules send it to the controller as a `type=approval` request.
+ * Approval requests (from hooks or dialogs) are decided by `deny`, then
+ * `allow` rules before they reach the controller or a person.
  *
  * The string `"@default"` in a list stands for the default rules of that
  * list, so `"deny": ["@default", "\\bdocker\\s+system\\s+prune\\b"]` adds a
@@ -96,6 +98,9 @@ export const DEFAULT_DENY_RULES: readonly PolicyRule[] = [
 /** No command is sent to the controller unless the config says so. */
 export const DEFAULT_ASK_RULES: readonly PolicyRule[] = [];
 
+/** No approval is allowed by a rule unless the config says so. */
+export const DEFAULT_ALLOW_RULES: readonly PolicyRule[] = [];
+
 function normalizeRules(
   list: readonly PolicyRuleInput[],
   defaults: readonly PolicyRule[],
@@ -130,6 +135,11 @@ export const PolicySchema = z
     deny: z.array(PolicyRuleSchema).default(['@default']),
     /** Sent to the controller as `type=approval` requests. Default: none. */
     ask: z.array(PolicyRuleSchema).default(['@default']),
+    /**
+     * Approval requests (hooks, dialogs) these allow before any answerer
+     * sees them, unless a deny rule matches first. Default: none.
+     */
+    allow: z.array(PolicyRuleSchema).default(['@default']),
     /** How long a hook waits for the controller's decision. */
     askTimeoutSec: z.number().int().positive().max(3600).default(120),
     /** The decision when none comes in time (or no bridge is running). */
@@ -138,6 +148,7 @@ export const PolicySchema = z
   .transform((policy) => ({
     deny: normalizeRules(policy.deny, DEFAULT_DENY_RULES, 'deny'),
     ask: normalizeRules(policy.ask, DEFAULT_ASK_RULES, 'ask'),
+    allow: normalizeRules(policy.allow, DEFAULT_ALLOW_RULES, 'allow'),
     askTimeoutSec: policy.askTimeoutSec,
     askDefault: policy.askDefault,
   }));

@@ -5,9 +5,10 @@
  * (input, context) → plan. Nothing here reads files, the clock or the
  * environment; the runner passes all of it in.
  */
+import { approvalFingerprint } from '../protocol/approval.js';
 import { hashBody, makeRequestId } from '../protocol/ids.js';
 import { sanitizeText } from '../protocol/sanitize.js';
-import type { DecisionFile } from '../state/hook-files.js';
+import type { ApprovalDecision, DecisionFile } from '../state/hook-files.js';
 import type { AgentStateName, RequestRecord } from '../state/types.js';
 import { evaluatePolicy, toolSubjects } from './policy.js';
 import type {
@@ -293,15 +294,68 @@ function planNotification(input: Record<string, unknown>): HookPlan {
   };
 }
 
-function planPermissionRequest(input: Record<string, unknown>): HookPlan {
+/**
+ * Claude Code needs a person's permission for a tool call: the call becomes
+ * a `type=approval` request, decided through this hook's reply
+ * (`hookSpecificOutput.decision.behavior`), so nothing is typed. Claude Code
+ * shows its own dialog meanwhile; without a decision in time the hook
+ * replies nothing and the dialog stays for a person.
+ */
+function planPermissionRequest(
+  input: Record<string, unknown>,
+  ctx: HookContext,
+): HookPlan {
   const tool = str(input, 'tool_name') ?? 'unknown';
-  const subject = toolSubjects(record(input, 'tool_input'))[0] ?? '';
-  return {
-    observation: { state: 'approval' },
-    events: [
-      hookEvent('PermissionRequest', input, { tool, subject: clip(subject) }),
-    ],
+  const toolInput = record(input, 'tool_input');
+  const fingerprint = approvalFingerprint(tool, toolInput);
+  const subject =
+    toolSubjects(toolInput)[0] ?? clip(JSON.stringify(toolInput), 500);
+  const sessionId = str(input, 'session_id');
+  const id = approvalRequestId(
+    ctx.agent,
+    `permission:${fingerprint}`,
+    subject,
+    ctx.now,
+  );
+  const description = str(toolInput, 'description');
+  const ask: ApprovalAsk = {
+    id,
+    event: 'PermissionRequest',
+    tool,
+    subject,
+    fingerprint,
+    body: formatPermissionBody({
+      agent: ctx.agent,
+      tool,
+      subject,
+      ...(description ? { description } : {}),
+      timeoutSec: ctx.policy.askTimeoutSec,
+    }),
+    timeoutSec: ctx.policy.askTimeoutSec,
+    default: 'dialog',
+    ...(sessionId ? { sessionId } : {}),
   };
+  return { ask, observation: { state: 'approval' }, events: [] };
+}
+
+/** What the controller reads for a PermissionRequest. */
+export function formatPermissionBody(ask: {
+  agent: string;
+  tool: string;
+  subject: string;
+  description?: string;
+  timeoutSec: number;
+}): string {
+  return [
+    `${ask.agent} (Claude Code) asks for permission to use a tool.`,
+    '',
+    `Tool: ${ask.tool}`,
+    `${ask.tool === 'Bash' ? 'Command' : 'Target'}: ${ask.subject}`,
+    ...(ask.description ? [`Why: ${ask.description}`] : []),
+    '',
+    'Answer with "allow" or "deny" as the first word; with a deny, the rest of the answer is passed to the agent as the reason.',
+    `The agent waits ${ask.timeoutSec}s; without an answer its own permission dialog stays open for a person at its screen.`,
+  ].join('\n');
 }
 
 function denyReply(reason: string): Record<string, unknown> {
@@ -399,6 +453,7 @@ function planPreToolUse(
         tool,
         subject: verdict.subject,
         rule: verdict.rule.name,
+        fingerprint: approvalFingerprint(tool, toolInput),
         body: formatApprovalBody({
           agent: ctx.agent,
           tool,
@@ -450,12 +505,28 @@ export function planClaudeHook(
     case 'Notification':
       return planNotification(input);
     case 'PermissionRequest':
-      return planPermissionRequest(input);
+      return planPermissionRequest(input, ctx);
     case 'PreToolUse':
       return planPreToolUse(input, ctx);
     default:
       return { events: [hookEvent(event, input, {})] };
   }
+}
+
+/** The reply to a PermissionRequest: Claude Code's documented decision. */
+export function permissionReply(
+  decision: ApprovalDecision,
+  message: string,
+): Record<string, unknown> {
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PermissionRequest',
+      decision:
+        decision === 'allow'
+          ? { behavior: 'allow' }
+          : { behavior: 'deny', message },
+    },
+  };
 }
 
 /** The reply to an approval once it is decided (or the hook gave up waiting). */
@@ -465,37 +536,51 @@ export function resolveApproval(
   waitedMs: number,
   extra: Record<string, unknown> = {},
 ): HookPlan {
+  const event: HookEventRecord = {
+    type: `hook.${ask.event}`,
+    requestId: ask.id,
+    data: {
+      ...(ask.sessionId ? { session: ask.sessionId } : {}),
+      tool: ask.tool,
+      decision: decision.decision,
+      by: decision.by,
+      ...(ask.rule ? { rule: ask.rule } : {}),
+      subject: clip(ask.subject),
+      fingerprint: ask.fingerprint,
+      waitedMs,
+      ...extra,
+    },
+  };
+  if (decision.decision === 'dialog') {
+    // Nobody decided: Claude Code's dialog stays for a person. The
+    // observation written before the wait (or a newer one) stands.
+    return { events: [event] };
+  }
+  const who =
+    decision.by === 'person'
+      ? 'A person'
+      : decision.by === 'rule'
+        ? 'A macs approval rule'
+        : 'The controller';
   const reason =
     decision.by === 'timeout'
       ? decision.reason ||
         `no decision from the controller within ${ask.timeoutSec}s; macs applied its default (${decision.decision})`
       : decision.decision === 'allow'
-        ? `The controller approved this: ${decision.reason}`
-        : `The controller refused this: ${decision.reason}`;
+        ? `${who} approved this: ${decision.reason}`
+        : `${who} refused this: ${decision.reason}`;
   return {
-    reply: {
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision: decision.decision,
-        permissionDecisionReason: reason,
-      },
-    },
+    reply:
+      ask.event === 'PermissionRequest'
+        ? permissionReply(decision.decision, reason)
+        : {
+            hookSpecificOutput: {
+              hookEventName: 'PreToolUse',
+              permissionDecision: decision.decision,
+              permissionDecisionReason: reason,
+            },
+          },
     observation: { state: 'working' },
-    events: [
-      {
-        type: `hook.${ask.event}`,
-        requestId: ask.id,
-        data: {
-          ...(ask.sessionId ? { session: ask.sessionId } : {}),
-          tool: ask.tool,
-          decision: decision.decision,
-          by: decision.by,
-          rule: ask.rule,
-          subject: clip(ask.subject),
-          waitedMs,
-          ...extra,
-        },
-      },
-    ],
+    events: [event],
   };
 }

@@ -33,7 +33,7 @@ import os from 'node:os';
 
 /** Seconds Claude Code gives a macs hook (it needs milliseconds). */
 export const HOOK_TIMEOUT_SEC = 30;
-/** PreToolUse may wait for the controller: askTimeoutSec plus this margin. */
+/** PreToolUse and PermissionRequest may wait for the controller: askTimeoutSec plus this margin. */
 export const ASK_TIMEOUT_MARGIN_SEC = 30;
 
 export type HooksKind = 'claude' | 'codex' | 'none';
@@ -100,8 +100,8 @@ export type ClaudeHooksSection = Record<string, ClaudeMatcherGroup[]>;
 
 /**
  * The `hooks` section macs needs in Claude Code's settings: one command per
- * event, all tools matched for the tool events, and a PreToolUse timeout
- * long enough for an approval.
+ * event, all tools matched for the tool events, and a PreToolUse and
+ * PermissionRequest timeout long enough for an approval.
  */
 export function buildClaudeHooks(
   options: HookCommandOptions & { askTimeoutSec: number },
@@ -109,7 +109,7 @@ export function buildClaudeHooks(
   const section: ClaudeHooksSection = {};
   for (const event of CLAUDE_HOOK_EVENTS) {
     const timeout =
-      event === 'PreToolUse'
+      event === 'PreToolUse' || event === 'PermissionRequest'
         ? options.askTimeoutSec + ASK_TIMEOUT_MARGIN_SEC
         : HOOK_TIMEOUT_SEC;
     const matcher =

@@ -78,3 +78,34 @@ export function evaluatePolicy(
   }
   return { type: 'pass' };
 }
+
+/** A rule's verdict on an approval request, before any answerer sees it. */
+export interface ApprovalRuleVerdict {
+  decision: 'allow' | 'deny';
+  rule: PolicyRule;
+  subject: string;
+}
+
+/**
+ * Decide an approval request by the config's rules: `deny` rules first, then
+ * `allow` rules, each matched like a PreToolUse call against the tool and
+ * what the request acts on. Undefined: no rule decides it (it goes on to the
+ * controller or a person).
+ */
+export function evaluateApprovalRules(
+  approval: { tool: string; subjects: readonly string[] },
+  policy: Pick<PolicyConfig, 'deny' | 'allow'>,
+): ApprovalRuleVerdict | undefined {
+  const call: ToolCall = { tool: approval.tool, input: {} };
+  const subjects = approval.subjects.filter((s) => s.trim() !== '');
+  for (const [decision, rules] of [
+    ['deny', policy.deny],
+    ['allow', policy.allow],
+  ] as const) {
+    for (const rule of rules) {
+      const subject = ruleMatches(rule, call, subjects);
+      if (subject !== undefined) return { decision, rule, subject };
+    }
+  }
+  return undefined;
+}

@@ -219,10 +219,25 @@ interface AskOutcome {
 }
 
 /**
+ * Hook events that mean the agent went on after a PermissionRequest: its
+ * dialog was answered at its screen (or the turn ended), so a decision
+ * that comes now would be for a prompt that is gone.
+ */
+const MOVED_ON_EVENTS: ReadonlySet<string> = new Set([
+  'PostToolUse',
+  'PostToolUseFailure',
+  'UserPromptSubmit',
+  'Stop',
+  'StopFailure',
+  'SessionStart',
+]);
+
+/**
  * Ask the controller: leave the request for the bridge, then wait for the
- * decision file. Gives up at the timeout (or when the bridge goes away) and
- * records the default decision exclusively, so a late answer cannot change
- * what the agent was told.
+ * decision file. Gives up at the timeout (or when the bridge goes away, or,
+ * for a PermissionRequest, when the agent went on without it) and records
+ * the default exclusively, so a late answer cannot change what the agent
+ * was told. A decision is taken only for the same prompt (its fingerprint).
  */
 async function runAsk(
   paths: HomePaths,
@@ -235,7 +250,11 @@ async function runAsk(
     id: ask.id,
     decision: ask.default,
     by: 'timeout',
-    reason: `${why}; macs applied its default (${ask.default})`,
+    fingerprint: ask.fingerprint,
+    reason:
+      ask.default === 'dialog'
+        ? `${why}; Claude Code's own dialog is left to a person`
+        : `${why}; macs applied its default (${ask.default})`,
     decidedAt: now().toISOString(),
   });
   if (!(await isBridgeRunning(paths, agent))) {
@@ -246,6 +265,7 @@ async function runAsk(
   }
   const dir = hookRequestsDir(paths, agent);
   const file = path.join(dir, `${ask.id}.json`);
+  const createdAt = now().toISOString();
   const request: HookRequestFile = {
     id: ask.id,
     agent,
@@ -253,11 +273,13 @@ async function runAsk(
     event: ask.event,
     tool: ask.tool,
     subject: ask.subject,
-    rule: ask.rule,
+    ...(ask.rule ? { rule: ask.rule } : {}),
+    fingerprint: ask.fingerprint,
     body: ask.body,
-    createdAt: now().toISOString(),
+    createdAt,
     timeoutSec: ask.timeoutSec,
     default: ask.default,
+    pid: process.pid,
     ...(ask.toolUseId ? { toolUseId: ask.toolUseId } : {}),
     ...(ask.sessionId ? { sessionId: ask.sessionId } : {}),
   };
@@ -270,9 +292,23 @@ async function runAsk(
   try {
     for (;;) {
       const decided = await readDecision(paths, ask.id);
-      if (decided)
+      if (decided) {
+        if (decided.fingerprint && decided.fingerprint !== ask.fingerprint)
+          return {
+            decision: fallback('the decision was for another prompt'),
+            waitedMs: Date.now() - started,
+            extra: { mismatch: true },
+          };
         return { decision: decided, waitedMs: Date.now() - started, extra: {} };
+      }
       if (Date.now() >= deadline) break;
+      if (ask.event === 'PermissionRequest') {
+        const seen = await readObservation(paths, agent);
+        if (seen && seen.ts > createdAt && MOVED_ON_EVENTS.has(seen.event)) {
+          why = `${agent} went on (${seen.event}) before a decision came: its dialog was answered at its screen`;
+          break;
+        }
+      }
       if (Date.now() - lastBridgeCheck >= BRIDGE_CHECK_MS) {
         lastBridgeCheck = Date.now();
         if (!(await isBridgeRunning(paths, agent))) {
@@ -463,11 +499,19 @@ export async function runHook(
       current = plan();
     }
 
+    let undecided = false;
     if (current.ask) {
       const ask = current.ask;
       // The approval bounds its own wait; the deadline moves past it.
       armDeadline(HOOK_DEADLINE_MS + ask.timeoutSec * 1000);
+      // The agent waits for a decision meanwhile: `approval`.
+      await writeObservation(
+        paths,
+        agent,
+        mergeObservation(opts.event, current, previous, now()),
+      ).catch(() => undefined);
       const outcome = await runAsk(paths, agent, ask, now);
+      undecided = outcome.decision.decision === 'dialog';
       current = resolveApproval(ask, outcome.decision, outcome.waitedMs, {
         ...outcome.extra,
       });
@@ -481,7 +525,12 @@ export async function runHook(
     // A Codex notification that says nothing about the agent (an auxiliary
     // thread's turn) leaves the observation as it was: rewriting it would
     // make a stale state look fresh to the bridge.
-    const silent = opts.event === CODEX_NOTIFY_EVENT && !current.observation;
+    // An approval nobody decided (Claude Code's dialog is left to a person)
+    // leaves the `approval` written before the wait, or whatever a later
+    // hook wrote since (the agent went on): rewriting it would bring a
+    // stale state back.
+    const silent =
+      (opts.event === CODEX_NOTIFY_EVENT && !current.observation) || undecided;
     try {
       if (!silent)
         await writeObservation(

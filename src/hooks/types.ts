@@ -5,7 +5,7 @@
  * events, and prints the reply.
  */
 import type { PolicyConfig } from '../config/policy.js';
-import type { ApprovalDecision, HookObservation } from '../state/hook-files.js';
+import type { ApprovalOutcome, HookObservation } from '../state/hook-files.js';
 import type { AgentStateFile, AgentStateName } from '../state/types.js';
 
 export interface HookContext {
@@ -34,13 +34,18 @@ export interface HookEventRecord {
 /** An approval to ask the controller for; the reply waits for its decision. */
 export interface ApprovalAsk {
   id: string;
-  event: string;
+  /** `PreToolUse` (an `ask` rule) or `PermissionRequest`. */
+  event: 'PreToolUse' | 'PermissionRequest';
   tool: string;
   subject: string;
-  rule: string;
+  /** The `ask` rule that matched (PreToolUse). */
+  rule?: string;
+  /** Hash of the tool and its whole input: a decision must carry the same. */
+  fingerprint: string;
   body: string;
   timeoutSec: number;
-  default: ApprovalDecision;
+  /** Without a decision in time: this decision, or Claude Code's own dialog. */
+  default: ApprovalOutcome;
   toolUseId?: string;
   sessionId?: string;
 }

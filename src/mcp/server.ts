@@ -343,6 +343,7 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
   async function writeAnswer(
     request: RequestSnapshot,
     text: string,
+    by: 'mcp:answer_request' | 'mcp:decide_approval',
   ): Promise<{ file: string; chars: number }> {
     // Answered already (its answer waits for delivery, or is on its way):
     // never a second answer, whatever the outbox holds by now.
@@ -353,7 +354,7 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
           : `request '${request.id}' is not waiting for an answer here (stage ${request.stage}, answerer ${request.backend ?? 'none yet'})`,
         request.agent,
       );
-    const result = await writeOutboxAnswer(paths, request.id, text);
+    const result = await writeOutboxAnswer(paths, request.id, text, { by });
     switch (result.type) {
       case 'written':
         return { file: result.file, chars: result.chars };
@@ -552,7 +553,7 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
     async (args) => {
       const request = await findRequest(args.id);
       const text = composeAnswer(args.instructions, args.notes);
-      const written = await writeAnswer(request, text);
+      const written = await writeAnswer(request, text, 'mcp:answer_request');
       return {
         text: `answered ${request.id} (${request.agent}): the bridge types it into the worker once it is idle`,
         data: {
@@ -595,9 +596,9 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
         `${args.decision}: ${args.reason.trim()}`,
         `decided by the controller through MCP: ${args.decision}`,
       );
-      const written = await writeAnswer(request, text);
+      const written = await writeAnswer(request, text, 'mcp:decide_approval');
       return {
-        text: `${args.decision === 'allow' ? 'allowed' : 'denied'} ${request.id} (${request.agent}): the bridge tells the worker once it is idle`,
+        text: `${args.decision === 'allow' ? 'allowed' : 'denied'} ${request.id} (${request.agent}): ${request.attributes.hook ? `the bridge answers the agent's waiting ${request.attributes.hook} hook at once, typing nothing` : 'the bridge tells the worker once it is idle'}`,
         data: {
           id: request.id,
           agent: request.agent,

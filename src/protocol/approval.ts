@@ -6,6 +6,9 @@
  * `don't` deny. An answer that starts with neither is a deny (fail closed),
  * and the whole answer is the reason the agent sees either way.
  */
+import { createHash } from 'node:crypto';
+import type { DecidedBy } from '../state/types.js';
+
 export interface ApprovalAnswer {
   decision: 'allow' | 'deny';
   /** False when the answer began with no decision word (then it is a deny). */
@@ -28,4 +31,58 @@ export function parseApprovalAnswer(instructions: string): ApprovalAnswer {
   if (DENY.test(head)) return { decision: 'deny', recognized: true, reason };
   if (ALLOW.test(head)) return { decision: 'allow', recognized: true, reason };
   return { decision: 'deny', recognized: false, reason };
+}
+
+/** JSON with object keys sorted at every level, so equal inputs hash alike. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Hex digits of an approval fingerprint (fits a request attribute). */
+export const FINGERPRINT_CHARS = 16;
+
+/**
+ * The fingerprint of what an approval asks: a hash of the tool and its whole
+ * input (for a hook), or of the dialog's text (for a screen). A decision is
+ * applied only to a prompt with the same fingerprint.
+ */
+export function approvalFingerprint(
+  tool: string,
+  input: Record<string, unknown> | string,
+): string {
+  const text = typeof input === 'string' ? input : canonicalJson(input);
+  return createHash('sha256')
+    .update(`${tool}\n${text}`, 'utf8')
+    .digest('hex')
+    .slice(0, FINGERPRINT_CHARS);
+}
+
+/** Who decided an approval, and through what (docs/backends.md). */
+export interface Decider {
+  decidedBy: DecidedBy;
+  /** The rule's name, or how the answer came (`mcp:decide_approval`, `outbox`, `exec:codex`, `controller:%3`). */
+  via: string;
+}
+
+/**
+ * Who gave an answer, from where it came: `rule:<name>` is a rule of the
+ * config; a controller's MCP tool call (`by`, e.g. `mcp:decide_approval`),
+ * an exec command (`exec:…`) or the controller pane (`controller:…`) is the
+ * controller; a file in the outbox with no tool call behind it (`macs
+ * respond`, the status view, an editor) is a person.
+ */
+export function deciderOf(source: string, by?: string): Decider {
+  if (source.startsWith('rule:'))
+    return { decidedBy: 'rule', via: source.slice('rule:'.length) };
+  if (by?.startsWith('mcp:')) return { decidedBy: 'controller', via: by };
+  if (source.startsWith('outbox'))
+    return { decidedBy: 'person', via: 'outbox' };
+  return { decidedBy: 'controller', via: source || 'unknown' };
 }

@@ -67,36 +67,56 @@ export interface HookObservation {
   lastPromptAt?: string;
 }
 
-/** An approval a PreToolUse hook asks the controller for. */
+/**
+ * An approval a hook asks for: a PreToolUse call an `ask` rule matched, or
+ * a Claude Code PermissionRequest.
+ */
 export interface HookRequestFile {
   id: string;
   agent: string;
   type: 'approval';
-  /** The hook event that asked (`PreToolUse`). */
+  /** The hook event that asked (`PreToolUse`, `PermissionRequest`). */
   event: string;
   tool: string;
   /** What the tool would do: the command, file path or URL. */
   subject: string;
-  /** The policy rule that made macs ask. */
-  rule: string;
+  /** The policy rule that made macs ask (PreToolUse only). */
+  rule?: string;
+  /** Hash of the tool and its whole input (protocol/approval.ts). */
+  fingerprint?: string;
   /** The request text the controller sees. */
   body: string;
   createdAt: string;
   /** The hook waits this long for a decision, then applies `default`. */
   timeoutSec: number;
-  default: ApprovalDecision;
+  default: ApprovalOutcome;
+  /** The waiting hook's process: once it is gone, nobody takes a decision. */
+  pid?: number;
   toolUseId?: string;
   sessionId?: string;
 }
 
 export type ApprovalDecision = 'allow' | 'deny';
 
+/**
+ * How an approval ends for the hook: allowed, denied, or (PermissionRequest
+ * only) left to Claude Code's own dialog, which a person answers on screen.
+ */
+export type ApprovalOutcome = ApprovalDecision | 'dialog';
+
 /** `.macs/decisions/<id>.json`. */
 export interface DecisionFile {
   id: string;
-  decision: ApprovalDecision;
-  /** Who decided: the controller's answer, or the hook's default on timeout. */
-  by: 'controller' | 'timeout';
+  decision: ApprovalOutcome;
+  /** The fingerprint of the prompt the decision is for (when it had one). */
+  fingerprint?: string;
+  /**
+   * Who decided: a rule of the config, the controller, a person (docs/backends.md),
+   * or nobody in time (`timeout`: the hook applied its default).
+   */
+  by: 'rule' | 'controller' | 'person' | 'timeout';
+  /** The rule's name, or how the answer came (`mcp:decide_approval`, `outbox`, ...). */
+  via?: string;
   /** The reason shown to the agent (the controller's instructions). */
   reason: string;
   decidedAt: string;
@@ -175,27 +195,41 @@ export function parseHookRequest(text: string): HookRequestFile | undefined {
     'event',
     'tool',
     'subject',
-    'rule',
     'body',
     'createdAt',
   ];
   if (!strings.every((k) => typeof value[k] === 'string')) return undefined;
   if (value.type !== 'approval') return undefined;
-  if (value.default !== 'allow' && value.default !== 'deny') return undefined;
+  if (!isOutcome(value.default)) return undefined;
   if (typeof value.timeoutSec !== 'number') return undefined;
+  for (const key of ['rule', 'fingerprint'])
+    if (value[key] !== undefined && typeof value[key] !== 'string')
+      return undefined;
+  if (value.pid !== undefined && !Number.isInteger(value.pid)) return undefined;
   return value as unknown as HookRequestFile;
+}
+
+function isOutcome(value: unknown): value is ApprovalOutcome {
+  return value === 'allow' || value === 'deny' || value === 'dialog';
 }
 
 /** Pure: a parsed decision file, or undefined. */
 export function parseDecision(text: string): DecisionFile | undefined {
   const value = parseJsonObject(text);
   if (!value) return undefined;
-  if (value.decision !== 'allow' && value.decision !== 'deny') return undefined;
+  if (!isOutcome(value.decision)) return undefined;
   if (typeof value.id !== 'string') return undefined;
   return {
     id: value.id,
     decision: value.decision,
-    by: value.by === 'timeout' ? 'timeout' : 'controller',
+    ...(typeof value.fingerprint === 'string'
+      ? { fingerprint: value.fingerprint }
+      : {}),
+    by:
+      value.by === 'timeout' || value.by === 'rule' || value.by === 'person'
+        ? value.by
+        : 'controller',
+    ...(typeof value.via === 'string' ? { via: value.via } : {}),
     reason: typeof value.reason === 'string' ? value.reason : '',
     decidedAt: typeof value.decidedAt === 'string' ? value.decidedAt : '',
   };

@@ -26,6 +26,7 @@ export function toRecent(record: RequestRecord): RecentRequest {
     ...(record.response
       ? { instructions: record.response.instructions.slice(0, 500) }
       : {}),
+    ...(record.decision ? { decision: record.decision } : {}),
   };
 }
 

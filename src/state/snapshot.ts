@@ -11,6 +11,7 @@ import { readAllAgentStates } from './pending.js';
 import { isProcessAlive } from './process.js';
 import { freshAgentState } from './store.js';
 import type {
+  ApprovalVerdict,
   AgentStateFile,
   RecentRequest,
   RequestRecord,
@@ -66,6 +67,15 @@ export const AnswerSnapshotSchema = z.strictObject({
   source: z.string().nullable(),
   receivedAt: isoTime.nullable(),
   deliveredAt: isoTime.nullable(),
+});
+
+/** Who decided an approval (docs/backends.md "approvals and who decided"). */
+export const DecisionSnapshotSchema = z.strictObject({
+  decision: z.enum(['allow', 'deny']).nullable(),
+  decidedBy: z.enum(['rule', 'controller', 'person']),
+  /** The rule's name, or how the answer came (`mcp:decide_approval`, `outbox`, `exec:…`). */
+  via: z.string(),
+  at: isoTime,
 });
 
 export const AgentSnapshotSchema = z.strictObject({
@@ -125,6 +135,8 @@ export const RequestSnapshotSchema = z.strictObject({
   attributes: z.record(z.string(), z.string()),
   context: z.unknown().nullable(),
   answer: AnswerSnapshotSchema.nullable(),
+  /** An approval's decision once made (a worker's own approval waits to be typed). */
+  decision: DecisionSnapshotSchema.nullable(),
 });
 
 export const EventSnapshotSchema = z.strictObject({
@@ -133,6 +145,15 @@ export const EventSnapshotSchema = z.strictObject({
   type: z.string(),
   requestId: z.string().nullable(),
   data: z.record(z.string(), z.unknown()).nullable(),
+});
+
+/** A decided approval, newest first in `Snapshot.approvals`. */
+export const ApprovalSnapshotSchema = z.strictObject({
+  id: z.string(),
+  agent: z.string(),
+  stage: RequestStageSchema,
+  firstLine: z.string(),
+  ...DecisionSnapshotSchema.shape,
 });
 
 export const SessionSnapshotSchema = z.strictObject({
@@ -156,6 +177,8 @@ export const SnapshotSchema = z.strictObject({
   }),
   agents: z.array(AgentSnapshotSchema),
   requests: z.array(RequestSnapshotSchema),
+  /** The approvals decided last (at most SNAPSHOT_APPROVALS), newest first, with who decided. */
+  approvals: z.array(ApprovalSnapshotSchema),
   events: z.array(EventSnapshotSchema),
 });
 
@@ -164,8 +187,12 @@ export type AgentSnapshot = z.infer<typeof AgentSnapshotSchema>;
 export type RequestSnapshot = z.infer<typeof RequestSnapshotSchema>;
 export type EventSnapshot = z.infer<typeof EventSnapshotSchema>;
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
+export type DecisionSnapshot = z.infer<typeof DecisionSnapshotSchema>;
+export type ApprovalSnapshot = z.infer<typeof ApprovalSnapshotSchema>;
 export type Snapshot = z.infer<typeof SnapshotSchema>;
 
+/** How many decided approvals a snapshot carries. */
+export const SNAPSHOT_APPROVALS = 10;
 /** How many recent events a snapshot carries. */
 export const SNAPSHOT_EVENTS = 50;
 /** How much of the end of each events file is read for recent events. */
@@ -211,6 +238,18 @@ function answerOf(
   };
 }
 
+function toDecisionSnapshot(
+  verdict: ApprovalVerdict | undefined,
+): DecisionSnapshot | null {
+  if (!verdict) return null;
+  return {
+    decision: verdict.decision ?? null,
+    decidedBy: verdict.decidedBy,
+    via: verdict.via,
+    at: verdict.at,
+  };
+}
+
 function toRequestSnapshot(
   record: RequestRecord,
   context: unknown,
@@ -237,6 +276,7 @@ function toRequestSnapshot(
     answer: record.response
       ? answerOf(record.id, record.stage, record.response, record.deliveredAt)
       : null,
+    decision: toDecisionSnapshot(record.decision),
   };
 }
 
@@ -484,7 +524,19 @@ export function createSnapshotReader(
       ]);
       const agents: AgentSnapshot[] = [];
       const requests: RequestSnapshot[] = [];
+      const approvals: ApprovalSnapshot[] = [];
       for (const state of states.map(normalize)) {
+        for (const recent of state.recent) {
+          const decision = toDecisionSnapshot(recent.decision);
+          if (decision)
+            approvals.push({
+              id: recent.id,
+              agent: state.agent,
+              stage: recent.stage,
+              firstLine: escapeInvisible(recent.firstLine),
+              ...decision,
+            });
+        }
         const open = Object.values(state.requests);
         const waiting = (r: RequestRecord) =>
           isWaitingForPerson(r, inbox.has(r.id));
@@ -549,6 +601,9 @@ export function createSnapshotReader(
         },
         agents,
         requests,
+        approvals: approvals
+          .sort((a, b) => b.at.localeCompare(a.at) || a.id.localeCompare(b.id))
+          .slice(0, SNAPSHOT_APPROVALS),
         events: events.map(toEventSnapshot),
       };
     },

@@ -42,6 +42,8 @@ export interface StoredResponse {
   notes: string;
   /** Where the answer came from (`outbox`, `exec`, ...). */
   source: string;
+  /** The tool call behind an outbox answer (`mcp:decide_approval`, `mcp:answer_request`). */
+  by?: string;
   receivedAt: string;
   /** The answer exactly as received. */
   raw: string;
@@ -92,6 +94,38 @@ export interface RequestRecord {
   concealed?: true;
   /** Why an `expired` or `dismissed` request was ended, and by whom. */
   closed?: { reason: string; by: string; at: string };
+  /** What an approval asks (type=approval from a hook or a screen dialog). */
+  approval?: ApprovalInfo;
+  /** How an approval was decided, and who decided (docs/backends.md). */
+  decision?: ApprovalVerdict;
+}
+
+/** What a `type=approval` request from a hook or a dialog asks. */
+export interface ApprovalInfo {
+  /** Where it was asked: a hook event, or a dialog on the screen. */
+  source: 'PreToolUse' | 'PermissionRequest' | 'screen';
+  tool: string;
+  /** What the tool would act on: a command, a path, a URL. */
+  subject: string;
+  /** Hash of the tool and its input, or of the dialog's text. */
+  fingerprint: string;
+  /** The `ask` rule that sent a PreToolUse call here. */
+  rule?: string;
+  /** The pid of the hook that waits for the decision. */
+  hookPid?: number;
+}
+
+/** Who decided an approval: a rule of the config, the controller, a person. */
+export type DecidedBy = 'rule' | 'controller' | 'person';
+
+export interface ApprovalVerdict {
+  /** Absent for a worker's own approval whose answer starts with neither word. */
+  decision?: 'allow' | 'deny';
+  decidedBy: DecidedBy;
+  /** The rule's name (`rule`), or how the answer came: `mcp:decide_approval`, `outbox`, `exec:<cmd>`, `controller:%N`. */
+  via: string;
+  reason: string;
+  at: string;
 }
 
 /** A finished request, kept briefly for context and the status view. */
@@ -103,6 +137,8 @@ export interface RecentRequest {
   deliveredAt?: string;
   firstLine: string;
   instructions?: string;
+  /** An approval's decision and who made it. */
+  decision?: ApprovalVerdict;
 }
 
 export interface AgentCounters {

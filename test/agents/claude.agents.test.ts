@@ -6,11 +6,19 @@
 // test/fixtures/screens/claude/<state>/.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/config/presets/index.js';
 import { classifyScreen } from '../../src/screen/classify.js';
 import type { AgentStateName } from '../../src/state/types.js';
-import { findEvents, REPO_ROOT, waitForEvents } from '../helpers/macs.js';
+import {
+  findEvents,
+  MACS_BIN,
+  REPO_ROOT,
+  waitForEvents,
+} from '../helpers/macs.js';
+import { childEnv } from '../helpers/tmux-server.js';
 import { readStateFile } from '../helpers/session.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
@@ -267,6 +275,133 @@ describe(`the real Claude Code ${VERSION} through macs`, () => {
       (e) => e.data?.hook === 'approval' && e.data?.winner === 'hook',
     );
     expect(stale).toEqual([]);
+    // The PermissionRequest hook had asked macs meanwhile; the person was
+    // first, so the hook stopped waiting and its request expired, and no
+    // decision can be applied to it any more.
+    const [expired] = await explained(waitForEvents(s.home, 'request.expired'));
+    expect(String(expired?.data?.reason)).toMatch(/went on|no longer waiting/);
+    expect(findEvents(s.home, 'request.delivered')).toEqual([]);
+  });
+
+  it('a real permission request is decided by the controller through MCP and the PermissionRequest hook, typing nothing', async () => {
+    const script: Script = (request) => {
+      if (isToolResult(request)) return { kind: 'text', text: 'Created it.' };
+      if (lastUserText(request).includes('create the file'))
+        return {
+          kind: 'tool',
+          name: 'Bash',
+          input: { command: 'touch decided.txt', description: 'Create it' },
+        };
+      return { kind: 'text', text: 'OK.' };
+    };
+    session = await startClaudeSession(script);
+    const s = session;
+    await submitPrompt(s, 'Please create the file.');
+    const [detected] = await explained(
+      waitForEvents(s.home, 'request.detected', { timeout: 60_000 }),
+    );
+    expect(detected?.data).toMatchObject({
+      origin: 'hook',
+      hook: 'PermissionRequest',
+      tool: 'Bash',
+    });
+    const env = childEnv({ MACS_HOME: s.home, MACS_TMUX_SOCKET: s.socket });
+    const client = new Client({ name: 'macs-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: Object.fromEntries(
+          Object.entries(env).filter(
+            (e): e is [string, string] => e[1] !== undefined,
+          ),
+        ),
+        cwd: s.home,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const decided = (await client.callTool({
+        name: 'decide_approval',
+        arguments: {
+          id: detected?.requestId ?? '',
+          decision: 'allow',
+          reason: 'creating the file is the task',
+        },
+      })) as { isError?: boolean };
+      expect(decided.isError, JSON.stringify(decided)).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    await explained(
+      waitFor(() => existsSync(path.join(s.home, 'decided.txt')), {
+        timeout: 30_000,
+        message: 'the allowed command ran',
+      }),
+    );
+    const [delivered] = await explained(
+      waitForEvents(s.home, 'request.delivered'),
+    );
+    expect(delivered?.data).toMatchObject({
+      method: 'decision',
+      decision: 'allow',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    await explained(s.waitState('idle'));
+    // Nothing was typed into the worker for it.
+    expect(findEvents(s.home, 'request.delivering')).toEqual([]);
+  });
+
+  it('a real permission request denied by a person with macs respond: the command never runs and the model gets the reason', async () => {
+    const script: Script = (request) => {
+      if (isToolResult(request)) return { kind: 'text', text: 'Understood.' };
+      if (lastUserText(request).includes('delete the cache'))
+        return {
+          kind: 'tool',
+          name: 'Bash',
+          input: { command: 'touch denied.txt', description: 'Delete it' },
+        };
+      return { kind: 'text', text: 'OK.' };
+    };
+    session = await startClaudeSession(script);
+    const s = session;
+    await submitPrompt(s, 'Please delete the cache.');
+    const [detected] = await explained(
+      waitForEvents(s.home, 'request.detected', { timeout: 60_000 }),
+    );
+    const answer = await s.macs([
+      'respond',
+      detected?.requestId ?? '',
+      'deny: the cache is shared with staging',
+    ]);
+    expect(answer.exitCode, answer.stderr).toBe(0);
+    const [delivered] = await explained(
+      waitForEvents(s.home, 'request.delivered'),
+    );
+    expect(delivered?.data).toMatchObject({
+      decision: 'deny',
+      decidedBy: 'person',
+      via: 'outbox',
+    });
+    await explained(
+      waitFor(
+        () =>
+          s.server
+            .conversation()
+            .some(
+              (r) =>
+                isToolResult(r) &&
+                JSON.stringify(r.body.messages).includes(
+                  'the cache is shared with staging',
+                ),
+            ),
+        { timeout: 30_000, message: 'the model got the reason' },
+      ),
+    );
+    await explained(s.waitState('idle'));
+    expect(existsSync(path.join(s.home, 'denied.txt'))).toBe(false);
+    expect(findEvents(s.home, 'request.delivering')).toEqual([]);
   });
 
   it('sees an API failure as error with its message (screen and StopFailure hook)', async () => {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,10 +40,18 @@ describe('hook link (the bridge side of the hooks)', () => {
     emitted = [];
     finished = [];
     routed = [];
-    link = createHookLink({
+    link = makeLink();
+  });
+  afterEach(async () => {
+    await link.stop();
+    rmSync(paths.home, { recursive: true, force: true });
+  });
+
+  function makeLink(config = ConfigSchema.parse({ backstopMs: 20 })) {
+    return createHookLink({
       agent: 'w1',
       paths,
-      config: ConfigSchema.parse({ backstopMs: 20 }),
+      config,
       preset: 'claude',
       log: createSilentLogger(),
       serial: createSerialQueue(),
@@ -64,11 +73,7 @@ describe('hook link (the bridge side of the hooks)', () => {
       },
       refreshState: () => Promise.resolve(),
     });
-  });
-  afterEach(async () => {
-    await link.stop();
-    rmSync(paths.home, { recursive: true, force: true });
-  });
+  }
 
   const types = () => emitted.map((e) => e.type);
 
@@ -161,17 +166,116 @@ describe('hook link (the bridge side of the hooks)', () => {
       'hook',
     );
     await link.decideApproval(record);
+    // An answer in the outbox with no tool call behind it: a person's.
     expect(await readDecision(paths, record.id)).toMatchObject({
       decision: 'deny',
-      by: 'controller',
+      by: 'person',
+      via: 'outbox',
       reason: 'deny: wait for the release',
     });
     expect(record.stage).toBe('delivered');
+    expect(record.decision).toMatchObject({
+      decision: 'deny',
+      decidedBy: 'person',
+      via: 'outbox',
+    });
     expect(finished).toEqual([record.id]);
     expect(emitted.find((e) => e.type === 'request.delivered')?.data).toEqual({
       method: 'decision',
       decision: 'deny',
+      decidedBy: 'person',
+      via: 'outbox',
     });
+  });
+
+  it.each([
+    [{ source: 'exec:codex' }, 'controller', 'exec:codex'],
+    [{ source: 'controller:%3' }, 'controller', 'controller:%3'],
+    [
+      { source: 'outbox/w1-a.txt', by: 'mcp:decide_approval' },
+      'controller',
+      'mcp:decide_approval',
+    ],
+    [{ source: 'outbox/w1-a.txt' }, 'person', 'outbox'],
+  ])('records who decided an answer from %j', async (from, by, via) => {
+    const record = answered('w1-approval-who', 'allow', 'hook');
+    if (record.response) Object.assign(record.response, from);
+    await link.decideApproval(record);
+    expect(record.decision).toMatchObject({ decidedBy: by, via });
+    expect(await readDecision(paths, record.id)).toMatchObject({ by, via });
+  });
+
+  it('decides by an allow rule at once, before routing, and records the rule', async () => {
+    await link.stop();
+    link = makeLink(
+      ConfigSchema.parse({
+        backstopMs: 20,
+        policy: { allow: [{ name: 'tests', pattern: '^npm test$' }] },
+      }),
+    );
+    await link.start();
+    const dir = hookRequestsDir(paths, 'w1');
+    const write = (id: string, subject: string) =>
+      writeFileAtomic(
+        path.join(dir, `${id}.json`),
+        JSON.stringify({
+          id,
+          agent: 'w1',
+          type: 'approval',
+          event: 'PermissionRequest',
+          tool: 'Bash',
+          subject,
+          fingerprint: '0123456789abcdef',
+          body: `may I run ${subject}?`,
+          createdAt: new Date().toISOString(),
+          timeoutSec: 60,
+          default: 'dialog',
+        } satisfies HookRequestFile),
+      );
+    await write('w1-approval-t', 'npm test');
+    await write('w1-approval-p', 'npm publish');
+    await waitFor(() => routed.includes('w1-approval-p'), {
+      message: 'the other one routed',
+    });
+    await waitFor(() => finished.includes('w1-approval-t'), {
+      message: 'decided by rule',
+    });
+    expect(routed).toEqual(['w1-approval-p']);
+    expect(await readDecision(paths, 'w1-approval-t')).toMatchObject({
+      decision: 'allow',
+      by: 'rule',
+      via: 'tests',
+      fingerprint: '0123456789abcdef',
+    });
+    expect(
+      emitted.find(
+        (e) =>
+          e.type === 'request.delivered' && e.requestId === 'w1-approval-t',
+      )?.data,
+    ).toMatchObject({ decision: 'allow', decidedBy: 'rule', via: 'tests' });
+  });
+
+  it('expires an approval whose waiting hook process is gone, so no decision is taken later', async () => {
+    // A pid that is certainly not running: a child that has exited.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    await link.start();
+    const record = answered('w1-approval-gone', '', 'hook');
+    record.stage = 'routed';
+    record.approval = {
+      source: 'PermissionRequest',
+      tool: 'Bash',
+      subject: 'npm publish',
+      fingerprint: '0123456789abcdef',
+      hookPid: gone,
+    };
+    await waitFor(() => finished.includes(record.id), { message: 'expired' });
+    expect(record.stage).toBe('expired');
+    expect(await readDecision(paths, record.id)).toMatchObject({
+      by: 'timeout',
+    });
+    expect(
+      emitted.find((e) => e.type === 'request.expired')?.data?.reason,
+    ).toMatch(/no longer waiting/);
   });
 
   it('an answer after the hook gave up does not change what the agent was told', async () => {

@@ -5,7 +5,11 @@ import {
   PolicySchema,
 } from '../../src/config/policy.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import { evaluatePolicy, toolSubjects } from '../../src/hooks/policy.js';
+import {
+  evaluateApprovalRules,
+  evaluatePolicy,
+  toolSubjects,
+} from '../../src/hooks/policy.js';
 
 const bash = (command: string) => ({ tool: 'Bash', input: { command } });
 const denied = (command: string) =>
@@ -97,6 +101,7 @@ describe('policy config', () => {
     const config = ConfigSchema.parse({});
     expect(config.policy.deny).toEqual(DEFAULT_DENY_RULES);
     expect(config.policy.ask).toEqual([]);
+    expect(config.policy.allow).toEqual([]);
     expect(config.policy.askTimeoutSec).toBe(120);
     expect(config.policy.askDefault).toBe('deny');
   });
@@ -161,5 +166,55 @@ describe('policy config', () => {
       }),
     ).toEqual(['/repo/.env', 'KEY']);
     expect(toolSubjects({ content: 'anything' })).toEqual([]);
+  });
+});
+
+describe('approval rules', () => {
+  const policy = PolicySchema.parse({
+    allow: [
+      { name: 'tests', tool: '^Bash$', pattern: '^npm (?:test|run lint)$' },
+      { name: 'read-docs', tool: '^Read$', pattern: '^docs/' },
+    ],
+  });
+  const decide = (tool: string, subject: string) =>
+    evaluateApprovalRules({ tool, subjects: [subject] }, policy);
+
+  it('allows what an allow rule matches, naming the rule', () => {
+    expect(decide('Bash', 'npm test')).toMatchObject({
+      decision: 'allow',
+      rule: { name: 'tests' },
+      subject: 'npm test',
+    });
+    expect(decide('Read', 'docs/intro.md')).toMatchObject({
+      decision: 'allow',
+      rule: { name: 'read-docs' },
+    });
+  });
+
+  it('leaves everything else to the controller or a person', () => {
+    expect(decide('Bash', 'npm publish')).toBeUndefined();
+    expect(decide('Bash', 'npm test && npm publish')).toBeUndefined();
+    // The rule is for Bash only.
+    expect(decide('Write', 'npm test')).toBeUndefined();
+    expect(decide('Bash', '')).toBeUndefined();
+  });
+
+  it('checks deny rules first: a denied command is never allowed by a rule', () => {
+    const wide = PolicySchema.parse({ allow: ['^git '] });
+    expect(
+      evaluateApprovalRules(
+        { tool: 'Bash', subjects: ['git push --force origin main'] },
+        wide,
+      ),
+    ).toMatchObject({ decision: 'deny', rule: { name: 'force-push' } });
+    expect(
+      evaluateApprovalRules({ tool: 'Bash', subjects: ['git status'] }, wide),
+    ).toMatchObject({ decision: 'allow', rule: { name: 'allow-0' } });
+  });
+
+  it('rejects a bad allow rule', () => {
+    expect(
+      ConfigSchema.safeParse({ policy: { allow: [{ pattern: '(' }] } }).success,
+    ).toBe(false);
   });
 });

@@ -362,19 +362,104 @@ describe('PostToolUse / PostToolUseFailure', () => {
 });
 
 describe('PermissionRequest', () => {
-  it('marks the agent as waiting for approval and leaves the decision to the person', () => {
-    const p = plan('PermissionRequest', {
-      ...base('PermissionRequest'),
-      tool_name: 'Bash',
-      tool_input: { command: 'npm publish', description: 'Publish' },
-      permission_suggestions: [],
-    });
+  const permission = (input: Record<string, unknown>) => ({
+    ...base('PermissionRequest'),
+    tool_name: 'Bash',
+    tool_input: input,
+    permission_suggestions: [],
+  });
+
+  it('becomes an approval to ask, carrying the tool, the command and a fingerprint of the whole input', () => {
+    const p = plan(
+      'PermissionRequest',
+      permission({ command: 'npm publish', description: 'Publish' }),
+    );
+    // Nothing is replied until the decision comes (the runner waits).
     expect(p.reply).toBeUndefined();
     expect(p.observation).toEqual({ state: 'approval' });
-    expect(p.events[0]).toMatchObject({
-      type: 'hook.PermissionRequest',
-      data: { tool: 'Bash', subject: 'npm publish' },
+    expect(p.ask).toMatchObject({
+      event: 'PermissionRequest',
+      tool: 'Bash',
+      subject: 'npm publish',
+      default: 'dialog',
+      sessionId: 'abc123',
     });
+    expect(p.ask?.id).toMatch(/^w1-approval-[0-9a-f]{12}$/);
+    expect(p.ask?.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(p.ask?.body).toContain('Command: npm publish');
+    expect(p.ask?.body).toContain('Why: Publish');
+    expect(p.ask?.body).toContain('dialog stays open for a person');
+  });
+
+  it('gives the same input the same fingerprint whatever the key order, and another input another', () => {
+    const a = plan(
+      'PermissionRequest',
+      permission({ command: 'npm publish', description: 'x' }),
+    ).ask;
+    const b = plan(
+      'PermissionRequest',
+      permission({ description: 'x', command: 'npm publish' }),
+    ).ask;
+    const c = plan(
+      'PermissionRequest',
+      permission({ command: 'npm publish --tag next', description: 'x' }),
+    ).ask;
+    expect(a?.fingerprint).toBe(b?.fingerprint);
+    expect(c?.fingerprint).not.toBe(a?.fingerprint);
+  });
+
+  it('answers through the documented decision: allow, deny with a message, or nothing (the dialog stays)', () => {
+    const ask = plan('PermissionRequest', permission({ command: 'ls' })).ask;
+    if (!ask) throw new Error('no ask');
+    expect(
+      resolveApproval(
+        ask,
+        { decision: 'allow', by: 'controller', reason: 'allow: fine' },
+        10,
+      ).reply,
+    ).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: { behavior: 'allow' },
+      },
+    });
+    expect(
+      resolveApproval(
+        ask,
+        { decision: 'deny', by: 'controller', reason: 'deny: not now' },
+        10,
+      ).reply,
+    ).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PermissionRequest',
+        decision: {
+          behavior: 'deny',
+          message: 'The controller refused this: deny: not now',
+        },
+      },
+    });
+    const left = resolveApproval(
+      ask,
+      { decision: 'dialog', by: 'timeout', reason: 'no decision' },
+      10,
+    );
+    expect(left.reply).toBeUndefined();
+    expect(left.observation).toBeUndefined();
+    expect(left.events[0]).toMatchObject({
+      type: 'hook.PermissionRequest',
+      requestId: ask.id,
+      data: { decision: 'dialog', by: 'timeout', fingerprint: ask.fingerprint },
+    });
+  });
+
+  it('a tool with no command or path is described by its input', () => {
+    const p = plan('PermissionRequest', {
+      ...base('PermissionRequest'),
+      tool_name: 'mcp__db__drop',
+      tool_input: { table: 'users' },
+    });
+    expect(p.ask?.subject).toBe('{"table":"users"}');
+    expect(p.ask?.body).toContain('Target: {"table":"users"}');
   });
 });
 

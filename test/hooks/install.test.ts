@@ -82,6 +82,8 @@ describe('hook commands', () => {
         ],
       },
     ]);
+    // A PermissionRequest may wait for the controller as long.
+    expect(hooks.PermissionRequest?.[0]?.hooks[0]?.timeout).toBe(150);
     expect(hooks.Stop?.[0]?.matcher).toBeUndefined();
     expect(hooks.Stop?.[0]?.hooks[0]?.timeout).toBe(30);
   });

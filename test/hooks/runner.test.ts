@@ -408,6 +408,142 @@ describe('macs hook (runner)', () => {
     });
   });
 
+  describe('PermissionRequest approvals', () => {
+    const publish = {
+      ...base('PermissionRequest'),
+      tool_name: 'Bash',
+      tool_input: { command: 'npm publish', description: 'Publish' },
+      permission_suggestions: [],
+    };
+    const config = (policy: Record<string, unknown>) =>
+      writeFileSync(
+        path.join(paths.home, 'macs.config.json'),
+        JSON.stringify({ policy }),
+      );
+    async function requestFile() {
+      const dir = hookRequestsDir(paths, 'w1');
+      const name = await waitFor(
+        () =>
+          existsSync(dir)
+            ? readdirSync(dir).find((f) => f.endsWith('.json'))
+            : undefined,
+        { message: 'the hook request file' },
+      );
+      const request = parseHookRequest(
+        readFileSync(path.join(dir, name), 'utf8'),
+      );
+      if (!request) throw new Error('not a hook request');
+      return request;
+    }
+
+    it("with no bridge running, replies nothing at once: Claude Code's dialog stays for a person", async () => {
+      const started = Date.now();
+      await run('PermissionRequest', publish);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(out).toEqual([]);
+      expect(await readObservation(paths, 'w1')).toMatchObject({
+        event: 'PermissionRequest',
+        state: 'approval',
+      });
+      const events = await readEvents(paths, { agent: 'w1' });
+      expect(
+        events.find((e) => e.type === 'hook.PermissionRequest'),
+      ).toMatchObject({
+        data: { decision: 'dialog', by: 'timeout', noBridge: true },
+      });
+    });
+
+    it('asks through a hook request carrying the fingerprint and its pid, and replies with the decision', async () => {
+      config({ askTimeoutSec: 30 });
+      pretendBridgeRunning();
+      const hook = run('PermissionRequest', publish);
+      const request = await requestFile();
+      expect(request).toMatchObject({
+        event: 'PermissionRequest',
+        tool: 'Bash',
+        subject: 'npm publish',
+        default: 'dialog',
+        pid: process.pid,
+      });
+      expect(request.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+      // While it waits, the agent shows as waiting for approval.
+      expect(await readObservation(paths, 'w1')).toMatchObject({
+        event: 'PermissionRequest',
+        state: 'approval',
+      });
+      await decideOnce(paths, {
+        id: request.id,
+        decision: 'deny',
+        fingerprint: request.fingerprint ?? '',
+        by: 'controller',
+        reason: 'deny: not from a worker',
+        decidedAt: new Date().toISOString(),
+      });
+      await hook;
+      expect(JSON.parse(out[0] ?? '')).toEqual({
+        hookSpecificOutput: {
+          hookEventName: 'PermissionRequest',
+          decision: {
+            behavior: 'deny',
+            message: 'The controller refused this: deny: not from a worker',
+          },
+        },
+      });
+    });
+
+    it('never applies a decision made for another prompt (its fingerprint differs)', async () => {
+      config({ askTimeoutSec: 30 });
+      pretendBridgeRunning();
+      const hook = run('PermissionRequest', publish);
+      const request = await requestFile();
+      await decideOnce(paths, {
+        id: request.id,
+        decision: 'allow',
+        fingerprint: '0123456789abcdef',
+        by: 'controller',
+        reason: 'allow',
+        decidedAt: new Date().toISOString(),
+      });
+      await hook;
+      expect(out).toEqual([]);
+      const events = await readEvents(paths, { agent: 'w1' });
+      expect(
+        events.find((e) => e.type === 'hook.PermissionRequest'),
+      ).toMatchObject({ data: { decision: 'dialog', mismatch: true } });
+    });
+
+    it('stops waiting when the agent went on (the dialog was answered at the screen), so a later decision is refused', async () => {
+      config({ askTimeoutSec: 30 });
+      pretendBridgeRunning();
+      const hook = run('PermissionRequest', publish);
+      const request = await requestFile();
+      // A person pressed Enter on the dialog: the tool ran.
+      await run('PostToolUse', {
+        ...base('PostToolUse'),
+        tool_name: 'Bash',
+        tool_input: { command: 'npm publish' },
+      });
+      await hook;
+      expect(out).toEqual([]);
+      // The agent's newer state is not overwritten by the undecided approval.
+      expect(await readObservation(paths, 'w1')).toMatchObject({
+        event: 'PostToolUse',
+        state: 'working',
+      });
+      const stands = await readDecision(paths, request.id);
+      expect(stands).toMatchObject({ decision: 'dialog', by: 'timeout' });
+      expect(stands?.reason).toMatch(/went on \(PostToolUse\)/);
+      const late = await decideOnce(paths, {
+        id: request.id,
+        decision: 'allow',
+        by: 'controller',
+        reason: 'allow',
+        decidedAt: new Date().toISOString(),
+      });
+      expect(late.first).toBe(false);
+    });
+  });
+
   it('an unreadable config still answers (default policy) and says so', async () => {
     writeFileSync(path.join(paths.home, 'macs.config.json'), '{ nope');
     await run('PreToolUse', {

@@ -1,10 +1,13 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareAgentHooks } from '../../src/hooks/install.js';
 import { readClaim } from '../../src/state/claim.js';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
+import { SnapshotSchema } from '../../src/state/snapshot.js';
 import { readAgentState } from '../../src/state/store.js';
 import {
   MACS_BIN,
@@ -14,6 +17,7 @@ import {
   type BridgeProcess,
 } from '../helpers/macs.js';
 import {
+  childEnv,
   makeTempHome,
   startTmuxServer,
   type TestTmuxServer,
@@ -423,5 +427,277 @@ describe('hooks end to end: a fake Claude Code calling `macs hook`', () => {
     expect(delivered.every((e) => e.data?.method === 'decision')).toBe(true);
     // Nothing was typed into the agent.
     expect(recorded().filter((r) => r.type === 'submit')).toEqual([]);
+  });
+  /** The approval requests waiting in the inbox. */
+  const inboxApprovals = () => {
+    const dir = path.join(home, 'inbox');
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .map(
+            (f) =>
+              JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as {
+                id: string;
+                type: string;
+                attributes: Record<string, string>;
+              },
+          )
+      : [];
+  };
+
+  it('turns a PermissionRequest into an approval request and decides it through the hook reply, typing nothing', async () => {
+    const pane = await startAgent(
+      [
+        { waitFile: flag('go') },
+        {
+          permission: 'Bash',
+          input: { command: 'npm publish', description: 'Publish the package' },
+        },
+      ],
+      { askTimeoutSec: 30 },
+    );
+    bridge(pane);
+    await waitForEvent('bridge.started');
+    raise('go');
+    const approval = await waitFor(() => inboxApprovals()[0], {
+      timeout: 20_000,
+      message: 'the approval in the inbox',
+    });
+    expect(approval.type).toBe('approval');
+    expect(approval.attributes).toMatchObject({
+      tool: 'Bash',
+      hook: 'PermissionRequest',
+    });
+    expect(approval.attributes.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    const body = readFileSync(
+      path.join(home, 'inbox', `${approval.id}.txt`),
+      'utf8',
+    );
+    expect(body).toContain('Command: npm publish');
+    const deny = await runMacs(
+      ['respond', approval.id, 'deny: publishing is for the release job'],
+      { home, socket: server.socket },
+    );
+    expect(deny.exitCode, deny.stderr).toBe(0);
+    const decided = await waitFor(
+      () => recorded().find((r) => r.type === 'permission'),
+      { timeout: 20_000, message: 'the decision reached the agent' },
+    );
+    expect(decided).toMatchObject({ decision: 'deny' });
+    expect(decided.reason).toContain('publishing is for the release job');
+    const delivered = await waitForEvent('request.delivered');
+    expect(delivered.data).toMatchObject({
+      method: 'decision',
+      decision: 'deny',
+    });
+    // Nothing was typed into the agent.
+    expect(recorded().filter((r) => r.type === 'submit')).toEqual([]);
+  });
+
+  it('expires the approval when the person answers the dialog on screen first; a later answer is never applied', async () => {
+    const pane = await startAgent(
+      [
+        { waitFile: flag('go') },
+        {
+          permission: 'Bash',
+          input: { command: 'make deploy' },
+          answerFile: flag('person'),
+        },
+      ],
+      { askTimeoutSec: 60 },
+    );
+    bridge(pane);
+    await waitForEvent('bridge.started');
+    raise('go');
+    const approval = await waitFor(() => inboxApprovals()[0], {
+      timeout: 20_000,
+      message: 'the approval in the inbox',
+    });
+    // The person presses Enter in the dialog before the controller decides.
+    raise('person');
+    const expired = await waitForEvent(
+      'request.expired',
+      (e) => e.requestId === approval.id,
+    );
+    expect(String(expired.data?.reason)).toMatch(/went on/);
+    const late = await waitFor(
+      () => recorded().find((r) => r.type === 'permission-late'),
+      { timeout: 20_000, message: 'the hook ended' },
+    );
+    // The hook replied nothing: it never decided a prompt already answered.
+    expect(late.decision).toBe('dialog');
+    expect(recorded().find((r) => r.type === 'permission')).toMatchObject({
+      decision: 'person',
+    });
+    const answer = await runMacs(['respond', approval.id, 'allow'], {
+      home,
+      socket: server.socket,
+    });
+    expect(answer.exitCode).not.toBe(0);
+    expect(events().filter((e) => e.type === 'request.delivered')).toEqual([]);
+  });
+  it('decides by the rules of the config first (deny, then allow), and only the rest reaches a person', async () => {
+    const pane = await startAgent(
+      [
+        { waitFile: flag('go') },
+        { permission: 'Bash', input: { command: 'npm test' } },
+        { permission: 'Bash', input: { command: 'git push -f origin main' } },
+        { permission: 'Bash', input: { command: 'npm publish' } },
+      ],
+      {
+        askTimeoutSec: 30,
+        allow: [
+          { name: 'tests', tool: '^Bash$', pattern: '^npm test$' },
+          '^git ',
+        ],
+      },
+    );
+    bridge(pane);
+    await waitForEvent('bridge.started');
+    raise('go');
+    // The first two never reach an answerer.
+    const byRule = await waitFor(
+      () => {
+        const list = recorded().filter((r) => r.type === 'permission');
+        return list.length >= 2 ? list : undefined;
+      },
+      { timeout: 20_000, message: 'two decisions by rule' },
+    );
+    expect(byRule.map((r) => r.decision)).toEqual(['allow', 'deny']);
+    expect(byRule[1]?.reason).toContain('force-push');
+    const approval = await waitFor(() => inboxApprovals()[0], {
+      timeout: 20_000,
+      message: 'the third approval in the inbox',
+    });
+    expect(inboxApprovals()).toHaveLength(1);
+    const answer = await runMacs(['respond', approval.id, 'allow: go'], {
+      home,
+      socket: server.socket,
+    });
+    expect(answer.exitCode, answer.stderr).toBe(0);
+    await waitFor(
+      () => recorded().filter((r) => r.type === 'permission').length >= 3,
+      { timeout: 20_000, message: 'the third decision' },
+    );
+    const delivered = await waitFor(
+      () => {
+        const list = events().filter((e) => e.type === 'request.delivered');
+        return list.length >= 3 ? list : undefined;
+      },
+      { timeout: 20_000, message: 'three decisions recorded' },
+    );
+    expect(
+      delivered.map((e) => [e.data?.decision, e.data?.decidedBy, e.data?.via]),
+    ).toEqual([
+      ['allow', 'rule', 'tests'],
+      ['deny', 'rule', 'force-push'],
+      ['allow', 'person', 'outbox'],
+    ]);
+    // Decided by rule: never routed to an answerer.
+    const routed = events().filter((e) => e.type === 'request.routed');
+    expect(routed.map((e) => e.requestId)).toEqual([approval.id]);
+  });
+  it('the controller decides a PermissionRequest through MCP; status and the archive say who decided', async () => {
+    const pane = await startAgent(
+      [
+        { waitFile: flag('go') },
+        { permission: 'Bash', input: { command: 'npm run migrate' } },
+      ],
+      { askTimeoutSec: 60 },
+    );
+    bridge(pane);
+    await waitForEvent('bridge.started');
+    const env = childEnv({
+      MACS_HOME: home,
+      MACS_TMUX_SOCKET: server.socket,
+    });
+    const client = new Client({ name: 'macs-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: Object.fromEntries(
+          Object.entries(env).filter(
+            (e): e is [string, string] => e[1] !== undefined,
+          ),
+        ),
+        cwd: home,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const waiting = client.callTool(
+        {
+          name: 'wait_for_request',
+          arguments: { type: 'approval', timeout_sec: 60 },
+        },
+        undefined,
+        { timeout: 90_000 },
+      );
+      raise('go');
+      const got = (await waiting) as {
+        structuredContent?: { request?: { id: string; body: string } };
+      };
+      const request = got.structuredContent?.request;
+      expect(request?.body).toContain('npm run migrate');
+      const decided = (await client.callTool({
+        name: 'decide_approval',
+        arguments: {
+          id: request?.id ?? '',
+          decision: 'allow',
+          reason: 'the migration is reviewed',
+        },
+      })) as { isError?: boolean; content: { text?: string }[] };
+      expect(decided.isError, JSON.stringify(decided)).toBeFalsy();
+      expect(decided.content[0]?.text).toMatch(/typing nothing/);
+    } finally {
+      await client.close();
+    }
+    const permission = await waitFor(
+      () => recorded().find((r) => r.type === 'permission'),
+      { timeout: 20_000, message: 'the decision reached the agent' },
+    );
+    expect(permission.decision).toBe('allow');
+    const delivered = await waitForEvent('request.delivered');
+    expect(delivered.data).toMatchObject({
+      decision: 'allow',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    // The archived record says who decided.
+    const id = delivered.requestId ?? '';
+    const day = readdirSync(path.join(home, 'archive'))[0] ?? '';
+    const archived = JSON.parse(
+      readFileSync(path.join(home, 'archive', day, `${id}.json`), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(archived.decision).toMatchObject({
+      decision: 'allow',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    expect(archived.approval).toMatchObject({
+      source: 'PermissionRequest',
+      tool: 'Bash',
+      subject: 'npm run migrate',
+    });
+    // So does macs status, as JSON and as text.
+    const json = await runMacs(['status', '--json'], {
+      home,
+      socket: server.socket,
+    });
+    expect(json.exitCode, json.stderr).toBe(0);
+    const snapshot = SnapshotSchema.parse(JSON.parse(json.stdout));
+    expect(snapshot.approvals[0]).toMatchObject({
+      id,
+      agent: AGENT,
+      decision: 'allow',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    const text = await runMacs(['status'], { home, socket: server.socket });
+    expect(text.stdout).toContain('recent approvals:');
+    expect(text.stdout).toMatch(
+      new RegExp(`${id}  allow by controller \\(mcp:decide_approval\\)`),
+    );
   });
 });

@@ -263,6 +263,30 @@ describe('macs mcp: the controller tools over stdio (issue 13)', () => {
     expect(submits(record)).toEqual([
       'deny: the cache table is shared with staging',
     ]);
+    // Who decided: the controller, through its tool call (a person's
+    // `macs respond` would say person).
+    const answered = findEvents(harness.home, 'request.answered').find(
+      (e) => e.requestId === 'worker-1-a1',
+    );
+    expect(answered?.data).toMatchObject({
+      by: 'mcp:decide_approval',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    const status = await runMacs(['status', '--json'], {
+      home: harness.home,
+      socket: harness.server.socket,
+    });
+    expect(
+      (JSON.parse(status.stdout) as { approvals: unknown[] }).approvals,
+    ).toContainEqual(
+      expect.objectContaining({
+        id: 'worker-1-a1',
+        decision: 'deny',
+        decidedBy: 'controller',
+        via: 'mcp:decide_approval',
+      }),
+    );
 
     // Delivery held: the answer waits, and a second one is refused.
     const paused = await runMacs(['pause', 'worker-1'], {

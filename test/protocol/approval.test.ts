@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseApprovalAnswer } from '../../src/protocol/approval.js';
+import {
+  approvalFingerprint,
+  deciderOf,
+  parseApprovalAnswer,
+} from '../../src/protocol/approval.js';
 
 describe('parseApprovalAnswer', () => {
   it.each([
@@ -31,4 +35,46 @@ describe('parseApprovalAnswer', () => {
       });
     },
   );
+});
+
+describe('deciderOf: who decided, from where the answer came', () => {
+  it.each([
+    ['rule:tests', undefined, 'rule', 'tests'],
+    [
+      'outbox/w1-a.txt',
+      'mcp:decide_approval',
+      'controller',
+      'mcp:decide_approval',
+    ],
+    [
+      'outbox/w1-a.txt',
+      'mcp:answer_request',
+      'controller',
+      'mcp:answer_request',
+    ],
+    ['outbox/w1-a.txt', undefined, 'person', 'outbox'],
+    ['exec:codex', undefined, 'controller', 'exec:codex'],
+    ['controller:%3', undefined, 'controller', 'controller:%3'],
+  ] as const)('%s (%s) → %s %s', (source, by, decidedBy, via) => {
+    expect(deciderOf(source, by)).toEqual({ decidedBy, via });
+  });
+});
+
+describe('approvalFingerprint', () => {
+  it('is the same for the same tool and input in any key order, and differs otherwise', () => {
+    const a = approvalFingerprint('Bash', { command: 'ls', description: 'x' });
+    expect(a).toMatch(/^[0-9a-f]{16}$/);
+    expect(
+      approvalFingerprint('Bash', { description: 'x', command: 'ls' }),
+    ).toBe(a);
+    expect(
+      approvalFingerprint('Bash', { command: 'ls -a', description: 'x' }),
+    ).not.toBe(a);
+    expect(
+      approvalFingerprint('Read', { command: 'ls', description: 'x' }),
+    ).not.toBe(a);
+    expect(approvalFingerprint('screen', 'Do you want to proceed?')).not.toBe(
+      approvalFingerprint('screen', 'Do you want to proceed? '),
+    );
+  });
 });

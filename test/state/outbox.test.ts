@@ -1,7 +1,17 @@
-import { readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  existsSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeOutboxAnswer } from '../../src/state/outbox.js';
+import {
+  answerByPath,
+  takeAnswerBy,
+  writeOutboxAnswer,
+} from '../../src/state/outbox.js';
 import { createHomeFixture } from './home-fixture.js';
 
 describe('writeOutboxAnswer', () => {
@@ -40,5 +50,46 @@ describe('writeOutboxAnswer', () => {
     expect(
       await writeOutboxAnswer(fx.paths, 'w-q1', 'second', { force: true }),
     ).toMatchObject({ type: 'written' });
+  });
+
+  it("notes the tool call behind an answer for the bridge, once; a person's answer clears a stale note", async () => {
+    fx.writeInboxMeta('w-a1', { id: 'w-a1' });
+    await writeOutboxAnswer(fx.paths, 'w-a1', 'allow: fine', {
+      by: 'mcp:decide_approval',
+    });
+    expect(await takeAnswerBy(fx.paths, 'w-a1')).toBe('mcp:decide_approval');
+    // Taken once: the file is gone.
+    expect(await takeAnswerBy(fx.paths, 'w-a1')).toBeUndefined();
+    // A stale note (a tool call whose answer was never written) is cleared
+    // when a person answers, so the answer is not taken for the controller's.
+    fx.writeInboxMeta('w-a2', { id: 'w-a2' });
+    mkdirSync(path.dirname(answerByPath(fx.paths, 'w-a2')), {
+      recursive: true,
+    });
+    writeFileSync(
+      answerByPath(fx.paths, 'w-a2'),
+      JSON.stringify({ id: 'w-a2', by: 'mcp:decide_approval' }),
+    );
+    await writeOutboxAnswer(fx.paths, 'w-a2', 'deny');
+    expect(existsSync(answerByPath(fx.paths, 'w-a2'))).toBe(false);
+    expect(await takeAnswerBy(fx.paths, 'w-a2')).toBeUndefined();
+  });
+
+  it('takes only a note for its own id that names an MCP tool', async () => {
+    mkdirSync(path.dirname(answerByPath(fx.paths, 'w-a3')), {
+      recursive: true,
+    });
+    for (const bad of [
+      { id: 'w-other', by: 'mcp:decide_approval' },
+      { id: 'w-a3', by: 'person' },
+      { id: 'w-a3' },
+    ]) {
+      writeFileSync(answerByPath(fx.paths, 'w-a3'), JSON.stringify(bad));
+      expect(await takeAnswerBy(fx.paths, 'w-a3'), JSON.stringify(bad)).toBe(
+        undefined,
+      );
+    }
+    writeFileSync(answerByPath(fx.paths, 'w-a3'), '{ nope');
+    expect(await takeAnswerBy(fx.paths, 'w-a3')).toBeUndefined();
   });
 });

@@ -36,6 +36,68 @@ describe('buildSnapshot', () => {
     });
   });
 
+  it('lists decided approvals, newest first, with who decided', async () => {
+    await fx.writeState('worker-1', (s) => {
+      s.recent = [
+        {
+          id: 'worker-1-approval-b',
+          type: 'approval',
+          stage: 'delivered',
+          detectedAt: '2025-03-01T11:58:00.000Z',
+          deliveredAt: '2025-03-01T11:58:05.000Z',
+          firstLine: 'worker-1 asks for permission',
+          decision: {
+            decision: 'allow',
+            decidedBy: 'rule',
+            via: 'tests',
+            reason: 'allow',
+            at: '2025-03-01T11:58:05.000Z',
+          },
+        },
+        {
+          id: 'worker-1-q-9',
+          type: 'question',
+          stage: 'delivered',
+          detectedAt: '2025-03-01T11:57:00.000Z',
+          firstLine: 'Which branch?',
+        },
+        {
+          id: 'worker-1-approval-a',
+          type: 'approval',
+          stage: 'delivered',
+          detectedAt: '2025-03-01T11:50:00.000Z',
+          firstLine: 'May I push?',
+          decision: {
+            decision: 'deny',
+            decidedBy: 'person',
+            via: 'outbox',
+            reason: 'deny',
+            at: '2025-03-01T11:51:00.000Z',
+          },
+        },
+      ];
+    });
+    const snapshot = await buildSnapshot(fx.paths, NOW);
+    expect(SnapshotSchema.parse(snapshot)).toEqual(snapshot);
+    expect(snapshot.approvals).toEqual([
+      {
+        id: 'worker-1-approval-b',
+        agent: 'worker-1',
+        stage: 'delivered',
+        firstLine: 'worker-1 asks for permission',
+        decision: 'allow',
+        decidedBy: 'rule',
+        via: 'tests',
+        at: '2025-03-01T11:58:05.000Z',
+      },
+      expect.objectContaining({
+        id: 'worker-1-approval-a',
+        decision: 'deny',
+        decidedBy: 'person',
+      }),
+    ]);
+  });
+
   it('reads agents, open requests with context, last answers with notes, pauses and events', async () => {
     await fx.writeState('worker-1', (s) => {
       s.pane = '%3';

@@ -60,6 +60,7 @@ export function makeRequest(
     attributes: { id: 'q-17' },
     context: null,
     answer: null,
+    decision: null,
     ...over,
   };
 }
@@ -95,6 +96,7 @@ export function makeSnapshot(over: Partial<Snapshot> = {}): Snapshot {
     },
     agents,
     requests,
+    approvals: [],
     events: [],
     ...over,
   };
