@@ -288,6 +288,9 @@ async function runAsk(
   await writeFileAtomic(file, `${JSON.stringify(request, null, 2)}\n`);
   const deadline = started + ask.timeoutSec * 1000;
   let lastBridgeCheck = started;
+  // The agent that runs this hook is our parent: once it is gone (the pane
+  // was killed, the agent crashed) we are re-parented and nobody waits.
+  const parent = process.ppid;
   let why = `no decision from the controller within ${ask.timeoutSec}s`;
   try {
     for (;;) {
@@ -302,6 +305,10 @@ async function runAsk(
         return { decision: decided, waitedMs: Date.now() - started, extra: {} };
       }
       if (Date.now() >= deadline) break;
+      if (process.ppid !== parent) {
+        why = `${agent} ended before a decision came`;
+        break;
+      }
       if (ask.event === 'PermissionRequest') {
         const seen = await readObservation(paths, agent);
         if (seen && seen.ts > createdAt && MOVED_ON_EVENTS.has(seen.event)) {

@@ -201,8 +201,12 @@ describe('tmux control-mode channel', () => {
     try {
       const pane = await server.spawnPane(['cat']);
       await tmux.sendLiteral(pane, 'hello over control;');
-      await waitFor(async () =>
-        (await plain.capturePane(pane)).includes('hello over control;'),
+      // The terminal echoes the text even before cat runs, and a new pane's
+      // program reads as `tmux` until it is exec'd: wait for both.
+      await waitFor(
+        async () =>
+          (await plain.capturePane(pane)).includes('hello over control;') &&
+          (await plain.paneInfo(pane)).currentCommand === 'cat',
       );
       expect(await tmux.capturePane(pane)).toBe(await plain.capturePane(pane));
       expect(await tmux.paneInfo(pane)).toEqual(await plain.paneInfo(pane));
