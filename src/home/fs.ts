@@ -211,6 +211,16 @@ export function ensurePrivateFileSync(file: string): void {
   closeSync(openPrivateSync(file, constants.O_WRONLY | constants.O_APPEND));
 }
 
+/** Write a file that must not exist yet (a temp file), private to the user. */
+async function writeNewFile(file: string, data: string): Promise<void> {
+  const handle = await open(file, 'wx', FILE_MODE);
+  try {
+    await handle.writeFile(data, 'utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 /** A hidden temp file next to `file`, unique to this process and call. */
 function tempPathFor(file: string): string {
   return path.join(
@@ -238,12 +248,7 @@ export async function writeFileAtomic(
     writeSmallAtomic(temp, file, data);
     return;
   }
-  const handle = await open(temp, 'wx', FILE_MODE);
-  try {
-    await handle.writeFile(data, 'utf8');
-  } finally {
-    await handle.close();
-  }
+  await writeNewFile(temp, data);
   try {
     await rename(temp, file);
   } catch (error) {
@@ -303,12 +308,7 @@ export async function createExclusive(
 ): Promise<boolean> {
   await ensurePrivateDir(path.dirname(file));
   const temp = tempPathFor(file);
-  const handle = await open(temp, 'wx', FILE_MODE);
-  try {
-    await handle.writeFile(data, 'utf8');
-  } finally {
-    await handle.close();
-  }
+  await writeNewFile(temp, data);
   try {
     await link(temp, file);
     return true;

@@ -71,7 +71,8 @@ describe('runExecCommand', () => {
       process.on('SIGTERM', () => {});
       spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: 'inherit' });
       setInterval(() => {}, 1000);`;
-    const started = Date.now();
+    // Were the grandchild (which keeps stdout open) not killed with it,
+    // this call would never return: the test's own timeout is the guard.
     const result = await runExecCommand(node(parent), {
       ...base,
       input: '',
@@ -80,7 +81,6 @@ describe('runExecCommand', () => {
     });
     expect(result.timedOut).toBe(true);
     expect(result.signal).toBe('SIGKILL');
-    expect(Date.now() - started).toBeLessThan(6000);
     const pid = Number(result.stdout.trim());
     expect(pid).toBeGreaterThan(0);
     await waitFor(() => !isAlive(pid), {

@@ -335,9 +335,8 @@ describe('macs hook (runner)', () => {
 
     it('with no bridge running, the default applies at once', async () => {
       config({ askDefault: 'deny' });
-      const started = Date.now();
+      // At once: had it waited, the reason would be the timeout's.
       await run('PreToolUse', gitPush);
-      expect(Date.now() - started).toBeLessThan(2000);
       const reply = JSON.parse(out[0] ?? '');
       expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
       expect(reply.hookSpecificOutput.permissionDecisionReason).toMatch(
@@ -437,9 +436,8 @@ describe('macs hook (runner)', () => {
     }
 
     it("with no bridge running, replies nothing at once: Claude Code's dialog stays for a person", async () => {
-      const started = Date.now();
+      // At once: had it waited, the event below would not say noBridge.
       await run('PermissionRequest', publish);
-      expect(Date.now() - started).toBeLessThan(2000);
       expect(out).toEqual([]);
       expect(await readObservation(paths, 'w1')).toMatchObject({
         event: 'PermissionRequest',
