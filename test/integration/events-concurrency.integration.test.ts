@@ -20,7 +20,7 @@ describe('event log under concurrent writers', () => {
       path.join(REPO_ROOT, 'dist', 'events', 'log.js'),
     ).href;
     const pathsModule = pathToFileURL(
-      path.join(REPO_ROOT, 'dist', 'state', 'paths.js'),
+      path.join(REPO_ROOT, 'dist', 'home', 'paths.js'),
     ).href;
     const script = `
       const { createEventLog } = await import(${JSON.stringify(logModule)});
