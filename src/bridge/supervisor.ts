@@ -668,6 +668,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       captureInode = (await stat(logFile)).ino;
       // A rotation of our own loses nothing: the old file is read to its end.
       if (rotatedTo) return;
+      current().scanPending = true;
+      await saveNow();
       await scanExistingScreen();
     } catch (error) {
       await emit({
@@ -730,6 +732,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     // Saved as seen only once each is recorded: a bridge killed half way
     // through must find the rest again, not skip them as seen.
     if (found.length > 0) current().screenSeen = r.seen();
+    delete current().scanPending;
+    await saveNow();
   }
 
   // ---- detection ---------------------------------------------------------
@@ -1754,6 +1758,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         state.logInode = inode;
         captureInode = inode;
         await openReader(resumed);
+        // A new pipe, a new state, or a scan a killed bridge left unfinished.
+        const scan = newPipe || !resumed || state.scanPending === true;
+        if (scan) state.scanPending = true;
         await serial(async () => {
           await saveNow();
           await emit({
@@ -1768,7 +1775,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
             },
           });
           await resumeRequests();
-          if (newPipe || !resumed) await scanExistingScreen();
+          if (scan) await scanExistingScreen();
         });
         tail = createLogTail({
           file: logFile,

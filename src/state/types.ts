@@ -181,6 +181,14 @@ export interface AgentStateFile {
    * reprints its history.
    */
   screenSeen?: string[];
+  /**
+   * A scan of the pane's screen and history is due and not finished: set
+   * before a bridge scans (its start with a new pipe, a reopened capture),
+   * cleared once every block found is recorded. A bridge killed mid-scan
+   * leaves it set, and the next one scans again: what was printed before
+   * the pipe existed is only there.
+   */
+  scanPending?: boolean;
   /** The conversation the last heuristic request was made from (SPEC §2). */
   heuristicKey?: string;
   updatedAt: string;
