@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ConfigError } from '../errors.js';
 import { ConfigSchema, type MacsConfig } from './schema.js';
 

@@ -9,7 +9,7 @@
  * list, so `"deny": ["@default", "\\bdocker\\s+system\\s+prune\\b"]` adds a
  * rule and keeps the defaults; a list without it replaces them.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 function isValidRegex(source: string): boolean {
   try {

@@ -16,7 +16,7 @@ import type {
   ServerNotification,
   ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MacsConfig } from '../config/schema.js';
 import { MacsError, errorMessage } from '../errors.js';
 import { emitSafely, createEventLog } from '../events/log.js';

@@ -1,6 +1,6 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseEventLines } from '../events/log.js';
 import { escapeInvisible } from '../protocol/sanitize.js';
 import type { MacsEvent } from '../events/types.js';

@@ -9,7 +9,7 @@
  * lines dropped. A rule with `lastLines: N` sees only the last N lines of
  * that text, which keeps old transcript lines from matching.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from '../../errors.js';
 
 /** Every state an agent can be in (SPEC §6). Screens never yield `dead`. */
