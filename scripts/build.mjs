@@ -7,7 +7,8 @@
 // lazily (`import('../inbox.js')` becomes dist/cli/inbox.js), so each command
 // keeps its own file and loads only the chunks it uses; the demo's scripted
 // agents (spawned by path); the shared code in dist/chunks/. ink and react stay
-// in node_modules: only the live status view loads them.
+// in node_modules (only the live status view loads them), and so does pino
+// (loaded on the first log line).
 import { build } from 'esbuild';
 import { readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -72,6 +73,7 @@ await build({
   banner: {
     js: "import { createRequire as __macsCreateRequire } from 'node:module'; const require = __macsCreateRequire(import.meta.url);",
   },
-  external: ['ink', 'react', 'react/*', 'react-devtools-core'],
+  // pino: loaded on a command's first log line (src/log/logger.ts).
+  external: ['ink', 'react', 'react/*', 'react-devtools-core', 'pino'],
   logLevel: 'warning',
 });
