@@ -30,10 +30,10 @@ import { requestIdsDir } from '../state/request-ids.js';
 import type { HomePaths } from '../state/paths.js';
 import {
   createSnapshotReader,
-  RequestStageSchema,
   type AgentSnapshot,
   type RequestSnapshot,
 } from '../state/snapshot.js';
+import { RequestStageSchema } from '../state/snapshot-schema.js';
 import {
   createTmuxClient,
   PaneNotFoundError,

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SnapshotSchema } from '../../src/state/snapshot.js';
+import { SnapshotSchema } from '../../src/state/snapshot-schema.js';
 import {
   findEvents,
   loadedSources,
