@@ -53,7 +53,7 @@ const entryPoints = [
   path.join(SRC, 'session', 'demo', 'controller.ts'),
   // Imported by scripts/bench.mjs and scripts/bench-screen.mjs, and by
   // test/integration/events-concurrency (8 processes writing one event log).
-  path.join(SRC, 'config', 'presets', 'generic.ts'),
+  path.join(SRC, 'config', 'presets', 'index.ts'),
   path.join(SRC, 'screen', 'reader.ts'),
   path.join(SRC, 'events', 'log.ts'),
   path.join(SRC, 'state', 'paths.ts'),
