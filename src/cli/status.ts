@@ -1,7 +1,6 @@
 import { buildSnapshot } from '../state/snapshot.js';
 import type { RunEditor } from './answer-editor.js';
 import { createContext, type CliDeps, type CommonOptions } from './common.js';
-import { formatStatusText } from './status-text.js';
 
 export interface StatusOptions extends CommonOptions {
   json?: boolean;
@@ -51,6 +50,7 @@ export async function runStatus(
     return 0;
   }
   if (!terminal.interactive && !opts.watch) {
+    const { formatStatusText } = await import('./status-text.js');
     for (const line of formatStatusText(
       await buildSnapshot(ctx.paths),
       Date.now(),
