@@ -43,9 +43,10 @@ const IDLE_SEC = number('BENCH_IDLE_SEC', 30);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const runs = (name) => !ONLY || ONLY.includes(name);
 
-const { GENERIC_PRESET } = await import(
-  path.join(ROOT, 'dist', 'config', 'presets', 'generic.js')
+const { BUILTIN_PRESETS } = await import(
+  path.join(ROOT, 'dist', 'config', 'presets', 'index.js')
 );
+const GENERIC_PRESET = BUILTIN_PRESETS.generic;
 const SUBMIT_DELAY_MS = GENERIC_PRESET.submitDelayMs;
 
 const machine = {

@@ -1,9 +1,7 @@
 #!/usr/bin/env node
-import { buildProgram } from './cli/program.js';
 import { createOutput } from './cli/output.js';
-import { createControlChannel } from './tmux/control.js';
-import { createRunTmux } from './tmux/run.js';
 import { MacsError } from './errors.js';
+import { VERSION } from './version.js';
 
 // A reader that went away (`macs status | head`) ends us quietly, with exit 0,
 // as it does the programs of a shell pipeline; any other output error is a
@@ -17,7 +15,21 @@ for (const stream of [process.stdout, process.stderr])
 async function main(): Promise<number> {
   const output = createOutput();
   const argv = process.argv.slice(2);
+  // `macs --version` answers before anything else is loaded (start-up).
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    output.out(VERSION);
+    return 0;
+  }
   const debug = argv.includes('--debug') || process.env.MACS_DEBUG === '1';
+  // The build is a bundle: with --debug, stack traces name the sources
+  // (src/...) through its source maps.
+  if (debug) process.setSourceMapsEnabled(true);
+  const [{ buildProgram }, { createControlChannel }, { createRunTmux }] =
+    await Promise.all([
+      import('./cli/program.js'),
+      import('./tmux/control.js'),
+      import('./tmux/run.js'),
+    ]);
   // `on`, not `once`: execa's signal-exit (loaded while a subprocess runs)
   // re-raises a signal when it sees no other listener, which kills us before
   // a long-running command can stop cleanly. A second signal forces the exit.

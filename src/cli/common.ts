@@ -107,16 +107,21 @@ export function createContext(
   const home = resolveHome(options, deps.cwd, contextOptions.create === true);
   const paths = resolveHomePaths(home);
   checkHomeSafe(paths, options, deps.output.err);
-  const log = createLogger({
-    home: paths.home,
-    level: options.logLevel ?? 'info',
-  });
+  // The logger is made on first use: most commands never log.
+  let log: Logger | undefined;
+  const logger = (): Logger =>
+    (log ??= createLogger({
+      home: paths.home,
+      level: options.logLevel ?? 'info',
+    }));
   return {
     paths,
     tmux: contextOptions.longLived
-      ? createLongLivedTmuxClient(options.tmuxSocket, deps, log)
+      ? createLongLivedTmuxClient(options.tmuxSocket, deps, logger())
       : createTmuxClient(options.tmuxSocket, deps.runTmux),
-    log,
+    get log() {
+      return logger();
+    },
     loadConfig: (flags) =>
       loadConfig({
         home: paths.home,

@@ -1,4 +1,4 @@
-import { VERSION } from './version.js';
+import { VERSION } from '../version.js';
 import { createContext, type CliDeps, type CommonOptions } from './common.js';
 
 export type McpOptions = CommonOptions;

@@ -18,10 +18,9 @@ import { registerStartCommand } from './commands/start.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerStopCommand } from './commands/stop.js';
 import { registerTargetCommand } from './commands/target.js';
+import { VERSION } from '../version.js';
 
-import { VERSION } from './version.js';
-
-export { VERSION };
+export { VERSION } from '../version.js';
 
 export interface Program {
   command: Command;

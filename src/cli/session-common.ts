@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtFile, packageDir } from '../config/package.js';
 import { ConfigError, MacsError } from '../errors.js';
 import { defaultSocketName, tmuxSocketPath } from '../session/layout.js';
 import { readSessionRecord, type SessionRecord } from '../session/record.js';
@@ -12,13 +11,17 @@ import type { CliDeps, CommonOptions } from './common.js';
 
 /**
  * How to run macs itself in the session's bridge and status windows: the
- * built `dist/main.js` next to this module, else (running from the
+ * built `dist/main.js` when this runs from the build, else (running from the
  * TypeScript sources) the script and loader flags of this process.
  */
 export function resolveMacsArgv(): string[] {
-  const main = fileURLToPath(new URL('../main.js', import.meta.url));
-  if (existsSync(main)) return [process.execPath, main];
-  return [process.execPath, ...process.execArgv, process.argv[1] ?? main];
+  const main = builtFile('main.js');
+  if (main) return [process.execPath, main];
+  return [
+    process.execPath,
+    ...process.execArgv,
+    process.argv[1] ?? path.join(packageDir(), 'src', 'main.ts'),
+  ];
 }
 
 /** How the person invoked macs, for hints: `macs`, or `node dist/main.js`. */

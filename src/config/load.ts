@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { ConfigSchema, type MacsConfig } from './schema.js';
+import type * as z from 'zod/mini';
 
 export const CONFIG_FILE_NAME = 'macs.config.json';
 const MAX_ISSUES = 5;
@@ -31,7 +31,7 @@ function describeReceived(input: unknown): string {
 
 /** One readable line per zod issue: `key.path: expected X, received Y`. */
 export function formatConfigIssues(
-  error: z.ZodError,
+  error: z.core.$ZodError,
   input: unknown,
 ): string[] {
   return error.issues.slice(0, MAX_ISSUES).map((issue) => {

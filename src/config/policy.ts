@@ -11,7 +11,8 @@
  * list, so `"deny": ["@default", "\\bdocker\\s+system\\s+prune\\b"]` adds a
  * rule and keeps the defaults; a list without it replaces them.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import './zod.js';
 
 function isValidRegex(source: string): boolean {
   try {
@@ -24,8 +25,10 @@ function isValidRegex(source: string): boolean {
 
 const PatternSchema = z
   .string()
-  .min(1)
-  .refine(isValidRegex, { message: 'not a valid regular expression' });
+  .check(
+    z.minLength(1),
+    z.refine(isValidRegex, { message: 'not a valid regular expression' }),
+  );
 
 /** A rule after parsing: every field filled in. */
 export interface PolicyRule {
@@ -40,11 +43,11 @@ export interface PolicyRule {
 }
 
 const RuleObjectSchema = z.strictObject({
-  name: z.string().min(1).optional(),
-  tool: PatternSchema.optional(),
+  name: z.optional(z.string().check(z.minLength(1))),
+  tool: z.optional(PatternSchema),
   pattern: PatternSchema,
-  reason: z.string().min(1).optional(),
-  ignoreCase: z.boolean().default(false),
+  reason: z.optional(z.string().check(z.minLength(1))),
+  ignoreCase: z._default(z.boolean(), false),
 });
 
 /** A rule as written in the config: a regex source, or an object. */
@@ -129,29 +132,33 @@ function normalizeRules(
   return rules;
 }
 
-export const PolicySchema = z
-  .strictObject({
+export const PolicySchema = z.pipe(
+  z.strictObject({
     /** Refused with a reason the agent sees. Default: DEFAULT_DENY_RULES. */
-    deny: z.array(PolicyRuleSchema).default(['@default']),
+    deny: z._default(z.array(PolicyRuleSchema), ['@default']),
     /** Sent to the controller as `type=approval` requests. Default: none. */
-    ask: z.array(PolicyRuleSchema).default(['@default']),
+    ask: z._default(z.array(PolicyRuleSchema), ['@default']),
     /**
      * Approval requests (hooks, dialogs) these allow before any answerer
      * sees them, unless a deny rule matches first. Default: none.
      */
-    allow: z.array(PolicyRuleSchema).default(['@default']),
+    allow: z._default(z.array(PolicyRuleSchema), ['@default']),
     /** How long a hook waits for the controller's decision. */
-    askTimeoutSec: z.number().int().positive().max(3600).default(120),
+    askTimeoutSec: z._default(
+      z.number().check(z.int(), z.positive(), z.maximum(3600)),
+      120,
+    ),
     /** The decision when none comes in time (or no bridge is running). */
-    askDefault: z.enum(['deny', 'allow']).default('deny'),
-  })
-  .transform((policy) => ({
+    askDefault: z._default(z.enum(['deny', 'allow']), 'deny'),
+  }),
+  z.transform((policy) => ({
     deny: normalizeRules(policy.deny, DEFAULT_DENY_RULES, 'deny'),
     ask: normalizeRules(policy.ask, DEFAULT_ASK_RULES, 'ask'),
     allow: normalizeRules(policy.allow, DEFAULT_ALLOW_RULES, 'allow'),
     askTimeoutSec: policy.askTimeoutSec,
     askDefault: policy.askDefault,
-  }));
+  })),
+);
 
 export type PolicyConfig = z.output<typeof PolicySchema>;
 

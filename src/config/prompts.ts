@@ -1,14 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagedPromptsDir } from './package.js';
 
 /** The prompts macs gives agents (the protocol as they are told it). */
 export type PromptName = 'controller' | 'controller-mcp' | 'worker';
 
 /** `prompts/` of the installed package (next to `dist/`, and to `src/` in development). */
-export const PACKAGED_PROMPTS_DIR = fileURLToPath(
-  new URL('../../prompts/', import.meta.url),
-);
+export const PACKAGED_PROMPTS_DIR = packagedPromptsDir();
 
 export interface LoadedPrompt {
   text: string;

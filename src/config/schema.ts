@@ -1,5 +1,6 @@
-import { z } from 'zod';
 import { PolicySchema } from './policy.js';
+import * as z from 'zod/mini';
+import './zod.js';
 
 /**
  * The one source of truth for `macs.config.json` (SPEC §4, §5). Objects are
@@ -7,9 +8,11 @@ import { PolicySchema } from './policy.js';
  */
 const agentName = z
   .string()
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-    'a name of letters, digits, . _ - (at most 64)',
+  .check(
+    z.regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+      'a name of letters, digits, . _ - (at most 64)',
+    ),
   );
 
 export const BackendNameSchema = z.enum(['file', 'exec', 'interactive']);
@@ -17,99 +20,109 @@ export type BackendName = z.infer<typeof BackendNameSchema>;
 
 export const AgentConfigSchema = z.strictObject({
   name: agentName,
-  preset: z.string().optional(),
-  command: z.union([z.string(), z.array(z.string()).min(1)]).optional(),
-  cwd: z.string().optional(),
-  env: z.record(z.string(), z.string()).default({}),
-  worktree: z.boolean().default(false),
-  pane: z.string().optional(),
+  preset: z.optional(z.string()),
+  command: z.optional(
+    z.union([z.string(), z.array(z.string()).check(z.minLength(1))]),
+  ),
+  cwd: z.optional(z.string()),
+  env: z._default(z.record(z.string(), z.string()), {}),
+  worktree: z._default(z.boolean(), false),
+  pane: z.optional(z.string()),
   /**
    * `macs start`: type prompts/worker.md into the worker as its first
    * message. Default: on for presets without hooks (except `shell`).
    */
-  prompt: z.boolean().optional(),
+  prompt: z.optional(z.boolean()),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
-const positiveInt = z.number().int().positive();
+const positiveInt = z.number().check(z.int(), z.positive());
+const count = z.number().check(z.int(), z.minimum(0));
 
 export const ConfigSchema = z.strictObject({
-  backend: BackendNameSchema.default('file'),
-  controller: AgentConfigSchema.optional(),
-  workers: z.array(AgentConfigSchema).default([]),
+  backend: z._default(BackendNameSchema, 'file'),
+  controller: z.optional(AgentConfigSchema),
+  workers: z._default(z.array(AgentConfigSchema), []),
   /** Request type → chain of backends tried in order (SPEC §3). */
-  routes: z.record(z.string(), z.array(BackendNameSchema).min(1)).default({}),
+  routes: z._default(
+    z.record(z.string(), z.array(BackendNameSchema).check(z.minLength(1))),
+    {},
+  ),
   /** Backends tried after the routed one fails, ending with a person. */
-  fallback: z.array(BackendNameSchema).default(['file']),
+  fallback: z._default(z.array(BackendNameSchema), ['file']),
   /** Exec backend argv (no shell). */
-  exec: z.array(z.string()).min(1).optional(),
+  exec: z.optional(z.array(z.string()).check(z.minLength(1))),
   /** A ready-made exec command (docs/backends.md); `exec` wins when both are set. */
-  execPreset: z.enum(['codex', 'claude', 'gemini']).optional(),
+  execPreset: z.optional(z.enum(['codex', 'claude', 'gemini'])),
   /** Custom presets by name (validated by the preset schema when used). */
-  presets: z.record(z.string(), z.unknown()).default({}),
-  maxBlockLines: positiveInt.default(500),
-  maxBlockBytes: positiveInt.default(65_536),
-  dedupWindowSec: z.number().int().min(0).default(3600),
-  contextLines: positiveInt.default(40),
-  heuristics: z.boolean().default(false),
-  heuristicLines: positiveInt.default(20),
+  presets: z._default(z.record(z.string(), z.unknown()), {}),
+  maxBlockLines: z._default(positiveInt, 500),
+  maxBlockBytes: z._default(positiveInt, 65_536),
+  dedupWindowSec: z._default(count, 3600),
+  contextLines: z._default(positiveInt, 40),
+  heuristics: z._default(z.boolean(), false),
+  heuristicLines: z._default(positiveInt, 20),
   /**
    * What a heuristic fires on (SPEC §2); each list replaces its default
    * (screen/heuristics.ts). Phrases match as whole words, in any case.
    */
-  heuristicTriggers: z
-    .strictObject({
-      question: z.boolean().optional(),
-      ask: z.array(z.string().trim().min(1)).optional(),
-      done: z.array(z.string().trim().min(1)).optional(),
-    })
-    .optional(),
-  controllerTimeoutSec: positiveInt.default(300),
-  execTimeoutSec: positiveInt.default(300),
-  deliverTimeoutSec: positiveInt.default(600),
-  submitRetries: z.number().int().min(0).default(2),
-  maxRequestsPerHour: positiveInt.default(20),
+  heuristicTriggers: z.optional(
+    z.strictObject({
+      question: z.optional(z.boolean()),
+      ask: z.optional(z.array(z.string().check(z.trim(), z.minLength(1)))),
+      done: z.optional(z.array(z.string().check(z.trim(), z.minLength(1)))),
+    }),
+  ),
+  controllerTimeoutSec: z._default(positiveInt, 300),
+  execTimeoutSec: z._default(positiveInt, 300),
+  deliverTimeoutSec: z._default(positiveInt, 600),
+  submitRetries: z._default(count, 2),
+  maxRequestsPerHour: z._default(positiveInt, 20),
   /**
    * Per agent: what a worker may have open at once and ask for (SPEC §9, a
    * flooding agent). A request over a limit is not raised: it is recorded
    * as `request.limited` (once per burst) and a person is called.
    */
-  limits: z
-    .strictObject({
-      maxPendingRequests: positiveInt.default(100),
-      maxRequestsPerMinute: positiveInt.default(120),
-      maxPendingBytes: positiveInt.default(4 * 1024 * 1024),
-    })
-    .prefault({}),
-  noSplit: z.boolean().default(false),
+  limits: z.prefault(
+    z.strictObject({
+      maxPendingRequests: z._default(positiveInt, 100),
+      maxRequestsPerMinute: z._default(positiveInt, 120),
+      maxPendingBytes: z._default(positiveInt, 4 * 1024 * 1024),
+    }),
+    {},
+  ),
+  noSplit: z._default(z.boolean(), false),
   /** A pane log is rotated once read past this many bytes (nothing is lost). */
-  paneLogMaxBytes: positiveInt.default(8 * 1024 * 1024),
+  paneLogMaxBytes: z._default(positiveInt, 8 * 1024 * 1024),
   /** How often a controller's screen is read while it answers (interactive backend), in ms. */
-  pollIntervalMs: positiveInt.default(250),
+  pollIntervalMs: z._default(positiveInt, 250),
   /**
    * Backstop poll of pane logs, the outbox and hook files, in ms: change
    * notifications come first, so this only matters when one is lost. Slow,
    * so an idle bridge costs next to nothing.
    */
-  backstopMs: positiveInt.default(2000),
+  backstopMs: z._default(positiveInt, 2000),
   /** `macs stop`: seconds an agent gets to exit after the interrupt key. */
-  stopGraceSec: positiveInt.default(5),
+  stopGraceSec: z._default(positiveInt, 5),
   /** What `macs hook PreToolUse` denies or asks about (docs/hooks.md). */
-  policy: PolicySchema.prefault({}),
+  policy: z.prefault(PolicySchema, {}),
   /**
    * How a person is called when a request waits for them or an agent turns
    * approval/error/dead (once per request or state change): the status
    * view's bell, a tmux message, and a command of their own (argv, no shell;
    * the event as JSON on stdin), e.g. ["notify-send", "macs"].
    */
-  attention: z
-    .strictObject({
-      bell: z.boolean().default(true),
-      tmuxMessage: z.boolean().default(true),
-      notify: z.array(z.string().min(1)).min(1).optional(),
-      notifyTimeoutSec: positiveInt.default(10),
-    })
-    .prefault({}),
+  attention: z.prefault(
+    z.strictObject({
+      bell: z._default(z.boolean(), true),
+      tmuxMessage: z._default(z.boolean(), true),
+      notify: z.optional(
+        z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+      ),
+      notifyTimeoutSec: z._default(positiveInt, 10),
+    }),
+    {},
+  ),
 });
 
 export type MacsConfig = z.infer<typeof ConfigSchema>;

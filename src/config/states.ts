@@ -1,7 +1,7 @@
 /**
  * Every state an agent can be in (SPEC §6), the one list of them: the type,
- * the presets' and the status JSON's schema (config/presets/types.ts) and
- * the hook files' check come from here. No zod here: `macs hook` reads it.
+ * the status JSON's schema (state/snapshot-schema.ts) and the hook files'
+ * check come from here. No zod here: `macs hook` reads it.
  */
 export const AGENT_STATE_NAMES = [
   'working',

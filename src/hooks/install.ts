@@ -13,7 +13,7 @@
  */
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageDir } from '../config/package.js';
 import { ConfigError } from '../errors.js';
 import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
 import { agentSettingsDir } from '../state/hook-files.js';
@@ -51,10 +51,7 @@ export function defaultMacsCommand(): string[] {
   const script = process.argv[1];
   if (script && /main\.js$/.test(script))
     return [process.execPath, path.resolve(script)];
-  return [
-    process.execPath,
-    fileURLToPath(new URL('../main.js', import.meta.url)),
-  ];
+  return [process.execPath, path.join(packageDir(), 'dist', 'main.js')];
 }
 
 /** argv of one hook call: `<macs> hook <event> --agent A --home H`. */

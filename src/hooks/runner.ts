@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load.js';
+import { packagedPromptsDir } from '../config/package.js';
 import { defaultPolicy } from '../config/policy.js';
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -93,10 +93,6 @@ export interface HookRunResult {
   reply?: Record<string, unknown>;
   error?: string;
 }
-
-const DEFAULT_PROMPTS_DIR = fileURLToPath(
-  new URL('../../prompts/', import.meta.url),
-);
 
 function raceTimeout<T>(
   promise: Promise<T>,
@@ -437,7 +433,7 @@ export async function runHook(
     let workerPrompt = '';
     if (opts.event === 'SessionStart') {
       workerPrompt = await readWorkerPrompt(
-        deps.promptsDir ?? DEFAULT_PROMPTS_DIR,
+        deps.promptsDir ?? packagedPromptsDir(),
       ).catch(async (error: unknown) => {
         await recordError(
           `cannot read prompts/worker.md: ${errorMessage(error)}`,

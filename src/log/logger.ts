@@ -1,8 +1,17 @@
 import { constants, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
+import type * as PinoModule from 'pino';
 
 export type { Logger } from 'pino';
+
+// pino is loaded on the first logger, from node_modules (the build leaves it
+// out of the bundle, scripts/build.mjs): most commands never log, and loading
+// it took a third of `macs inbox`'s start-up.
+const requireHere = createRequire(import.meta.url);
+const loadPino = (): typeof PinoModule =>
+  requireHere('pino') as typeof PinoModule;
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -17,16 +26,16 @@ export function createLogger(options: {
 }): Logger {
   const level = options.level ?? 'info';
   if (level === 'silent' || (!options.home && !options.destination)) {
-    return pino({ level: 'silent' });
+    return loadPino().pino({ level: 'silent' });
   }
   const file =
     options.destination ?? path.join(options.home ?? '.', '.macs', 'macs.log');
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const fd = openLogFile(file);
-  if (fd === undefined) return pino({ level: 'silent' });
-  return pino(
+  if (fd === undefined) return loadPino().pino({ level: 'silent' });
+  return loadPino().pino(
     { level, base: { pid: process.pid } },
-    pino.destination({ fd, sync: false }),
+    loadPino().destination({ fd, sync: false }),
   );
 }
 
@@ -61,5 +70,5 @@ function openLogFile(file: string): number | undefined {
 
 /** A logger that drops everything (tests, pure callers). */
 export function createSilentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return loadPino().pino({ level: 'silent' });
 }

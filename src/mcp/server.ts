@@ -16,7 +16,7 @@ import type {
   ServerNotification,
   ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { MacsConfig } from '../config/schema.js';
 import { MacsError, errorMessage } from '../errors.js';
 import { emitSafely, createEventLog } from '../events/log.js';
@@ -30,10 +30,10 @@ import { requestIdsDir } from '../state/request-ids.js';
 import type { HomePaths } from '../home/paths.js';
 import {
   createSnapshotReader,
-  RequestStageSchema,
   type AgentSnapshot,
   type RequestSnapshot,
 } from '../state/snapshot.js';
+import { RequestStageSchema } from '../state/snapshot-schema.js';
 import {
   createTmuxClient,
   PaneNotFoundError,

@@ -1,10 +1,18 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
-import { AgentStateNameSchema } from '../config/presets/types.js';
 import { parseEventLines } from '../events/log.js';
 import { escapeInvisible } from '../protocol/sanitize.js';
 import type { MacsEvent } from '../events/types.js';
+import type {
+  AgentSnapshot,
+  AnswerSnapshot,
+  ApprovalSnapshot,
+  DecisionSnapshot,
+  EventSnapshot,
+  RequestSnapshot,
+  SessionSnapshot,
+  Snapshot,
+} from './snapshot-schema.js';
 import { readPausedAgents } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from './pending.js';
@@ -15,7 +23,6 @@ import type {
   AgentStateFile,
   RecentRequest,
   RequestRecord,
-  RequestStage,
   StoredResponse,
 } from './types.js';
 
@@ -24,172 +31,22 @@ import type {
  * output of `macs status --json` and the input of the live view. The schema
  * is versioned and documented field by field in docs/status.md; fields may
  * be added in a minor release, never renamed or removed without a new
- * `version`.
+ * `version`. Its zod schema is in snapshot-schema.ts, which only tests and
+ * the MCP server load: building a snapshot needs only its types.
  */
 export const SNAPSHOT_VERSION = 1;
 
-const isoTime = z.iso.datetime({ offset: true });
-const count = z.number().int().nonnegative();
-
-export { AgentStateNameSchema };
-
-const REQUEST_STAGES = [
-  'detected',
-  'routed',
-  'answered',
-  'answered-empty',
-  'delivering',
-  'pasted',
-  'delivered',
-  'confirmed',
-  'unconfirmed',
-  'expired',
-  'dismissed',
-] as const satisfies readonly RequestStage[];
-
-/**
- * A stage added to `RequestStage` must be added to REQUEST_STAGES (and to
- * docs/status.md): the snapshot's schema lists every stage.
- */
-type UndocumentedStage = Exclude<RequestStage, (typeof REQUEST_STAGES)[number]>;
-const EVERY_STAGE_LISTED: [UndocumentedStage] extends [never]
-  ? true
-  : UndocumentedStage = true;
-void EVERY_STAGE_LISTED;
-
-export const RequestStageSchema = z.enum(REQUEST_STAGES);
-
-export const AnswerSnapshotSchema = z.strictObject({
-  requestId: z.string(),
-  stage: RequestStageSchema,
-  instructions: z.string(),
-  notes: z.string(),
-  source: z.string().nullable(),
-  receivedAt: isoTime.nullable(),
-  deliveredAt: isoTime.nullable(),
-});
-
-/** Who decided an approval (docs/backends.md "approvals and who decided"). */
-export const DecisionSnapshotSchema = z.strictObject({
-  decision: z.enum(['allow', 'deny']).nullable(),
-  decidedBy: z.enum(['rule', 'controller', 'person']),
-  /** The rule's name, or how the answer came (`mcp:decide_approval`, `outbox`, `exec:…`). */
-  via: z.string(),
-  at: isoTime,
-});
-
-export const AgentSnapshotSchema = z.strictObject({
-  name: z.string(),
-  preset: z.string(),
-  pane: z.string().nullable(),
-  state: AgentStateNameSchema,
-  stateSource: z.string(),
-  stateSince: isoTime,
-  stateAgeMs: count,
-  paused: z.boolean(),
-  bridge: z.strictObject({
-    running: z.boolean(),
-    pid: z.number().int().positive().nullable(),
-  }),
-  counts: z.strictObject({
-    pending: count,
-    waitingForPerson: count,
-    detected: count,
-    delivered: count,
-    duplicates: count,
-    malformed: count,
-  }),
-  lastRoundTripMs: count.nullable(),
-  lastResponse: AnswerSnapshotSchema.nullable(),
-  /** Whether the agent's hooks report to macs (null: its preset has none). */
-  hooks: z
-    .strictObject({
-      status: z.enum(['off', 'waiting', 'active', 'inactive']),
-      reason: z.string().nullable(),
-    })
-    .nullable(),
-  /** When `dead`: how it ended (exit status) and its last screen lines. */
-  exit: z
-    .strictObject({
-      code: z.number().int().nullable(),
-      signal: z.number().int().nullable(),
-      lastLines: z.array(z.string()),
-    })
-    .nullable(),
-  updatedAt: isoTime,
-});
-
-export const RequestSnapshotSchema = z.strictObject({
-  id: z.string(),
-  agent: z.string(),
-  workerId: z.string().nullable(),
-  type: z.string(),
-  priority: z.enum(['low', 'normal', 'high']),
-  stage: RequestStageSchema,
-  backend: z.string().nullable(),
-  waitingForPerson: z.boolean(),
-  detectedAt: isoTime,
-  ageMs: count,
-  firstLine: z.string(),
-  body: z.string(),
-  attributes: z.record(z.string(), z.string()),
-  context: z.unknown().nullable(),
-  answer: AnswerSnapshotSchema.nullable(),
-  /** An approval's decision once made (a worker's own approval waits to be typed). */
-  decision: DecisionSnapshotSchema.nullable(),
-});
-
-export const EventSnapshotSchema = z.strictObject({
-  ts: z.string(),
-  agent: z.string(),
-  type: z.string(),
-  requestId: z.string().nullable(),
-  data: z.record(z.string(), z.unknown()).nullable(),
-});
-
-/** A decided approval, newest first in `Snapshot.approvals`. */
-export const ApprovalSnapshotSchema = z.strictObject({
-  id: z.string(),
-  agent: z.string(),
-  stage: RequestStageSchema,
-  firstLine: z.string(),
-  ...DecisionSnapshotSchema.shape,
-});
-
-export const SessionSnapshotSchema = z.strictObject({
-  /** `running`: `macs start` made it and it was not stopped; `stopped`: `macs stop` ended it. */
-  status: z.enum(['running', 'stopped', 'none']),
-  id: z.string().nullable(),
-  /** When it started (running) or was stopped (stopped). */
-  since: isoTime.nullable(),
-});
-
-export const SnapshotSchema = z.strictObject({
-  version: z.literal(SNAPSHOT_VERSION),
-  generatedAt: isoTime,
-  home: z.string(),
-  session: SessionSnapshotSchema,
-  totals: z.strictObject({
-    agents: count,
-    pending: count,
-    waitingForPerson: count,
-    paused: count,
-  }),
-  agents: z.array(AgentSnapshotSchema),
-  requests: z.array(RequestSnapshotSchema),
-  /** The approvals decided last (at most SNAPSHOT_APPROVALS), newest first, with who decided. */
-  approvals: z.array(ApprovalSnapshotSchema),
-  events: z.array(EventSnapshotSchema),
-});
-
-export type AnswerSnapshot = z.infer<typeof AnswerSnapshotSchema>;
-export type AgentSnapshot = z.infer<typeof AgentSnapshotSchema>;
-export type RequestSnapshot = z.infer<typeof RequestSnapshotSchema>;
-export type EventSnapshot = z.infer<typeof EventSnapshotSchema>;
-export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
-export type DecisionSnapshot = z.infer<typeof DecisionSnapshotSchema>;
-export type ApprovalSnapshot = z.infer<typeof ApprovalSnapshotSchema>;
-export type Snapshot = z.infer<typeof SnapshotSchema>;
+// The types, for the modules that read snapshots (no zod at run time).
+export type {
+  AgentSnapshot,
+  AnswerSnapshot,
+  ApprovalSnapshot,
+  DecisionSnapshot,
+  EventSnapshot,
+  RequestSnapshot,
+  SessionSnapshot,
+  Snapshot,
+};
 
 /** How many decided approvals a snapshot carries. */
 export const SNAPSHOT_APPROVALS = 10;

@@ -18,7 +18,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GEMINI_PRESET } from '../../src/config/presets/gemini.js';
+import { getPreset } from '../../src/config/presets/index.js';
 import { classifyScreen } from '../../src/screen/classify.js';
 import {
   findEvents,
@@ -45,6 +45,8 @@ import {
   startGeminiApiServer,
   type GeminiApiServer,
 } from './servers/gemini-api.js';
+
+const GEMINI_PRESET = getPreset('gemini');
 
 const GEMINI = agent('gemini');
 const WORKER = 'worker-1';

@@ -11,19 +11,16 @@ import type { RunEditor } from '../../src/backends/editor.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { createContext, type CliDeps } from '../../src/cli/common.js';
-import {
-  createStatusIntents,
-  runStatus,
-  type StatusTerminal,
-} from '../../src/cli/status.js';
+import { runStatus, type StatusTerminal } from '../../src/cli/status.js';
+import { createStatusIntents } from '../../src/cli/status-live.js';
 import { createAttentionBell } from '../../src/cli/status-attention.js';
 import { readEvents } from '../../src/events/log.js';
 import { isDeliveryPaused } from '../../src/state/control.js';
+import type { EventSnapshot } from '../../src/state/snapshot.js';
 import {
   AnswerSnapshotSchema,
   SnapshotSchema,
-  type EventSnapshot,
-} from '../../src/state/snapshot.js';
+} from '../../src/state/snapshot-schema.js';
 import type { RunTmux } from '../../src/tmux/run.js';
 import { REPO_ROOT } from '../helpers/macs.js';
 import { waitFor } from '../helpers/wait-for.js';

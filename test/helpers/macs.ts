@@ -30,6 +30,34 @@ export const FAKE_CONTROLLER = path.join(
   'fake-controller.mjs',
 );
 
+/**
+ * The sources behind the modules a process loaded (a trace written by
+ * test/fixtures/trace-imports.mjs, one URL a line), as paths relative to the
+ * repository: a built file of dist/ stands for the sources its source map
+ * names (`src/cli/status.ts`, `node_modules/zod/...`), since the build bundles
+ * them (scripts/build.mjs); any other file for itself (`node_modules/ink/...`).
+ */
+export function loadedSources(trace: string): string[] {
+  const sources = new Set<string>();
+  for (const line of trace.split('\n')) {
+    if (!line.startsWith('file:')) continue;
+    const file = fileURLToPath(line);
+    const map = `${file}.map`;
+    if (!file.startsWith(path.join(REPO_ROOT, 'dist')) || !existsSync(map)) {
+      sources.add(path.relative(REPO_ROOT, file));
+      continue;
+    }
+    const parsed = JSON.parse(readFileSync(map, 'utf8')) as {
+      sources: string[];
+    };
+    for (const source of parsed.sources)
+      sources.add(
+        path.relative(REPO_ROOT, path.resolve(path.dirname(file), source)),
+      );
+  }
+  return [...sources].sort();
+}
+
 /** One step of a fake agent's script (see test/fixtures/fake-agent.mjs). */
 export type Step = Record<string, unknown>;
 

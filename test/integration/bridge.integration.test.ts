@@ -74,12 +74,21 @@ describe('bridge with the file backend, on a real tmux', () => {
       workerId: 'q-17',
     });
 
-    const inbox = await runMacs(['inbox', '--json'], {
-      home,
-      socket: server.socket,
-    });
-    expect(inbox.exitCode).toBe(0);
-    expect(JSON.parse(inbox.stdout)).toEqual([
+    // The file backend writes the inbox files, then the bridge records the
+    // request as routed: `macs inbox` may run in between.
+    const listed = await waitFor(
+      async () => {
+        const inbox = await runMacs(['inbox', '--json'], {
+          home,
+          socket: server.socket,
+        });
+        expect(inbox.exitCode).toBe(0);
+        const requests = JSON.parse(inbox.stdout) as { stage?: string }[];
+        return requests[0]?.stage === 'routed' ? requests : undefined;
+      },
+      { timeout: 15_000, message: 'the request listed as routed' },
+    );
+    expect(listed).toEqual([
       expect.objectContaining({ id, stage: 'routed', body }),
     ]);
 

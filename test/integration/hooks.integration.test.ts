@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { prepareAgentHooks } from '../../src/hooks/install.js';
 import { readClaim } from '../../src/state/claim.js';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
-import { SnapshotSchema } from '../../src/state/snapshot.js';
+import { SnapshotSchema } from '../../src/state/snapshot-schema.js';
 import { readAgentState } from '../../src/state/store.js';
 import {
   MACS_BIN,

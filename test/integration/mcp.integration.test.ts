@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { useTmuxHarness } from '../helpers/harness.js';
 import {
   findEvents,
+  loadedSources,
   MACS_BIN,
   REPO_ROOT,
   runMacs,
@@ -421,10 +422,10 @@ describe('macs mcp: the controller tools over stdio (issue 13)', () => {
       },
     });
     expect(run.exitCode, run.stderr).toBe(0);
-    const loaded = readFileSync(trace, 'utf8');
-    expect(loaded).toContain('/dist/cli/inbox.js');
-    expect(loaded).not.toContain('@modelcontextprotocol');
-    expect(loaded).not.toContain('/dist/mcp/');
+    const loaded = loadedSources(readFileSync(trace, 'utf8'));
+    expect(loaded).toContain('src/cli/inbox.ts');
+    expect(loaded.join('\n')).not.toContain('@modelcontextprotocol');
+    expect(loaded.join('\n')).not.toMatch(/^src\/mcp\//m);
   });
 
   it('wait_for_request times out cleanly and stops when the client cancels', async () => {

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SnapshotSchema } from '../../src/state/snapshot.js';
+import { SnapshotSchema } from '../../src/state/snapshot-schema.js';
 import {
   findEvents,
+  loadedSources,
   MACS_BIN,
   REPO_ROOT,
   readAllEvents,
@@ -224,10 +225,10 @@ describe('macs status on a real tmux', () => {
         waitingForPerson: true,
       }),
     ]);
-    const loaded = readFileSync(trace, 'utf8');
-    expect(loaded).toContain('/dist/cli/status.js');
-    expect(loaded).not.toMatch(/node_modules\/(ink|react)\//);
-    expect(loaded).not.toContain('/dist/ui/run.js');
+    const loaded = loadedSources(readFileSync(trace, 'utf8'));
+    expect(loaded).toContain('src/cli/status.ts');
+    expect(loaded.join('\n')).not.toMatch(/node_modules\/(ink|react)\//);
+    expect(loaded.join('\n')).not.toMatch(/^src\/ui\/.*\.tsx$/m);
 
     // Without a terminal: the plain-text summary, still without React.
     writeFileSync(trace, '');
@@ -238,8 +239,8 @@ describe('macs status on a real tmux', () => {
     });
     expect(text.exitCode, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/worker-1-j1\s+Which database\?/);
-    expect(readFileSync(trace, 'utf8')).not.toMatch(
-      /node_modules\/(ink|react)\//,
+    expect(loadedSources(readFileSync(trace, 'utf8')).join('\n')).not.toMatch(
+      /node_modules\/(ink|react)\/|^src\/ui\/.*\.tsx$/m,
     );
   });
 });

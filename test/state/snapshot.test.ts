@@ -9,8 +9,8 @@ import {
   isWaitingForPerson,
   selectNewAttention,
   snapshotSignature,
-  SnapshotSchema,
 } from '../../src/state/snapshot.js';
+import { SnapshotSchema } from '../../src/state/snapshot-schema.js';
 import { createHomeFixture, makeRecord } from './home-fixture.js';
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');

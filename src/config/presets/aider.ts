@@ -13,9 +13,9 @@ import {
   rule,
   withFallbacks,
 } from './rules.js';
-import { parsePreset, type Preset } from './types.js';
+import type { PresetInput } from './types.js';
 
-export const AIDER_PRESET: Preset = parsePreset({
+export const AIDER_PRESET_INPUT: PresetInput = {
   name: 'aider',
   description: 'Aider',
   program: 'aider',
@@ -57,4 +57,4 @@ export const AIDER_PRESET: Preset = parsePreset({
   paste: { bracketed: true, maxLiteralChars: 200 },
   hooks: 'none',
   busyMarker: null,
-});
+};

@@ -19,9 +19,9 @@ import {
   rule,
   withFallbacks,
 } from './rules.js';
-import { parsePreset, type Preset } from './types.js';
+import type { PresetInput } from './types.js';
 
-export const CLAUDE_PRESET: Preset = parsePreset({
+export const CLAUDE_PRESET_INPUT: PresetInput = {
   name: 'claude',
   description: 'Claude Code',
   program: 'claude',
@@ -81,4 +81,4 @@ export const CLAUDE_PRESET: Preset = parsePreset({
   paste: { bracketed: true, maxLiteralChars: 200 },
   hooks: 'claude',
   busyMarker: 'esc to interrupt',
-});
+};

@@ -21,9 +21,9 @@ import {
   rule,
   withFallbacks,
 } from './rules.js';
-import { parsePreset, type Preset } from './types.js';
+import type { PresetInput } from './types.js';
 
-export const CODEX_PRESET: Preset = parsePreset({
+export const CODEX_PRESET_INPUT: PresetInput = {
   name: 'codex',
   description: 'OpenAI Codex CLI',
   program: 'codex',
@@ -100,4 +100,4 @@ export const CODEX_PRESET: Preset = parsePreset({
   paste: { bracketed: true, maxLiteralChars: 200 },
   hooks: 'codex',
   busyMarker: 'esc to interrupt',
-});
+};

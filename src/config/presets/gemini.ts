@@ -20,7 +20,7 @@ import {
   rule,
   withFallbacks,
 } from './rules.js';
-import { parsePreset, type Preset } from './types.js';
+import type { PresetInput } from './types.js';
 
 // The top of the composer: 0.61's rule line, or an older release's box
 // whose first row is the `>` prompt.
@@ -30,7 +30,7 @@ const COMPOSER_TOP = String.raw`[ \t]*(?:─{8,}|╭─{8,}[^\n]*\n[ \t]*│[ \t
 // (`✦`), a user message (`>`), a tool box (`╭`), or the composer's rule.
 const NEW_ENTRY = String.raw`[ \t]*(?:[✦>╭─]|│[ \t]*>)`;
 
-export const GEMINI_PRESET: Preset = parsePreset({
+export const GEMINI_PRESET_INPUT: PresetInput = {
   name: 'gemini',
   description: 'Gemini CLI',
   program: 'gemini',
@@ -89,4 +89,4 @@ export const GEMINI_PRESET: Preset = parsePreset({
   hooks: 'none',
   // The cancel-timer rule (part of GENERIC_WORKING) covers its busy line.
   busyMarker: null,
-});
+};

@@ -12,9 +12,9 @@ import {
   GENERIC_IDLE,
   GENERIC_WORKING,
 } from './rules.js';
-import { parsePreset, type Preset } from './types.js';
+import type { PresetInput } from './types.js';
 
-export const GENERIC_PRESET: Preset = parsePreset({
+export const GENERIC_PRESET_INPUT: PresetInput = {
   name: 'generic',
   description: 'any other terminal program',
   program: '',
@@ -29,4 +29,4 @@ export const GENERIC_PRESET: Preset = parsePreset({
   paste: { bracketed: true, maxLiteralChars: 200 },
   hooks: 'none',
   busyMarker: 'esc to interrupt',
-});
+};

@@ -24,7 +24,7 @@ import {
   rule,
   withFallbacks,
 } from './rules.js';
-import { parsePreset, type Preset } from './types.js';
+import type { PresetInput } from './types.js';
 
 // The rounded frame of a powerline theme: its top border (status inside)
 // and its bottom border (the editor's last line inside).
@@ -38,7 +38,7 @@ const EDITOR_TOP = String.raw`(?:${HRULE}|${ROUND_TOP})`;
 // a rounded frame with nothing in it.
 const EMPTY_EDITOR = String.raw`(?:${HRULE}\n(?:[ \t]*\n)?${HRULE}|${ROUND_TOP}\n[ \t]*╰─[ \t]*─╯)`;
 
-export const PI_PRESET: Preset = parsePreset({
+export const PI_PRESET_INPUT: PresetInput = {
   name: 'pi',
   description: 'pi coding agent',
   program: 'pi',
@@ -107,4 +107,4 @@ export const PI_PRESET: Preset = parsePreset({
   // pi prints "esc to interrupt" in its start-up header, so the marker
   // would fire on an idle screen; the loader rule covers busy turns.
   busyMarker: null,
-});
+};

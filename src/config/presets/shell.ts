@@ -16,9 +16,9 @@ import {
   YES_NO_PROMPT,
   rule,
 } from './rules.js';
-import { parsePreset, type Preset } from './types.js';
+import type { PresetInput } from './types.js';
 
-export const SHELL_PRESET: Preset = parsePreset({
+export const SHELL_PRESET_INPUT: PresetInput = {
   name: 'shell',
   description: 'an interactive shell',
   program: 'bash',
@@ -52,7 +52,7 @@ export const SHELL_PRESET: Preset = parsePreset({
   paste: { bracketed: true, maxLiteralChars: 200 },
   hooks: 'none',
   busyMarker: null,
-});
+};
 
 /** Programs that are shells (`#{pane_current_command}`, a login shell's leading `-` dropped). */
 const SHELL_COMMANDS: ReadonlySet<string> = new Set([

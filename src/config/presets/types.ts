@@ -9,12 +9,12 @@
  * lines dropped. A rule with `lastLines: N` sees only the last N lines of
  * that text, which keeps old transcript lines from matching.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
+import '../zod.js';
 import { ConfigError } from '../../errors.js';
-import { AGENT_STATE_NAMES, type AgentStateName } from '../states.js';
+import type { AgentStateName } from '../states.js';
 
 /** Every state an agent can be in (SPEC §6). Screens never yield `dead`. */
-export const AgentStateNameSchema = z.enum(AGENT_STATE_NAMES);
 export type { AgentStateName };
 
 /** The states a preset has screen rules for, in classification order. */
@@ -32,27 +32,30 @@ function isValidRegex(source: string): boolean {
 
 const PatternSchema = z
   .string()
-  .min(1)
-  .refine(isValidRegex, { message: 'not a valid regular expression' });
+  .check(
+    z.minLength(1),
+    z.refine(isValidRegex, { message: 'not a valid regular expression' }),
+  );
 
 const RuleObjectSchema = z.strictObject({
   /** A short id reported as `<state>:<name>`; defaults to the rule's index. */
-  name: z.string().min(1).optional(),
+  name: z.optional(z.string().check(z.minLength(1))),
   pattern: PatternSchema,
   /** Match only the last N lines of the cleaned screen. */
-  lastLines: z.number().int().positive().optional(),
-  ignoreCase: z.boolean().default(false),
+  lastLines: z.optional(z.number().check(z.int(), z.positive())),
+  ignoreCase: z._default(z.boolean(), false),
 });
 
 /** A rule is a regex source, or an object with options. */
-export const ScreenRuleSchema = z
-  .union([PatternSchema, RuleObjectSchema])
-  .transform((rule) =>
+export const ScreenRuleSchema = z.pipe(
+  z.union([PatternSchema, RuleObjectSchema]),
+  z.transform((rule) =>
     typeof rule === 'string' ? { pattern: rule, ignoreCase: false } : rule,
-  );
+  ),
+);
 export type ScreenRule = z.output<typeof ScreenRuleSchema>;
 
-const RuleListSchema = z.array(ScreenRuleSchema).default([]);
+const RuleListSchema = z._default(z.array(ScreenRuleSchema), []);
 
 export const PresetStatesSchema = z.strictObject({
   working: RuleListSchema,
@@ -63,28 +66,28 @@ export const PresetStatesSchema = z.strictObject({
 
 export const PasteSchema = z.strictObject({
   /** Paste with bracketed-paste markers (`paste-buffer -p`). */
-  bracketed: z.boolean().default(true),
+  bracketed: z._default(z.boolean(), true),
   /** A single line up to this many characters may be typed with `send-keys -l`. */
-  maxLiteralChars: z.number().int().nonnegative().default(200),
+  maxLiteralChars: z._default(z.number().check(z.int(), z.nonnegative()), 200),
 });
 
 export const HooksKindSchema = z.enum(['claude', 'codex', 'none']);
 
 export const PresetSchema = z.strictObject({
-  name: z.string().min(1),
-  description: z.string().default(''),
+  name: z.string().check(z.minLength(1)),
+  description: z._default(z.string(), ''),
   /**
    * The executable name used for pane discovery (`#{pane_current_command}`);
    * empty for `generic`, which no pane is discovered by.
    */
   program: z.string(),
-  args: z.array(z.string()).default([]),
-  states: PresetStatesSchema.prefault({}),
+  args: z._default(z.array(z.string()), []),
+  states: z.prefault(PresetStatesSchema, {}),
   /** A tmux key name sent alone after the text, e.g. `Enter` or `C-m`. */
-  submitKey: z.string().min(1).default('Enter'),
-  submitDelayMs: z.number().int().nonnegative().default(200),
-  paste: PasteSchema.prefault({}),
-  hooks: HooksKindSchema.default('none'),
+  submitKey: z._default(z.string().check(z.minLength(1)), 'Enter'),
+  submitDelayMs: z._default(z.number().check(z.int(), z.nonnegative()), 200),
+  paste: z.prefault(PasteSchema, {}),
+  hooks: z._default(HooksKindSchema, 'none'),
   /**
    * The preset's rules read every screen its program shows at work (a coding
    * agent's presets). A screen none of them reads (`unknown`: a sign-in menu,
@@ -92,13 +95,16 @@ export const PresetSchema = z.strictObject({
    * delivery waits and reports. Off for programs macs does not know
    * (`generic`) and shells, whose quiet unknown screen may be typed into.
    */
-  knownScreens: z.boolean().default(false),
+  knownScreens: z._default(z.boolean(), false),
   /**
    * Literal text (not a regex, case-insensitive) that means "working" when it
    * is in the last BUSY_MARKER_LINES lines; checked after the working rules.
    * `null` turns it off.
    */
-  busyMarker: z.string().min(1).nullable().default('esc to interrupt'),
+  busyMarker: z._default(
+    z.nullable(z.string().check(z.minLength(1))),
+    'esc to interrupt',
+  ),
 });
 
 export type Preset = z.output<typeof PresetSchema>;
@@ -112,37 +118,37 @@ export const BUSY_MARKER_LINES = 25;
  * field optional, plus `extends` naming a builtin or another custom preset.
  */
 export const CustomPresetSchema = z.strictObject({
-  extends: z.string().min(1).optional(),
-  name: z.string().min(1).optional(),
-  description: z.string().optional(),
-  program: z.string().min(1).optional(),
-  args: z.array(z.string()).optional(),
-  states: z
-    .strictObject({
-      working: z.array(z.unknown()).optional(),
-      idle: z.array(z.unknown()).optional(),
-      approval: z.array(z.unknown()).optional(),
-      error: z.array(z.unknown()).optional(),
-    })
-    .optional(),
-  submitKey: z.string().min(1).optional(),
-  submitDelayMs: z.number().int().nonnegative().optional(),
-  paste: z
-    .strictObject({
-      bracketed: z.boolean().optional(),
-      maxLiteralChars: z.number().int().nonnegative().optional(),
-    })
-    .optional(),
-  hooks: HooksKindSchema.optional(),
-  knownScreens: z.boolean().optional(),
-  busyMarker: z.string().min(1).nullable().optional(),
+  extends: z.optional(z.string().check(z.minLength(1))),
+  name: z.optional(z.string().check(z.minLength(1))),
+  description: z.optional(z.string()),
+  program: z.optional(z.string().check(z.minLength(1))),
+  args: z.optional(z.array(z.string())),
+  states: z.optional(
+    z.strictObject({
+      working: z.optional(z.array(z.unknown())),
+      idle: z.optional(z.array(z.unknown())),
+      approval: z.optional(z.array(z.unknown())),
+      error: z.optional(z.array(z.unknown())),
+    }),
+  ),
+  submitKey: z.optional(z.string().check(z.minLength(1))),
+  submitDelayMs: z.optional(z.number().check(z.int(), z.nonnegative())),
+  paste: z.optional(
+    z.strictObject({
+      bracketed: z.optional(z.boolean()),
+      maxLiteralChars: z.optional(z.number().check(z.int(), z.nonnegative())),
+    }),
+  ),
+  hooks: z.optional(HooksKindSchema),
+  knownScreens: z.optional(z.boolean()),
+  busyMarker: z.optional(z.nullable(z.string().check(z.minLength(1)))),
 });
 export type CustomPreset = z.output<typeof CustomPresetSchema>;
 
 const MAX_REPORTED_ISSUES = 5;
 
 /** `states.working.0: not a valid regular expression` lines for an error. */
-export function formatIssues(error: z.ZodError, prefix = ''): string {
+export function formatIssues(error: z.core.$ZodError, prefix = ''): string {
   return error.issues
     .slice(0, MAX_REPORTED_ISSUES)
     .map((issue) => {

@@ -8,9 +8,8 @@
  * it as a file-inbox answerer instead.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { builtFile, packageDir } from '../../config/package.js';
 import type { AgentConfig, BackendName } from '../../config/schema.js';
 
 export const DEMO_BACKEND: BackendName = 'interactive';
@@ -29,14 +28,15 @@ export function demoResultFile(runtimeDir: string, runId: string): string {
 }
 
 /**
- * How to run one of the demo scripts: the emitted `.js` next to this module
- * (dist/session/demo/), or, when macs runs from its TypeScript sources, the
- * `.ts` with the same loader flags (tsx) as this process.
+ * How to run one of the demo scripts: the built `dist/session/demo/<name>.js`
+ * (an entry of its own, scripts/build.mjs), or, when macs runs from its
+ * TypeScript sources, the `.ts` with the same loader flags (tsx) as this
+ * process.
  */
 export function demoScriptArgv(name: 'worker' | 'controller'): string[] {
-  const js = fileURLToPath(new URL(`./${name}.js`, import.meta.url));
-  if (existsSync(js)) return [process.execPath, js];
-  const ts = fileURLToPath(new URL(`./${name}.ts`, import.meta.url));
+  const js = builtFile(path.join('session', 'demo', `${name}.js`));
+  if (js) return [process.execPath, js];
+  const ts = path.join(packageDir(), 'src', 'session', 'demo', `${name}.ts`);
   return [process.execPath, ...process.execArgv, ts];
 }
 

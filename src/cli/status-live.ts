@@ -1,0 +1,178 @@
+// The live view of `macs status` and its --watch streams (status.ts loads
+// this module only for them).
+import { errorMessage } from '../errors.js';
+import { createEventLog } from '../events/log.js';
+import type { MacsConfig } from '../config/schema.js';
+import { writeOutboxAnswer } from '../state/outbox.js';
+import type { Snapshot } from '../state/snapshot.js';
+import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
+import type { StatusIntents } from '../ui/intents.js';
+import { runEditorSync, type RunEditor } from '../backends/editor.js';
+import { editAnswerInEditor } from './answer-editor.js';
+import type { CliDeps, CommandContext } from './common.js';
+import { describeAnswerResult } from './status-answer.js';
+import { createAttentionBell } from './status-attention.js';
+import { describeDismissal, dismissRequests } from './dismiss.js';
+import { pauseDelivery } from './pause.js';
+import type { StatusDeps, StatusOptions, StatusTerminal } from './status.js';
+import { formatStatusText } from './status-text.js';
+import { jumpToPane } from './status-tmux.js';
+
+/** The intents of the live view, done with files and tmux. */
+export function createStatusIntents(options: {
+  ctx: CommandContext;
+  env: NodeJS.ProcessEnv;
+  feed: Pick<SnapshotFeed, 'refresh'>;
+  runEditor: RunEditor;
+}): StatusIntents {
+  const { ctx, feed } = options;
+  const events = createEventLog(ctx.paths);
+  return {
+    async answer(requestId, text) {
+      const result = describeAnswerResult(
+        requestId,
+        await writeOutboxAnswer(ctx.paths, requestId, text),
+      );
+      await feed.refresh();
+      return result;
+    },
+    async editAnswer(request) {
+      const result = await editAnswerInEditor({
+        paths: ctx.paths,
+        request,
+        env: options.env,
+        runEditor: options.runEditor,
+      });
+      await feed.refresh();
+      return result;
+    },
+    async dismiss(requestId) {
+      try {
+        const [outcome] = await dismissRequests(
+          ctx.paths,
+          [requestId],
+          'dismissed from macs status',
+          ctx.log,
+        );
+        if (!outcome) return { ok: false, message: 'nothing dismissed' };
+        return {
+          ok:
+            outcome.result === 'dismissed' || outcome.result === 'handed-over',
+          message: describeDismissal(outcome),
+        };
+      } catch (error) {
+        return { ok: false, message: errorMessage(error) };
+      } finally {
+        await feed.refresh();
+      }
+    },
+    async setPaused(agent, paused) {
+      try {
+        await pauseDelivery(ctx.paths, events, agent, paused, 'macs status');
+      } catch (error) {
+        return { ok: false, message: errorMessage(error) };
+      } finally {
+        await feed.refresh();
+      }
+      return {
+        ok: true,
+        message: paused
+          ? `delivery to ${agent} paused: answers wait until you press p again`
+          : `delivery to ${agent} resumed`,
+      };
+    },
+    jumpToPane: (agent, pane) => jumpToPane(ctx.tmux, agent, pane, options.env),
+  };
+}
+
+/** Print one snapshot per change, until interrupted (no terminal, or --json --watch). */
+async function streamSnapshots(
+  feed: SnapshotFeed,
+  deps: CliDeps,
+  print: (snapshot: Snapshot) => void,
+): Promise<number> {
+  const first = await feed.start();
+  print(first);
+  const unsubscribe = feed.subscribe(print);
+  try {
+    const signal = await deps.interrupted;
+    return signal === 'SIGINT' ? 130 : 0;
+  } finally {
+    unsubscribe();
+    feed.stop();
+  }
+}
+
+/** `macs status` on a terminal (the live view), or with --watch. */
+export async function runLiveStatus(options: {
+  opts: StatusOptions;
+  deps: CliDeps;
+  ctx: CommandContext;
+  config: MacsConfig;
+  terminal: StatusTerminal;
+  statusDeps: StatusDeps;
+}): Promise<number> {
+  const { opts, deps, ctx, config, terminal, statusDeps } = options;
+  const now = () => Date.now();
+  const feed = createSnapshotFeed({
+    paths: ctx.paths,
+    onError: (error) => ctx.log.warn({ err: error }, 'status read failed'),
+    // Without the view's terminal input, nothing else keeps `--watch` running.
+    keepAlive: opts.json === true || !terminal.interactive,
+  });
+  if (opts.json)
+    return streamSnapshots(feed, deps, (s) =>
+      deps.output.out(JSON.stringify(s)),
+    );
+  if (!terminal.interactive)
+    return streamSnapshots(feed, deps, (s) => {
+      for (const line of formatStatusText(s, now())) deps.output.out(line);
+      deps.output.out('');
+    });
+
+  const bell = createAttentionBell({
+    config: config.attention,
+    ringBell: () => void terminal.stdout.write('\u0007'),
+    since: new Date(),
+  });
+  const notify = (snapshot: Snapshot) => bell.check(snapshot);
+  const intents = createStatusIntents({
+    ctx,
+    env: deps.env,
+    feed,
+    runEditor: statusDeps.runEditor ?? runEditorSync,
+  });
+  notify(await feed.start());
+  const unsubscribe = feed.subscribe(notify);
+  const stop = new AbortController();
+  let signal: 'SIGINT' | 'SIGTERM' | undefined;
+  void deps.interrupted.then((received) => {
+    signal = received;
+    stop.abort();
+  });
+  let ended: 'quit' | 'interrupted';
+  try {
+    // React's development build re-renders many times slower (a 1 s clock
+    // tick cost ~5% CPU with it); it reads NODE_ENV when first loaded.
+    process.env.NODE_ENV ??= 'production';
+    // ink renders only its last frame when it thinks it runs in CI (a `CI`
+    // variable): this is a person's live view on a terminal, so it must draw.
+    // is-in-ci reads the variable when ink is first loaded.
+    for (const name of ['CI', 'CONTINUOUS_INTEGRATION'])
+      if (process.env[name] !== undefined) process.env[name] = 'false';
+    // Loaded only here: `--json` and the plain-text forms never load React.
+    const { runStatusApp } = await import('../ui/run.js');
+    ended = await runStatusApp({
+      source: feed,
+      intents,
+      stdin: terminal.stdin,
+      stdout: terminal.stdout,
+      stderr: terminal.stderr,
+      signal: stop.signal,
+    });
+  } finally {
+    unsubscribe();
+    feed.stop();
+  }
+  return ended === 'interrupted' || signal === 'SIGINT' ? 130 : 0;
+}
