@@ -1,0 +1,269 @@
+// Issue 13, "Done when": the real Claude Code as the controller, wired to
+// `macs mcp` exactly as `macs start` wires it (--mcp-config, hook settings),
+// answers a fake worker's request end to end. The model is the scripted
+// server of test/agents/servers/anthropic.ts: given the controller's first
+// message it calls `wait_for_request`, then `answer_request` with the
+// instructions, both as Claude Code names MCP tools (mcp__macs__<tool>).
+// The worker is the project's fake agent: it prints a request block and
+// records every input it gets.
+import { realpathSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MCP_SERVER_NAME } from '../../src/session/mcp-wiring.js';
+import {
+  FAKE_AGENT,
+  findEvents,
+  readAllEvents,
+  readRecord,
+  REQ,
+  runMacs,
+  waitForEvents,
+} from '../helpers/macs.js';
+import {
+  cleanUpSession,
+  readSessionFile,
+  testSocket,
+  tmuxOn,
+} from '../helpers/session.js';
+import { makeTempHome } from '../helpers/tmux-server.js';
+import { waitFor } from '../helpers/wait-for.js';
+import { claudeEnv, seedClaudeConfig } from './claude-session.js';
+import { agent } from './pins.js';
+import {
+  isToolResult,
+  lastToolUse,
+  lastUserText,
+  startAnthropicServer,
+  toolNames,
+  type AnthropicServer,
+  type Script,
+} from './servers/anthropic.js';
+
+const VERSION = agent('claude').version;
+const CONTROLLER = 'controller';
+const WORKER = 'worker-1';
+const REQUEST_ID = `${WORKER}-m1`;
+const BODY = 'Which port should the API listen on?';
+const INSTRUCTIONS = 'Use port 8080 and document it in the README.';
+/** A tool of the macs server as Claude Code names it. */
+const tool = (name: string) => `mcp__${MCP_SERVER_NAME}__${name}`;
+
+/**
+ * The controller's model: the first message (it names `wait_for_request`)
+ * makes it wait for a request; the request that comes back is answered;
+ * the answer's result ends the turn.
+ */
+const script: Script = (request) => {
+  const last = isToolResult(request) ? lastToolUse(request) : undefined;
+  if (last?.name === tool('wait_for_request')) {
+    const text = lastUserText(request);
+    if (text.includes(REQUEST_ID))
+      return {
+        kind: 'tool',
+        name: tool('answer_request'),
+        input: { id: REQUEST_ID, instructions: INSTRUCTIONS },
+      };
+    return { kind: 'text', text: `No request came: ${text.slice(0, 200)}` };
+  }
+  if (last?.name === tool('answer_request'))
+    return { kind: 'text', text: `Answered ${REQUEST_ID}.` };
+  if (last) return { kind: 'text', text: `Unexpected result of ${last.name}.` };
+  if (lastUserText(request).includes('wait_for_request'))
+    return {
+      kind: 'tool',
+      name: tool('wait_for_request'),
+      input: { include_pending: true, timeout_sec: 120 },
+    };
+  return { kind: 'text', text: 'OK.' };
+};
+
+describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
+  let cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const clean of cleanups.reverse())
+      await Promise.resolve(clean()).catch(() => undefined);
+    cleanups = [];
+  });
+
+  it('answers a fake worker request through wait_for_request and answer_request, nothing typed into it for the request', async () => {
+    const temp = makeTempHome('macs-claude-ctl-');
+    cleanups.push(() => temp.cleanup());
+    const home = realpathSync(temp.home);
+    const socket = testSocket();
+    const server: AnthropicServer = await startAnthropicServer({
+      script,
+      lifeMs: 10 * 60_000,
+    });
+    cleanups.push(() => server.close());
+    const configDir = path.join(home, '.claude-config');
+    seedClaudeConfig(configDir, home);
+    const record = path.join(home, 'worker.record.jsonl');
+    const workerScript = path.join(home, 'worker.script.json');
+    writeFileSync(
+      workerScript,
+      JSON.stringify([
+        { print: REQ('m1', BODY, ' type=question') },
+        { wait: 'submit' },
+        { wait: 'submit' },
+      ]),
+    );
+    writeFileSync(
+      path.join(home, 'macs.config.json'),
+      JSON.stringify({
+        controller: {
+          name: CONTROLLER,
+          preset: 'claude',
+          command: [agent('claude').bin],
+          env: claudeEnv(server.url, configDir),
+        },
+        workers: [
+          {
+            name: WORKER,
+            preset: 'generic',
+            prompt: false,
+            command: [
+              process.execPath,
+              FAKE_AGENT,
+              '--script',
+              workerScript,
+              '--record',
+              record,
+            ],
+          },
+        ],
+      }),
+    );
+    cleanups.push(async () => {
+      await runMacs(['stop', '--grace-sec', '1'], {
+        home,
+        socket,
+        timeoutMs: 60_000,
+      });
+      await cleanUpSession(home, socket);
+    });
+    const start = await runMacs(['start', '--detach'], {
+      home,
+      socket,
+      timeoutMs: 120_000,
+    });
+    expect(start.exitCode, `${start.stderr}${start.stdout}`).toBe(0);
+    const pane =
+      readSessionFile(home)?.agents.find((a) => a.name === CONTROLLER)?.pane ??
+      '';
+    expect(pane).not.toBe('');
+    const explain = async () => {
+      const screen =
+        (await tmuxOn(socket, 'capture-pane', '-p', '-t', pane)) ?? '';
+      const events = readAllEvents(home)
+        .slice(-40)
+        .map((e) => `${e.agent} ${e.type} ${JSON.stringify(e.data ?? {})}`);
+      const asked = server
+        .conversation()
+        .map(
+          (r) =>
+            `${isToolResult(r) ? `result of ${lastToolUse(r)?.name}` : 'prompt'}: ${lastUserText(r).slice(0, 300)}`,
+        );
+      return `--- controller screen:\n${screen}\n--- model requests:\n${asked.join('\n')}\n--- last events:\n${events.join('\n')}`;
+    };
+    const explained = async <T>(wait: Promise<T>): Promise<T> => {
+      try {
+        return await wait;
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\n${await explain()}`);
+      }
+    };
+
+    // The controller got its tools (the first message) and offers the
+    // macs tools to its model.
+    await explained(
+      waitForEvents(home, 'agent.prompted', {
+        timeout: 90_000,
+        message: 'the controller got its first message',
+      }),
+    );
+    const first = await explained(
+      waitFor(
+        () =>
+          server
+            .conversation()
+            .find((r) => lastUserText(r).includes('wait_for_request')),
+        { timeout: 30_000, message: 'the first message reached the model' },
+      ),
+    );
+    expect(toolNames(first)).toEqual(
+      expect.arrayContaining([
+        tool('wait_for_request'),
+        tool('answer_request'),
+      ]),
+    );
+
+    // The model waits, gets the request, answers it; the bridge delivers it.
+    await explained(
+      waitForEvents(home, 'request.confirmed', {
+        requestId: REQUEST_ID,
+        timeout: 60_000,
+      }),
+    );
+    expect(
+      readRecord(record)
+        .filter((r) => r.type === 'submit')
+        .map((r) => r.text),
+    ).toEqual([INSTRUCTIONS]);
+    const [delivered, ...again] = findEvents(
+      home,
+      'request.delivered',
+      REQUEST_ID,
+    );
+    expect(again).toEqual([]);
+    expect(delivered?.agent).toBe(WORKER);
+    const calls = findEvents(home, 'mcp.call');
+    expect(calls).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          data: expect.objectContaining({
+            by: 'mcp',
+            tool: 'wait_for_request',
+            ok: true,
+          }) as unknown,
+        }),
+        expect.objectContaining({
+          agent: WORKER,
+          data: expect.objectContaining({
+            by: 'mcp',
+            tool: 'answer_request',
+            ok: true,
+          }) as unknown,
+        }),
+      ]),
+    );
+    // The model saw the answer's result and ended its turn.
+    await explained(
+      waitFor(
+        () =>
+          server
+            .conversation()
+            .some(
+              (r) =>
+                isToolResult(r) &&
+                lastToolUse(r)?.name === tool('answer_request'),
+            ),
+        { timeout: 60_000, message: 'the answer_request result' },
+      ),
+    );
+
+    // Nothing of the request was typed into the controller's pane: its only
+    // typed input is the first message, and the request reached its model
+    // only as a tool result.
+    expect(
+      readAllEvents(home).filter(
+        (e) => e.agent === CONTROLLER && e.requestId === REQUEST_ID,
+      ),
+    ).toEqual([]);
+    expect(
+      server
+        .conversation()
+        .filter((r) => !isToolResult(r))
+        .some((r) => lastUserText(r).includes(BODY)),
+    ).toBe(false);
+  });
+});
