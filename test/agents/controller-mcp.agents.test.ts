@@ -51,31 +51,37 @@ const tool = (name: string) => `mcp__${MCP_SERVER_NAME}__${name}`;
 /**
  * The controller's model: the first message (it names `wait_for_request`)
  * makes it wait for a request; the request that comes back is answered;
- * the answer's result ends the turn.
+ * the answer's result ends the turn. The first call is held until
+ * `sessionStarted` settles (the SessionStart hook ran), so the hook's
+ * context reaches the model in a later request of the same turn.
  */
-const script: Script = (request) => {
-  const last = isToolResult(request) ? lastToolUse(request) : undefined;
-  if (last?.name === tool('wait_for_request')) {
-    const text = lastUserText(request);
-    if (text.includes(REQUEST_ID))
+const controllerModel =
+  (sessionStarted: () => Promise<unknown>): Script =>
+  (request) => {
+    const last = isToolResult(request) ? lastToolUse(request) : undefined;
+    if (last?.name === tool('wait_for_request')) {
+      const text = lastUserText(request);
+      if (text.includes(REQUEST_ID))
+        return {
+          kind: 'tool',
+          name: tool('answer_request'),
+          input: { id: REQUEST_ID, instructions: INSTRUCTIONS },
+        };
+      return { kind: 'text', text: `No request came: ${text.slice(0, 200)}` };
+    }
+    if (last?.name === tool('answer_request'))
+      return { kind: 'text', text: `Answered ${REQUEST_ID}.` };
+    if (last)
+      return { kind: 'text', text: `Unexpected result of ${last.name}.` };
+    if (lastUserText(request).includes('wait_for_request'))
       return {
         kind: 'tool',
-        name: tool('answer_request'),
-        input: { id: REQUEST_ID, instructions: INSTRUCTIONS },
+        name: tool('wait_for_request'),
+        input: { include_pending: true, timeout_sec: 120 },
+        hold: sessionStarted(),
       };
-    return { kind: 'text', text: `No request came: ${text.slice(0, 200)}` };
-  }
-  if (last?.name === tool('answer_request'))
-    return { kind: 'text', text: `Answered ${REQUEST_ID}.` };
-  if (last) return { kind: 'text', text: `Unexpected result of ${last.name}.` };
-  if (lastUserText(request).includes('wait_for_request'))
-    return {
-      kind: 'tool',
-      name: tool('wait_for_request'),
-      input: { include_pending: true, timeout_sec: 120 },
-    };
-  return { kind: 'text', text: 'OK.' };
-};
+    return { kind: 'text', text: 'OK.' };
+  };
 
 describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
   let cleanups: (() => Promise<void> | void)[] = [];
@@ -91,7 +97,9 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
     const home = realpathSync(temp.home);
     const socket = testSocket();
     const server: AnthropicServer = await startAnthropicServer({
-      script,
+      script: controllerModel(() =>
+        waitForEvents(home, 'hook.SessionStart', { timeout: 60_000 }),
+      ),
       lifeMs: 10 * 60_000,
     });
     cleanups.push(() => server.close());
@@ -265,5 +273,13 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
         .filter((r) => !isToolResult(r))
         .some((r) => lastUserText(r).includes(BODY)),
     ).toBe(false);
+    // Its SessionStart hook told it its role, never the worker protocol
+    // (Claude Code sends the hook's context as a system message, before
+    // or after the first prompt).
+    const everything = JSON.stringify(
+      server.conversation().map((r) => r.body.messages),
+    );
+    expect(everything).toContain('you are their controller');
+    expect(everything).not.toContain('You are a worker agent');
   });
 });

@@ -220,6 +220,9 @@ describe('MCP wiring of a controller', () => {
         },
       },
     });
+    // Its hooks know it is the controller (no worker protocol at SessionStart).
+    expect(byName.controller?.launch?.env.MACS_ROLE).toBe('controller');
+    expect(byName['worker-1']?.launch?.env.MACS_ROLE).toBeUndefined();
     // Workers are not controllers: no MCP server of macs for them.
     expect(byName['worker-1']?.mcp).toBeUndefined();
     expect(byName['worker-1']?.launch?.argv).not.toContain('--mcp-config');
