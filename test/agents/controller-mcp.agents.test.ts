@@ -259,14 +259,23 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
       ),
     );
 
-    // Nothing of the request was typed into the controller's pane: its only
-    // typed input is the first message, and the request reached its model
-    // only as a tool result.
+    // Nothing of the request was typed into the controller's pane: no event
+    // of the controller names it, its only prompt (bridge and hook agree)
+    // is the first message, and the request reached its model only as a
+    // tool result.
     expect(
       readAllEvents(home).filter(
         (e) => e.agent === CONTROLLER && e.requestId === REQUEST_ID,
       ),
     ).toEqual([]);
+    expect(
+      findEvents(home, 'agent.prompted').filter((e) => e.agent === CONTROLLER),
+    ).toHaveLength(1);
+    expect(
+      findEvents(home, 'hook.UserPromptSubmit').filter(
+        (e) => e.agent === CONTROLLER,
+      ),
+    ).toHaveLength(1);
     expect(
       server
         .conversation()
