@@ -3,9 +3,11 @@
 // answers a fake worker's request end to end. The model is the scripted
 // server of test/agents/servers/anthropic.ts: given the controller's first
 // message it calls `wait_for_request`, then `answer_request` with the
-// instructions, both as Claude Code names MCP tools (mcp__macs__<tool>).
-// The worker is the project's fake agent: it prints a request block and
-// records every input it gets.
+// instructions, then waits again for the worker's next request (a call that
+// blocks until it comes) and answers that too, all as Claude Code names MCP
+// tools (mcp__macs__<tool>). The worker is the project's fake agent: it
+// prints a request block, and the next once it got an answer, and records
+// every input it gets.
 import { realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -37,6 +39,7 @@ import {
   toolNames,
   type AnthropicServer,
   type Script,
+  type Turn,
 } from './servers/anthropic.js';
 
 const VERSION = agent('claude').version;
@@ -45,41 +48,90 @@ const WORKER = 'worker-1';
 const REQUEST_ID = `${WORKER}-m1`;
 const BODY = 'Which port should the API listen on?';
 const INSTRUCTIONS = 'Use port 8080 and document it in the README.';
+const NEXT_ID = `${WORKER}-m2`;
+const NEXT_BODY = 'Should the health check live under /healthz?';
+const NEXT_INSTRUCTIONS = 'Yes, /healthz, and test it.';
+/**
+ * Claude Code's (2.1.197) tool for MCP servers that are still connecting,
+ * offered while one is: `{servers?: string[]}`, it returns once they are.
+ */
+const WAIT_FOR_SERVERS = 'WaitForMcpServers';
 /** A tool of the macs server as Claude Code names it. */
 const tool = (name: string) => `mcp__${MCP_SERVER_NAME}__${name}`;
 
 /**
+ * The id of the request a `wait_for_request` result returns. Claude Code
+ * 2.1.197 gives the model the tool's structured content as JSON; the plain
+ * text (`request <id> from …`) is read when that changes.
+ */
+function requestIdOf(result: string): string | undefined {
+  try {
+    return (JSON.parse(result) as { request?: { id?: string } | null }).request
+      ?.id;
+  } catch {
+    return /^request (\S+) from /m.exec(result)?.[1];
+  }
+}
+
+/**
  * The controller's model: the first message (it names `wait_for_request`)
- * makes it wait for a request; the request that comes back is answered;
- * the answer's result ends the turn. The first call is held until
- * `sessionStarted` settles (the SessionStart hook ran), so the hook's
- * context reaches the model in a later request of the same turn.
+ * makes it wait for a request (first for the macs server, when Claude Code
+ * sent the message before the server's tools were there); a request that comes back is answered; after
+ * the first answer it waits again, after the second it ends the turn. The
+ * first call is held until `sessionStarted` settles (the SessionStart hook
+ * ran), so the hook's context reaches the model within the same turn.
  */
 const controllerModel =
   (sessionStarted: () => Promise<unknown>): Script =>
   (request) => {
+    const wait = (hold?: Promise<unknown>): Turn => ({
+      kind: 'tool',
+      name: tool('wait_for_request'),
+      // A request that came before the call is taken too: the second one
+      // may be printed before the model calls again.
+      input: { include_pending: true, timeout_sec: 120 },
+      ...(hold ? { hold } : {}),
+    });
     const last = isToolResult(request) ? lastToolUse(request) : undefined;
     if (last?.name === tool('wait_for_request')) {
       const text = lastUserText(request);
-      if (text.includes(REQUEST_ID))
-        return {
-          kind: 'tool',
-          name: tool('answer_request'),
-          input: { id: REQUEST_ID, instructions: INSTRUCTIONS },
-        };
-      return { kind: 'text', text: `No request came: ${text.slice(0, 200)}` };
+      const id = requestIdOf(text);
+      const instructions =
+        id === REQUEST_ID
+          ? INSTRUCTIONS
+          : id === NEXT_ID
+            ? NEXT_INSTRUCTIONS
+            : undefined;
+      return instructions
+        ? {
+            kind: 'tool',
+            name: tool('answer_request'),
+            input: { id, instructions },
+          }
+        : { kind: 'text', text: `No request came: ${text.slice(0, 200)}` };
     }
+    // The macs server was still connecting at the first message; after the
+    // wait its tools are in the list.
+    if (last?.name === WAIT_FOR_SERVERS)
+      return toolNames(request).includes(tool('wait_for_request'))
+        ? wait()
+        : { kind: 'text', text: 'The macs tools never came.' };
     if (last?.name === tool('answer_request'))
-      return { kind: 'text', text: `Answered ${REQUEST_ID}.` };
+      return last.input.id === REQUEST_ID
+        ? wait()
+        : { kind: 'text', text: `Answered ${REQUEST_ID} and ${NEXT_ID}.` };
     if (last)
       return { kind: 'text', text: `Unexpected result of ${last.name}.` };
     if (lastUserText(request).includes('wait_for_request'))
-      return {
-        kind: 'tool',
-        name: tool('wait_for_request'),
-        input: { include_pending: true, timeout_sec: 120 },
-        hold: sessionStarted(),
-      };
+      return toolNames(request).includes(tool('wait_for_request'))
+        ? wait(sessionStarted())
+        : // Claude Code offers this tool while a server still connects.
+          {
+            kind: 'tool',
+            name: WAIT_FOR_SERVERS,
+            input: { servers: [MCP_SERVER_NAME] },
+            hold: sessionStarted(),
+          };
     return { kind: 'text', text: 'OK.' };
   };
 
@@ -91,7 +143,7 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
     cleanups = [];
   });
 
-  it('answers a fake worker request through wait_for_request and answer_request, nothing typed into it for the request', async () => {
+  it('answers a fake worker request, then waits for and answers its next, through the macs tools; nothing typed into it for them', async () => {
     const temp = makeTempHome('macs-claude-ctl-');
     cleanups.push(() => temp.cleanup());
     const home = realpathSync(temp.home);
@@ -112,6 +164,7 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
       JSON.stringify([
         { print: REQ('m1', BODY, ' type=question') },
         { wait: 'submit' },
+        { print: REQ('m2', NEXT_BODY, ' type=question') },
         { wait: 'submit' },
       ]),
     );
@@ -189,41 +242,35 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
         message: 'the controller got its first message',
       }),
     );
-    const first = await explained(
+    await explained(
       waitFor(
         () =>
           server
             .conversation()
-            .find((r) => lastUserText(r).includes('wait_for_request')),
+            .some((r) => lastUserText(r).includes('wait_for_request')),
         { timeout: 30_000, message: 'the first message reached the model' },
       ),
     );
-    expect(toolNames(first)).toEqual(
-      expect.arrayContaining([
-        tool('wait_for_request'),
-        tool('answer_request'),
-      ]),
-    );
 
-    // The model waits, gets the request, answers it; the bridge delivers it.
-    await explained(
-      waitForEvents(home, 'request.confirmed', {
-        requestId: REQUEST_ID,
-        timeout: 60_000,
-      }),
-    );
+    // The model waits, gets the request, answers it; the bridge delivers it;
+    // the worker asks again, and the model's next wait returns that.
+    for (const id of [REQUEST_ID, NEXT_ID])
+      await explained(
+        waitForEvents(home, 'request.confirmed', {
+          requestId: id,
+          timeout: 60_000,
+        }),
+      );
     expect(
       readRecord(record)
         .filter((r) => r.type === 'submit')
         .map((r) => r.text),
-    ).toEqual([INSTRUCTIONS]);
-    const [delivered, ...again] = findEvents(
-      home,
-      'request.delivered',
-      REQUEST_ID,
-    );
-    expect(again).toEqual([]);
-    expect(delivered?.agent).toBe(WORKER);
+    ).toEqual([INSTRUCTIONS, NEXT_INSTRUCTIONS]);
+    for (const id of [REQUEST_ID, NEXT_ID]) {
+      const [delivered, ...again] = findEvents(home, 'request.delivered', id);
+      expect(again).toEqual([]);
+      expect(delivered?.agent).toBe(WORKER);
+    }
     const calls = findEvents(home, 'mcp.call');
     expect(calls).toEqual(
       expect.arrayContaining([
@@ -244,7 +291,15 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
         }),
       ]),
     );
-    // The model saw the answer's result and ended its turn.
+    expect(
+      calls.filter(
+        (e) =>
+          e.data?.tool === 'answer_request' &&
+          e.data.ok === true &&
+          e.data.by === 'mcp',
+      ),
+    ).toHaveLength(2);
+    // The model saw the second answer's result and ended its turn.
     await explained(
       waitFor(
         () =>
@@ -253,11 +308,23 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
             .some(
               (r) =>
                 isToolResult(r) &&
+                lastToolUse(r)?.input.id === NEXT_ID &&
                 lastToolUse(r)?.name === tool('answer_request'),
             ),
-        { timeout: 60_000, message: 'the answer_request result' },
+        { timeout: 60_000, message: 'the second answer_request result' },
       ),
     );
+
+    // The macs tools were offered to the model (at once or once connected).
+    expect(
+      server
+        .conversation()
+        .some((r) =>
+          [tool('wait_for_request'), tool('answer_request')].every((name) =>
+            toolNames(r).includes(name),
+          ),
+        ),
+    ).toBe(true);
 
     // Nothing of the request was typed into the controller's pane: no event
     // of the controller names it, its only prompt (bridge and hook agree)
@@ -265,7 +332,9 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
     // tool result.
     expect(
       readAllEvents(home).filter(
-        (e) => e.agent === CONTROLLER && e.requestId === REQUEST_ID,
+        (e) =>
+          e.agent === CONTROLLER &&
+          (e.requestId === REQUEST_ID || e.requestId === NEXT_ID),
       ),
     ).toEqual([]);
     expect(
@@ -280,7 +349,11 @@ describe(`the real Claude Code ${VERSION} as an MCP controller`, () => {
       server
         .conversation()
         .filter((r) => !isToolResult(r))
-        .some((r) => lastUserText(r).includes(BODY)),
+        .some(
+          (r) =>
+            lastUserText(r).includes(BODY) ||
+            lastUserText(r).includes(NEXT_BODY),
+        ),
     ).toBe(false);
     // Its SessionStart hook told it its role, never the worker protocol
     // (Claude Code sends the hook's context as a system message, before
