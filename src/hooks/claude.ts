@@ -101,11 +101,18 @@ export function errorPlan(event: string, message: string): HookPlan {
   };
 }
 
-/** The additional context SessionStart gives the agent. */
+/**
+ * The additional context SessionStart gives the agent: a worker gets the
+ * worker protocol; the controller only its name and role (it learns its
+ * work from its first message, or from each request typed into it).
+ */
 export function formatSessionContext(
   agent: string,
   workerPrompt: string,
+  role: 'worker' | 'controller' = 'worker',
 ): string {
+  if (role === 'controller')
+    return `macs supervises worker agents; you are their controller, agent "${agent}". You do not print request blocks.`;
   const prompt = workerPrompt.trim();
   return `${prompt ? `${prompt}\n\n` : ''}macs supervises you as agent "${agent}".`;
 }
@@ -118,7 +125,11 @@ function planSessionStart(
     reply: {
       hookSpecificOutput: {
         hookEventName: 'SessionStart',
-        additionalContext: formatSessionContext(ctx.agent, ctx.workerPrompt),
+        additionalContext: formatSessionContext(
+          ctx.agent,
+          ctx.workerPrompt,
+          ctx.role,
+        ),
       },
     },
     observation: { state: 'idle', consecutiveBlocks: 0 },

@@ -430,8 +430,10 @@ export async function runHook(
         `config unreadable, using the default policy: ${configError}`,
         agent,
       );
+    // The controller's pane says so (session/layout.ts, buildAgentEnv).
+    const role = deps.env.MACS_ROLE === 'controller' ? 'controller' : 'worker';
     let workerPrompt = '';
-    if (opts.event === 'SessionStart') {
+    if (opts.event === 'SessionStart' && role === 'worker') {
       workerPrompt = await readWorkerPrompt(
         deps.promptsDir ?? packagedPromptsDir(),
       ).catch(async (error: unknown) => {
@@ -474,6 +476,7 @@ export async function runHook(
       previous,
       policy: config?.policy ?? defaultPolicy(),
       workerPrompt,
+      role,
       unavailable,
       paused: isDeliveryPaused(paths, agent) || Boolean(state?.paused),
     });

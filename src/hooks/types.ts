@@ -18,6 +18,12 @@ export interface HookContext {
   policy: PolicyConfig;
   /** prompts/worker.md: what SessionStart adds as context. */
   workerPrompt: string;
+  /**
+   * `controller` when the hook runs in the session's controller
+   * (`MACS_ROLE=controller` in its pane, set by `macs start`): SessionStart
+   * gives it no worker protocol. Absent: a worker.
+   */
+  role?: 'worker' | 'controller';
   /** Requests someone else claimed first; the runner re-plans without them. */
   unavailable: ReadonlySet<string>;
   /** A person paused delivery to this agent (`.macs/control/<agent>.paused`). */

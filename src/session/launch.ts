@@ -63,6 +63,8 @@ export async function planLaunch(options: {
   env: Readonly<Record<string, string>>;
   socket: string;
   askTimeoutSec: number;
+  /** `controller`: MACS_ROLE=controller in its environment (buildAgentEnv). */
+  role?: 'worker' | 'controller';
   /** A controller's MCP wiring (session/mcp-wiring.ts): args after the hooks', env. */
   mcp?: { args: readonly string[]; env: Readonly<Record<string, string>> };
 }): Promise<{ launch: AgentLaunch; warning?: string }> {
@@ -86,6 +88,7 @@ export async function planLaunch(options: {
       agent: options.agent,
       home: options.paths.home,
       socket: options.socket,
+      ...(options.role ? { role: options.role } : {}),
       // The hooks' environment (Codex: CODEX_HOME) wins over the agent's.
       extra: { ...options.mcp?.env, ...options.env, ...hooks.env },
     }),

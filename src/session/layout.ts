@@ -81,6 +81,8 @@ export function buildAgentEnv(options: {
   agent: string;
   home: string;
   socket: string;
+  /** The controller gets MACS_ROLE=controller: its hooks then treat it as one. */
+  role?: 'worker' | 'controller';
   extra?: Readonly<Record<string, string>>;
 }): Record<string, string> {
   return {
@@ -88,6 +90,7 @@ export function buildAgentEnv(options: {
     MACS_AGENT: options.agent,
     MACS_HOME: options.home,
     MACS_TMUX_SOCKET: options.socket,
+    ...(options.role === 'controller' ? { MACS_ROLE: 'controller' } : {}),
   };
 }
 

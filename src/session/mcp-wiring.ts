@@ -5,7 +5,10 @@
  *
  * - Claude Code: `--mcp-config <file>`, a JSON file with `mcpServers`, kept
  *   in `.macs/mcp/<agent>.claude.json`. Claude Code adds these servers to
- *   the user's own.
+ *   the user's own. `--allowedTools mcp__macs` lets it call the macs tools
+ *   without asking: Claude Code asks a person before every MCP tool call
+ *   not allowed, and that dialog would hold the controller's loop (each
+ *   `wait_for_request`) until someone answers it in the controller's pane.
  * - Codex: `-c mcp_servers.macs.<key>=<TOML value>` overrides on its command
  *   line. Nothing is written: a CODEX_HOME of macs's own would also hide the
  *   user's sign-in (`auth.json`) and config from the controller, while `-c`
@@ -28,6 +31,11 @@ import type { HomePaths } from '../home/paths.js';
 
 /** The name macs's server goes by in each agent (tools: `mcp__macs__…` in Claude Code). */
 export const MCP_SERVER_NAME = 'macs';
+/**
+ * Claude Code's permission rule for every tool of one MCP server: the
+ * server's name after `mcp__`, no tool name (its permissions docs).
+ */
+export const CLAUDE_MCP_ALLOW_RULE = `mcp__${MCP_SERVER_NAME}`;
 /**
  * How long an agent lets one macs tool call run, in seconds: the longest
  * `wait_for_request` (600 s) and a margin.
@@ -123,7 +131,9 @@ export function buildMcpWiring(options: {
       };
       return {
         kind,
-        args: ['--mcp-config', file],
+        // Both options take several values; each ends the other's list,
+        // and --mcp-config stays last (docs/mcp.md).
+        args: ['--allowedTools', CLAUDE_MCP_ALLOW_RULE, '--mcp-config', file],
         // Claude Code's limit on one MCP tool call, in ms.
         env: { MCP_TOOL_TIMEOUT: String(MCP_TOOL_TIMEOUT_SEC * 1000) },
         files: [

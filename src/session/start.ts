@@ -354,6 +354,7 @@ export async function startSession(
         env: agent.env,
         socket,
         askTimeoutSec: options.config.policy.askTimeoutSec,
+        role: agent.role,
         ...(mcp ? { mcp } : {}),
       });
       if (mcp) entry.mcp = mcp.kind;

@@ -33,7 +33,7 @@ import {
 export const WORKER = 'worker-1';
 
 /** A key of the right shape; it never leaves 127.0.0.1. */
-const DUMMY_KEY = 'sk-ant-api03-macs-test-dummy-key-0000000000000000';
+export const DUMMY_KEY = 'sk-ant-api03-macs-test-dummy-key-0000000000000000';
 
 /**
  * Claude Code's global config (`$CLAUDE_CONFIG_DIR/.claude.json`) with the
@@ -41,7 +41,7 @@ const DUMMY_KEY = 'sk-ant-api03-macs-test-dummy-key-0000000000000000';
  * theme, the custom API key approved (Claude keeps the key's last 20
  * characters), and the folder trusted.
  */
-function seedClaudeConfig(configDir: string, folder: string): void {
+export function seedClaudeConfig(configDir: string, folder: string): void {
   mkdirSync(configDir, { recursive: true, mode: 0o700 });
   writeFileSync(
     path.join(configDir, '.claude.json'),
@@ -67,8 +67,11 @@ function seedClaudeConfig(configDir: string, folder: string): void {
   );
 }
 
-/** The worker's environment: our server, a dummy key, nothing else reached. */
-function claudeEnv(url: string, configDir: string): Record<string, string> {
+/** A Claude Code's environment: our server, a dummy key, nothing else reached. */
+export function claudeEnv(
+  url: string,
+  configDir: string,
+): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: url,
     ANTHROPIC_API_KEY: DUMMY_KEY,

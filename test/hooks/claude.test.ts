@@ -154,6 +154,15 @@ describe('SessionStart', () => {
     },
   );
 
+  it('gives the controller its role, not the worker protocol', () => {
+    const p = plan('SessionStart', base('SessionStart'), {
+      role: 'controller',
+    });
+    const context = JSON.stringify(p.reply);
+    expect(context).toContain('you are their controller');
+    expect(context).not.toContain('CONTROLLER_REQUEST');
+  });
+
   it('names the agent even without a prompt file', () => {
     expect(formatSessionContext('w1', '')).toBe(
       'macs supervises you as agent "w1".',

@@ -129,6 +129,18 @@ describe('macs hook (runner)', () => {
     ).toEqual(['hook.SessionStart']);
   });
 
+  it('SessionStart in the controller (MACS_ROLE=controller): its role as context, no worker protocol', async () => {
+    await run(
+      'SessionStart',
+      { ...base('SessionStart'), source: 'startup' },
+      { MACS_AGENT: 'w1', MACS_ROLE: 'controller' },
+    );
+    const context = JSON.parse(out[0] ?? '').hookSpecificOutput
+      .additionalContext as string;
+    expect(context).toContain('you are their controller, agent "w1"');
+    expect(context).not.toContain('<<CONTROLLER_REQUEST');
+  });
+
   it('finds its agent by $TMUX_PANE in the recorded state, and carries the prompt time forward', async () => {
     await saveState([], '%7', 'w7');
     await run(

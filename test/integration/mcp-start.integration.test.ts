@@ -94,6 +94,8 @@ describe('macs start wires a Claude Code controller to macs mcp (issue 13)', () 
     const at = argv.indexOf('--mcp-config');
     expect(at).toBeGreaterThanOrEqual(0);
     const file = argv[at + 1] ?? '';
+    // Its tools are allowed, so Claude Code does not ask before each call.
+    expect(argv[argv.indexOf('--allowedTools') + 1]).toBe('mcp__macs');
     expect(realpathSync(file)).toBe(
       path.join(realpathSync(home), '.macs', 'mcp', 'controller.claude.json'),
     );

@@ -84,7 +84,7 @@ describe('MCP wiring of a controller', () => {
     ).toEqual(['claude', 'codex', 'gemini', undefined, undefined, undefined]);
   });
 
-  it('Claude Code: --mcp-config with a stdio server in .macs/mcp/<agent>.claude.json', () => {
+  it('Claude Code: --mcp-config with a stdio server in .macs/mcp/<agent>.claude.json, its tools allowed', () => {
     const wiring = buildMcpWiring({
       kind: 'claude',
       agent: 'controller',
@@ -92,7 +92,14 @@ describe('MCP wiring of a controller', () => {
       server: server(),
     });
     const file = path.join(home, '.macs', 'mcp', 'controller.claude.json');
-    expect(wiring.args).toEqual(['--mcp-config', file]);
+    // Allowed, or Claude Code asks a person before each call
+    // (test/agents/controller-mcp.agents.test.ts).
+    expect(wiring.args).toEqual([
+      '--allowedTools',
+      'mcp__macs',
+      '--mcp-config',
+      file,
+    ]);
     expect(wiring.files.map((f) => f.path)).toEqual([file]);
     expect(JSON.parse(wiring.files[0]?.content ?? '')).toEqual({
       mcpServers: {
@@ -195,7 +202,7 @@ describe('MCP wiring of a controller', () => {
     expect(byName.controller?.mcp).toBe('claude');
     // `--controller claude` is a shell command: the flags are added to it, quoted.
     expect(byName.controller?.launch?.argv.at(-1)).toBe(
-      `exec claude '--settings' '${path.join(home, '.macs', 'settings', 'controller.claude.json')}' '--mcp-config' '${mcpConfig}'`,
+      `exec claude '--settings' '${path.join(home, '.macs', 'settings', 'controller.claude.json')}' '--allowedTools' 'mcp__macs' '--mcp-config' '${mcpConfig}'`,
     );
     expect(JSON.parse(readFileSync(mcpConfig, 'utf8'))).toEqual({
       mcpServers: {
@@ -213,6 +220,9 @@ describe('MCP wiring of a controller', () => {
         },
       },
     });
+    // Its hooks know it is the controller (no worker protocol at SessionStart).
+    expect(byName.controller?.launch?.env.MACS_ROLE).toBe('controller');
+    expect(byName['worker-1']?.launch?.env.MACS_ROLE).toBeUndefined();
     // Workers are not controllers: no MCP server of macs for them.
     expect(byName['worker-1']?.mcp).toBeUndefined();
     expect(byName['worker-1']?.launch?.argv).not.toContain('--mcp-config');

@@ -3,8 +3,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   isToolResult,
+  lastToolUse,
   lastUserText,
   startAnthropicServer,
+  toolNames,
   type AnthropicServer,
   type Script,
 } from './anthropic.js';
@@ -187,6 +189,42 @@ describe('the scripted Anthropic server', () => {
     };
     expect(isToolResult(result as never)).toBe(true);
     expect(lastUserText(result as never)).toBe('done');
+    // Claude Code may send a system message after the tool result.
+    const withSystem = {
+      body: {
+        tools: [{ name: 'mcp__macs__answer_request' }],
+        messages: [
+          { role: 'user', content: 'go' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Answering.' },
+              {
+                type: 'tool_use',
+                id: 'toolu_1',
+                name: 'mcp__macs__answer_request',
+                input: { id: 'w-1' },
+              },
+            ],
+          },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', content: 'answered' }],
+          },
+          { role: 'system', content: 'a note' },
+        ],
+      },
+    };
+    expect(isToolResult(withSystem as never)).toBe(true);
+    expect(lastUserText(withSystem as never)).toBe('answered');
+    expect(lastToolUse(withSystem as never)).toEqual({
+      name: 'mcp__macs__answer_request',
+      input: { id: 'w-1' },
+    });
+    expect(toolNames(withSystem as never)).toEqual([
+      'mcp__macs__answer_request',
+    ]);
+    expect(lastToolUse({ body: user('a') } as never)).toBeUndefined();
     expect((await post(user('a'))).status).toBe(200);
     expect((await post(user('b'))).status).toBe(429);
   });

@@ -103,12 +103,52 @@ export function lastUserText(
   return '';
 }
 
-/** True when the last user message carries a tool's result. */
+/**
+ * True when the last user message carries a tool's result. Claude Code
+ * (2.1.197) sometimes sends a `role: "system"` message after it, so the
+ * last message is not always the user's.
+ */
 export function isToolResult(request: ModelRequest): boolean {
   const messages = request.body.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return false;
-  const last = messages[messages.length - 1] as { content?: unknown };
-  return blocksOf(last.content).some((b) => b.type === 'tool_result');
+  if (!Array.isArray(messages)) return false;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m = messages[i] as { role?: string; content?: unknown };
+    if (m.role === 'user')
+      return blocksOf(m.content).some((b) => b.type === 'tool_result');
+  }
+  return false;
+}
+
+/**
+ * The tool call the model made last (the `tool_use` block of the latest
+ * assistant message), whose result the request carries: what a script
+ * checks to go on after a tool ran. Undefined when there is none.
+ */
+export function lastToolUse(
+  request: ModelRequest,
+): { name: string; input: Record<string, unknown> } | undefined {
+  const messages = request.body.messages;
+  if (!Array.isArray(messages)) return undefined;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const m = messages[i] as { role?: string; content?: unknown };
+    if (m.role !== 'assistant') continue;
+    const use = blocksOf(m.content)
+      .reverse()
+      .find((b) => b.type === 'tool_use') as
+      { name?: string; input?: Record<string, unknown> } | undefined;
+    return use?.name ? { name: use.name, input: use.input ?? {} } : undefined;
+  }
+  return undefined;
+}
+
+/** The names of the tools a request offers the model. */
+export function toolNames(request: ModelRequest): string[] {
+  const tools = request.body.tools;
+  return Array.isArray(tools)
+    ? tools.flatMap((t: { name?: unknown }) =>
+        typeof t.name === 'string' ? [t.name] : [],
+      )
+    : [];
 }
 
 /** Requests of the main loop offer tools; titles, summaries and probes do not. */
