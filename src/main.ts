@@ -11,6 +11,24 @@ for (const stream of [process.stdout, process.stderr])
     process.exit(error.code === 'EPIPE' ? 0 : 1);
   });
 
+/** Read all of stdin; with `maxBytes`, stop and reject once it is longer. */
+async function readStdin(maxBytes = Infinity): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      // Stop reading: what follows is never held in memory.
+      process.stdin.destroy();
+      throw new MacsError(`input longer than ${maxBytes} bytes; not read`, {
+        exitCode: 2,
+      });
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** The entry point: build the program, run it, one top-level catch, the only process.exit. */
 async function main(): Promise<number> {
   const output = createOutput();
@@ -19,6 +37,22 @@ async function main(): Promise<number> {
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
     output.out(VERSION);
     return 0;
+  }
+  // `macs hook` runs on every tool call of every agent: without commander
+  // (cli/hook-argv.ts); it always exits 0 and reports problems as events.
+  const hook = (await import('./cli/hook-argv.js')).parseHookArgv(
+    argv.filter((a) => a !== '--debug'),
+    process.env,
+  );
+  if (hook) {
+    const { runHookCommand } = await import('./cli/hook.js');
+    return runHookCommand(hook.event, hook.payload, hook.opts, {
+      output,
+      env: process.env,
+      cwd: process.cwd(),
+      readStdin,
+      stdinIsTTY: Boolean(process.stdin.isTTY),
+    });
   }
   const debug = argv.includes('--debug') || process.env.MACS_DEBUG === '1';
   // The build is a bundle: with --debug, stack traces name the sources
@@ -57,22 +91,7 @@ async function main(): Promise<number> {
         ...(options?.onDrop ? { onDrop: options.onDrop } : {}),
       }),
     stdinIsTTY: Boolean(process.stdin.isTTY),
-    readStdin: async (maxBytes = Infinity) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of process.stdin) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          // Stop reading: what follows is never held in memory.
-          process.stdin.destroy();
-          throw new MacsError(`input longer than ${maxBytes} bytes; not read`, {
-            exitCode: 2,
-          });
-        }
-        chunks.push(chunk as Buffer);
-      }
-      return Buffer.concat(chunks).toString('utf8');
-    },
+    readStdin,
     interrupted,
   });
   try {

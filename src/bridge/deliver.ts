@@ -209,29 +209,53 @@ export function typedText(text: string): string {
   return sanitizeText(text).replace(/\n+$/, '');
 }
 
+/** How long a pane must not change before its composer is read after a restart. */
+export const COMPOSER_QUIET_MS = 500;
+/** The longest wait for that quiet (a pane that never stops changing). */
+export const COMPOSER_QUIET_MAX_MS = 5000;
+
 /**
  * Whether the pane's composer ends with `text` as it would be typed (its
  * last PROBE_CHARS non-space characters, just before the cursor): the text
- * was typed and not submitted. False for a dead or missing pane, and for
- * text with nothing to look for.
+ * was typed and not submitted. Read once the pane has stopped changing for
+ * `quietMs` (at most `maxMs`): keys a killed bridge sent are still on their
+ * way to the program for a moment (a busy machine: longer), so a composer
+ * read at once may not show text that is about to appear there, or still
+ * show text whose submit key is about to be taken. False for a dead or
+ * missing pane, and for text with nothing to look for.
  */
 export async function composerHolds(
   tmux: TmuxClient,
   pane: string,
   text: string,
+  options: { quietMs?: number; maxMs?: number; pollMs?: number } = {},
 ): Promise<boolean> {
   const probe = composerProbe(typedText(text));
   if (probe === '') return false;
+  const quietMs = options.quietMs ?? COMPOSER_QUIET_MS;
+  const deadline = Date.now() + (options.maxMs ?? COMPOSER_QUIET_MAX_MS);
+  let last: string | undefined;
+  let since = Date.now();
   try {
-    const info = await tmux.paneInfo(pane);
-    if (info.dead) return false;
-    const screen = await tmux.capturePane(pane);
-    return composerText(
-      screen,
-      info.cursorX,
-      info.cursorY,
-      info.width,
-    ).endsWith(probe);
+    for (;;) {
+      const info = await tmux.paneInfo(pane);
+      if (info.dead) return false;
+      const screen = await tmux.capturePane(pane);
+      const seen = `${String(info.cursorX)},${String(info.cursorY)}\n${screen}`;
+      if (seen !== last) {
+        last = seen;
+        since = Date.now();
+      }
+      const now = Date.now();
+      if (now - since >= quietMs || now >= deadline)
+        return composerText(
+          screen,
+          info.cursorX,
+          info.cursorY,
+          info.width,
+        ).endsWith(probe);
+      await delay(options.pollMs ?? WAIT_POLL_MS);
+    }
   } catch (error) {
     if (error instanceof PaneNotFoundError) return false;
     throw error;

@@ -16,7 +16,7 @@ export async function runHookCommand(
   event: string,
   payload: string | undefined,
   opts: HookOptions,
-  deps: CliDeps,
+  deps: Pick<CliDeps, 'output' | 'env' | 'cwd' | 'readStdin' | 'stdinIsTTY'>,
 ): Promise<number> {
   await runHook(
     {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  composerHolds,
   composerProbe,
   composerText,
   createDeliverer,
@@ -306,5 +307,62 @@ describe('composer helpers', () => {
   it('never reads a shorter row above as the composer (a line program echoed it)', () => {
     const afterEnter = 'hello there\nhello there\n\n';
     expect(composerText(afterEnter, 0, 2, 80)).toBe('');
+  });
+});
+
+// Seen in the 30-kill fault test: a bridge killed while typing left its
+// text on the way to the program; the next bridge read the composer at once,
+// found it empty, recorded the answer unconfirmed, and the text then showed
+// up and went out with the next answer. The composer is read once the pane
+// has stopped changing.
+describe('composerHolds after a restart', () => {
+  /** A pane whose program takes the keys a killed bridge sent a while later. */
+  class LateTmux extends AgentTmux {
+    captures = 0;
+    later: (() => void) | undefined;
+    override async capturePane(pane: string): Promise<string> {
+      this.captures += 1;
+      if (this.captures === 3) this.later?.();
+      return super.capturePane(pane);
+    }
+  }
+
+  it('sees text that reaches the composer only after the first look', async () => {
+    const tmux = new LateTmux();
+    tmux.later = () => {
+      tmux.composer = 'answer for w-r11';
+      tmux.render();
+    };
+    expect(
+      await composerHolds(tmux, '%1', 'answer for w-r11', {
+        quietMs: 0,
+      }),
+    ).toBe(false); // the old single look
+    tmux.captures = 0;
+    tmux.composer = '';
+    tmux.render();
+    expect(
+      await composerHolds(tmux, '%1', 'answer for w-r11', {
+        quietMs: 20,
+        pollMs: 5,
+      }),
+    ).toBe(true);
+  });
+
+  it('sees a submit key that is taken only after the first look', async () => {
+    const tmux = new LateTmux();
+    tmux.composer = 'answer for w-r11';
+    tmux.render();
+    tmux.later = () => {
+      tmux.transcript.push(`> ${tmux.composer}`);
+      tmux.composer = '';
+      tmux.render();
+    };
+    expect(
+      await composerHolds(tmux, '%1', 'answer for w-r11', {
+        quietMs: 20,
+        pollMs: 5,
+      }),
+    ).toBe(false);
   });
 });
