@@ -76,6 +76,11 @@ export function claudeEnv(
     ANTHROPIC_BASE_URL: url,
     ANTHROPIC_API_KEY: DUMMY_KEY,
     CLAUDE_CONFIG_DIR: configDir,
+    // A home of its own: Claude Code's Bash tool runs commands in a login
+    // shell (`bash -c -l`), which reads the user's profile. This machine's
+    // runs pyenv's rehash, which waits up to 60 s for a lock another shell
+    // left behind: the approved command then hung at "Running…".
+    HOME: configDir,
     // Documented switches (Claude Code's env-vars page): no telemetry, no
     // Sentry reports, no auto-update, no other non-essential traffic.
     DISABLE_TELEMETRY: '1',
