@@ -75,6 +75,8 @@ export interface ScreenApprovalHost {
   route(record: RequestRecord): Promise<void>;
   /** Apply an answered one soon, outside `serial` (the supervisor's delivery). */
   schedule(record: RequestRecord): void;
+  /** How long the dialog may take to leave after the keys (DIALOG_CONFIRM_MS). */
+  confirmMs?: number;
   /** End an open request unanswered (runs under `serial`). */
   expire(record: RequestRecord, reason: string): Promise<void>;
   /** Archive a finished request (runs under `serial`). */
@@ -111,6 +113,7 @@ export function createScreenApprovals(
   host: ScreenApprovalHost,
 ): ScreenApprovals {
   const { agent, pane, dialog, tmux } = host;
+  const confirmMs = host.confirmMs ?? DIALOG_CONFIRM_MS;
   /**
    * The dialog whose request ended while it stayed on the screen (keys that
    * did not close it, a pane check that failed): not raised again until it
@@ -321,7 +324,7 @@ export function createScreenApprovals(
     fingerprint: string,
     signal: AbortSignal,
   ): Promise<boolean> {
-    const deadline = Date.now() + DIALOG_CONFIRM_MS;
+    const deadline = Date.now() + confirmMs;
     for (;;) {
       const screen = await tmux.capturePane(pane).catch(() => undefined);
       if (
@@ -440,7 +443,7 @@ export function createScreenApprovals(
             reason:
               failure !== undefined
                 ? `pressing ${keys.join(' ')} failed: ${failure}`
-                : `the dialog still shows ${String(DIALOG_CONFIRM_MS)} ms after ${keys.join(' ')}; not pressed again`,
+                : `the dialog still shows ${String(confirmMs)} ms after ${keys.join(' ')}; not pressed again`,
           },
         });
       }
