@@ -49,8 +49,10 @@ describe('screen approvals', () => {
   let scheduled: RequestRecord[];
   let approvals: ScreenApprovals;
   let enabled: boolean;
+  let config = ConfigSchema.parse({});
 
   beforeEach(() => {
+    config = ConfigSchema.parse({});
     tmux = new KeyRecordingTmux();
     pane = tmux.addPane({ screen: DIALOG_SCREEN, currentCommand: 'codex' });
     state = freshAgentState('w-1', 'codex');
@@ -62,7 +64,9 @@ describe('screen approvals', () => {
     approvals = createScreenApprovals({
       agent: 'w-1',
       pane: pane.id,
-      config: ConfigSchema.parse({}),
+      get config() {
+        return config;
+      },
       dialog,
       tmux,
       confirmMs: 300,
@@ -124,6 +128,43 @@ describe('screen approvals', () => {
       panePid: pane.pid,
       attributes: { origin: 'screen', program: 'codex' },
       approval: { source: 'screen', tool: 'dialog' },
+    });
+  });
+
+  it('an allow rule naming tool dialog decides it; one naming no tool does not', async () => {
+    config = ConfigSchema.parse({
+      policy: { allow: [{ name: 'any-touch', pattern: 'touch' }] },
+    });
+    await approvals.observe(DIALOG_SCREEN, 'approval');
+    expect(open()[0]?.stage).toBe('routed');
+    expect(scheduled).toEqual([]);
+
+    state.requests = {};
+    pane.screen = DIALOG_SCREEN.replace('cache', 'cache2');
+    config = ConfigSchema.parse({
+      policy: {
+        allow: [
+          {
+            name: 'touch-ok',
+            tool: '^dialog$',
+            pattern: String.raw`\n\$ touch [\w./-]+\n`,
+          },
+        ],
+      },
+    });
+    await approvals.observe(pane.screen, 'approval');
+    const [decided] = scheduled;
+    expect(decided).toMatchObject({
+      stage: 'answered',
+      response: { source: 'rule:touch-ok' },
+    });
+    tmux.afterKey = '› ';
+    if (decided) await approvals.apply(decided, new AbortController().signal);
+    expect(tmux.keys).toEqual(['Enter']);
+    expect(decided?.decision).toMatchObject({
+      decision: 'allow',
+      decidedBy: 'rule',
+      via: 'touch-ok',
     });
   });
 

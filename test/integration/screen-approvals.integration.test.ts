@@ -217,6 +217,44 @@ describe('approvals from screen dialogs', () => {
     expect(typed(record)).toEqual([]);
   });
 
+  it('after a bridge restart, an answer to a pending dialog is applied only on a fresh look', async () => {
+    const { pane, record } = await startDialog({ command: 'touch later.db' });
+    const [event] = await detected();
+    const id = event?.requestId ?? '';
+    await waitForEvents(home, 'request.routed', { requestId: id });
+    const [first] = harness.bridges;
+    first?.child.kill('SIGKILL');
+    await first?.exited;
+    await harness.respond(id, 'allow');
+    harness.startBridge([
+      '--worker-pane',
+      pane,
+      '--agent',
+      AGENT,
+      '--preset',
+      'codex',
+    ]);
+    const [delivered] = await waitForEvents(home, 'request.delivered', {
+      requestId: id,
+      timeout: 20_000,
+    });
+    expect(delivered?.data).toMatchObject({
+      method: 'dialog-keys',
+      keys: ['Enter'],
+    });
+    await waitFor(() => dialogChoices(record).length > 0, {
+      message: 'the dialog answered',
+    });
+    expect(dialogChoices(record)[0]).toMatchObject({ choice: 'allow' });
+    expect(typed(record)).toEqual([]);
+    // Still one request: the restarted bridge did not raise the dialog again.
+    expect(
+      findEvents(home, 'request.detected').filter(
+        (e) => e.data?.origin === 'screen',
+      ),
+    ).toHaveLength(1);
+  });
+
   it('a deny rule decides first: the default rm-everything rule presses Escape', async () => {
     const { record } = await startDialog({ command: 'rm -rf ~' });
     const [event] = await detected();
