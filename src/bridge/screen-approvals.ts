@@ -40,6 +40,8 @@ import type { TmuxClient } from '../tmux/client.js';
 export const DIALOG_CONFIRM_MS = 5_000;
 /** How often the screen is read while waiting for the dialog to leave. */
 const DIALOG_CONFIRM_POLL_MS = 100;
+/** How often a paused delivery looks whether it may go on. */
+const PAUSE_POLL_MS = 250;
 /** The tool name screen approvals carry for the approval rules. */
 export const DIALOG_TOOL = 'dialog';
 
@@ -75,6 +77,8 @@ export interface ScreenApprovalHost {
   route(record: RequestRecord): Promise<void>;
   /** Apply an answered one soon, outside `serial` (the supervisor's delivery). */
   schedule(record: RequestRecord): void;
+  /** A person paused delivery to this agent: no key is pressed meanwhile. */
+  isPaused(record: RequestRecord): boolean;
   /** How long the dialog may take to leave after the keys (DIALOG_CONFIRM_MS). */
   confirmMs?: number;
   /** End an open request unanswered (runs under `serial`). */
@@ -344,6 +348,12 @@ export function createScreenApprovals(
     signal: AbortSignal,
   ): Promise<void> {
     if (record.stage !== 'answered') return;
+    // Paused by a person: keys wait too (then the dialog is looked at anew).
+    while (host.isPaused(record)) {
+      if (signal.aborted) return;
+      await delay(PAUSE_POLL_MS, undefined, { signal }).catch(() => undefined);
+    }
+    if (signal.aborted) return;
     const answer = parseApprovalAnswer(
       record.response?.instructions || record.response?.raw || '',
     );
@@ -399,6 +409,8 @@ export function createScreenApprovals(
       failure === undefined &&
       (await waitForDialogToLeave(fingerprint, signal));
     await host.serial(async () => {
+      // Ended meanwhile (the program restarted: recorded unconfirmed there).
+      if (host.current().requests[record.id] !== record) return;
       const at = new Date().toISOString();
       record.decision = {
         decision: answer.decision,

@@ -55,7 +55,7 @@ import type {
   RequestRecord,
   StateSource,
 } from '../state/types.js';
-import { isOpenStage } from '../state/types.js';
+import { isOpenStage, isTypedAnswer } from '../state/types.js';
 import {
   closeRecord,
   retireRecord,
@@ -273,6 +273,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         ...(options.session ? { session: options.session } : {}),
         classify: profile.classify,
         enabled: screenApprovalsEnabled,
+        isPaused: (record) => current().paused || pausedByPerson(record.id),
         panePid: () => panePid,
         serial,
         current,
@@ -1256,7 +1257,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       record.stage = parsed.instructions.trim() ? 'answered' : 'answered-empty';
       const decider =
         record.type === 'approval' ? deciderOf(answer.source, by) : undefined;
-      if (decider && record.origin !== 'hook' && record.stage === 'answered') {
+      // (A hook's or a screen's approval records its decision once applied.)
+      if (decider && isTypedAnswer(record) && record.stage === 'answered') {
         // A worker's own approval request: its answer is typed, and the
         // decision is what its first word says (docs/backends.md).
         const said = parseApprovalAnswer(parsed.instructions);

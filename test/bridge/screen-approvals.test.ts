@@ -72,6 +72,7 @@ describe('screen approvals', () => {
       confirmMs: 300,
       classify: (screen) => classifyScreen(screen, preset).state,
       enabled: () => enabled,
+      isPaused: () => false,
       panePid: () => pane.pid,
       serial: createSerialQueue(),
       current: () => state,

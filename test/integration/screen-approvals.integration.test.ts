@@ -53,6 +53,16 @@ describe('approvals from screen dialogs', () => {
     return found;
   }
 
+  // A request's body in the inbox, once the file backend wrote it.
+  const inboxText = (id: string) =>
+    waitFor(
+      () => {
+        const inbox = file(`inbox/${id}.txt`);
+        return existsSync(inbox) ? readFileSync(inbox, 'utf8') : undefined;
+      },
+      { message: `inbox/${id}.txt` },
+    );
+
   // What the fake agent read: its dialog's choice, and anything typed.
   const dialogChoices = (record: string) =>
     readRecord(record).filter((e) => e.type === 'dialog') as unknown as {
@@ -74,7 +84,7 @@ describe('approvals from screen dialogs', () => {
       origin: 'screen',
       fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/),
     });
-    const body = readFileSync(file(`inbox/${id}.txt`), 'utf8');
+    const body = await inboxText(id);
     expect(body).toContain('Would you like to run the following command?');
     expect(body).toContain('$ touch cache.db');
 
@@ -182,9 +192,9 @@ describe('approvals from screen dialogs', () => {
     // The changed dialog is a new question of its own.
     const [, second] = await detected(2);
     expect(second?.requestId).not.toBe(id);
-    expect(
-      readFileSync(file(`inbox/${second?.requestId ?? ''}.txt`), 'utf8'),
-    ).toContain('touch other-place.db');
+    expect(await inboxText(second?.requestId ?? '')).toContain(
+      'touch other-place.db',
+    );
     expect(dialogChoices(record)).toEqual([]);
     expect(readRecord(record).filter((e) => e.type === 'control')).toEqual([]);
     expect(typed(record)).toEqual([]);
@@ -253,6 +263,30 @@ describe('approvals from screen dialogs', () => {
         (e) => e.data?.origin === 'screen',
       ),
     ).toHaveLength(1);
+  });
+
+  it('holds the keys while a person paused delivery to the agent', async () => {
+    const { record } = await startDialog({ command: 'touch paused.db' });
+    const [event] = await detected();
+    const id = event?.requestId ?? '';
+    const macs = (args: string[]) =>
+      runMacs(args, { home, socket: server.socket });
+    expect((await macs(['pause', AGENT])).exitCode).toBe(0);
+    await harness.respond(id, 'allow');
+    await waitForEvents(home, 'delivery.held', {
+      requestId: id,
+      timeout: 20_000,
+    });
+    expect(dialogChoices(record)).toEqual([]);
+    expect((await macs(['resume', AGENT])).exitCode).toBe(0);
+    await waitForEvents(home, 'request.delivered', {
+      requestId: id,
+      timeout: 20_000,
+    });
+    await waitFor(() => dialogChoices(record).length > 0, {
+      message: 'the dialog answered',
+    });
+    expect(dialogChoices(record)[0]).toMatchObject({ choice: 'allow' });
   });
 
   it('a deny rule decides first: the default rm-everything rule presses Escape', async () => {
