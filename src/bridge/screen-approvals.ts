@@ -91,9 +91,16 @@ export interface ScreenApprovals {
   /**
    * After a reading of the screen (not under `serial`): raise a request for
    * a new dialog, expire the open ones whose dialog left or changed.
-   * `screenState` is the screen's own classification (hooks aside).
+   * `screenState` is the screen's own classification (hooks aside);
+   * `capturedAt` (epoch ms) when the capture was asked for: a reading older
+   * than the last request raised or keys pressed is passed over (it may show
+   * a dialog already answered).
    */
-  observe(screen: string, screenState: AgentStateName): Promise<void>;
+  observe(
+    screen: string,
+    screenState: AgentStateName,
+    capturedAt: number,
+  ): Promise<void>;
   /** Apply the decision of an answered screen approval (not under `serial`). */
   apply(record: RequestRecord, signal: AbortSignal): Promise<void>;
 }
@@ -125,6 +132,8 @@ export function createScreenApprovals(
    */
   let settled: string | undefined;
   let raising = false;
+  /** When a request was last raised, or keys last pressed. */
+  let lastActionAt = 0;
 
   function openScreenApprovals(): RequestRecord[] {
     return Object.values(host.current().requests).filter(isScreenApproval);
@@ -133,12 +142,14 @@ export function createScreenApprovals(
   async function observe(
     screen: string,
     screenState: AgentStateName,
+    capturedAt: number,
   ): Promise<void> {
     const reading =
       screenState === 'approval' ? readDialog(screen, dialog) : undefined;
     const definite =
       reading !== undefined || NOT_A_DIALOG.includes(screenState);
     await host.serial(async () => {
+      if (capturedAt < lastActionAt) return;
       for (const record of openScreenApprovals()) {
         // An answered one is re-checked when it is applied, at once.
         if (record.stage !== 'detected' && record.stage !== 'routed') continue;
@@ -164,6 +175,7 @@ export function createScreenApprovals(
         return;
       if (raising || !host.enabled()) return;
       raising = true;
+      lastActionAt = Date.now();
       try {
         await raise(reading);
       } finally {
@@ -393,6 +405,10 @@ export function createScreenApprovals(
       return;
     }
     const keys = dialogKeys(dialog, answer.decision);
+    const fingerprint = fingerprintOf(record) ?? '';
+    // Readings from before the keys may still show this dialog.
+    lastActionAt = Date.now();
+    settled = fingerprint;
     let pressed = 0;
     let failure: string | undefined;
     for (const key of keys) {
@@ -404,7 +420,6 @@ export function createScreenApprovals(
         break;
       }
     }
-    const fingerprint = fingerprintOf(record) ?? '';
     const left =
       failure === undefined &&
       (await waitForDialogToLeave(fingerprint, signal));
@@ -445,7 +460,6 @@ export function createScreenApprovals(
           data: { via: 'screen', dialog: dialog.name },
         });
       } else {
-        settled = fingerprint;
         record.stage = 'unconfirmed';
         await host.saveNow();
         await host.emit({

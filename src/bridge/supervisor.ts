@@ -435,6 +435,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    */
   async function observeState(): Promise<Reading> {
     lastStateReadAt = Date.now();
+    const capturedAt = lastStateReadAt;
     try {
       // Both at once: a delivery may be waiting on this reading.
       const [info, screen] = await Promise.all([
@@ -451,7 +452,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
             ? {}
             : { ...(await readExit()), lastLines: lastScreenLines(screen) };
         await serial(() => setAgentState('dead', 'pane', exit));
-        await screenApprovals?.observe('', 'dead');
+        await screenApprovals?.observe('', 'dead', capturedAt);
         return remember({ state: 'dead', typing: 'dead' });
       }
       if (panePid !== undefined && info.pid !== panePid)
@@ -505,7 +506,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         if (next === 'idle') await runHeuristics(screen);
       });
       // The screen's own reading, not the hooks': is a dialog shown?
-      await screenApprovals?.observe(screen, seen.state);
+      await screenApprovals?.observe(screen, seen.state, capturedAt);
       return remember({
         state: next,
         typing: winner === 'hook' ? next : seen.state,

@@ -104,7 +104,7 @@ describe('screen approvals', () => {
   const types = () => events.map((e) => e.type);
 
   async function answered(text: string): Promise<RequestRecord> {
-    await approvals.observe(DIALOG_SCREEN, 'approval');
+    await approvals.observe(DIALOG_SCREEN, 'approval', Date.now());
     const [record] = open();
     if (!record) throw new Error('no request raised');
     record.stage = 'answered';
@@ -119,8 +119,8 @@ describe('screen approvals', () => {
   }
 
   it('raises one request per dialog, however often it is read', async () => {
-    await approvals.observe(DIALOG_SCREEN, 'approval');
-    await approvals.observe(DIALOG_SCREEN, 'approval');
+    await approvals.observe(DIALOG_SCREEN, 'approval', Date.now());
+    await approvals.observe(DIALOG_SCREEN, 'approval', Date.now());
     expect(open()).toHaveLength(1);
     expect(open()[0]).toMatchObject({
       type: 'approval',
@@ -136,7 +136,7 @@ describe('screen approvals', () => {
     config = ConfigSchema.parse({
       policy: { allow: [{ name: 'any-touch', pattern: 'touch' }] },
     });
-    await approvals.observe(DIALOG_SCREEN, 'approval');
+    await approvals.observe(DIALOG_SCREEN, 'approval', Date.now());
     expect(open()[0]?.stage).toBe('routed');
     expect(scheduled).toEqual([]);
 
@@ -153,7 +153,7 @@ describe('screen approvals', () => {
         ],
       },
     });
-    await approvals.observe(pane.screen, 'approval');
+    await approvals.observe(pane.screen, 'approval', Date.now());
     const [decided] = scheduled;
     expect(decided).toMatchObject({
       stage: 'answered',
@@ -171,15 +171,15 @@ describe('screen approvals', () => {
 
   it('raises none while disabled (hooks ask instead)', async () => {
     enabled = false;
-    await approvals.observe(DIALOG_SCREEN, 'approval');
+    await approvals.observe(DIALOG_SCREEN, 'approval', Date.now());
     expect(open()).toEqual([]);
   });
 
   it('keeps the request on a screen it cannot read for sure, expires it when the screen reads idle', async () => {
-    await approvals.observe(DIALOG_SCREEN, 'approval');
-    await approvals.observe('garbled', 'unknown');
+    await approvals.observe(DIALOG_SCREEN, 'approval', Date.now());
+    await approvals.observe('garbled', 'unknown', Date.now());
     expect(open()).toHaveLength(1);
-    await approvals.observe('› ', 'idle');
+    await approvals.observe('› ', 'idle', Date.now());
     expect(open()).toEqual([]);
     expect(types()).toContain('request.detected');
   });
@@ -195,6 +195,17 @@ describe('screen approvals', () => {
       decision: 'allow',
       decidedBy: 'person',
     });
+  });
+
+  // A reading whose capture began before the keys may still show the
+  // dialog they answered; it must not raise that dialog again.
+  it('a reading captured before the keys does not raise the answered dialog again', async () => {
+    const record = await answered('allow');
+    tmux.afterKey = '› ';
+    const before = Date.now() - 1;
+    await approvals.apply(record, new AbortController().signal);
+    await approvals.observe(DIALOG_SCREEN, 'approval', before);
+    expect(open()).toEqual([]);
   });
 
   it('an answer that is neither allow nor deny presses the deny key', async () => {
@@ -271,7 +282,7 @@ describe('screen approvals', () => {
     await approvals.apply(record, new AbortController().signal);
     expect(tmux.keys).toEqual(['Enter']);
     expect(record.stage).toBe('unconfirmed');
-    await approvals.observe(DIALOG_SCREEN, 'approval');
+    await approvals.observe(DIALOG_SCREEN, 'approval', Date.now());
     expect(open()).toEqual([]);
   });
 });

@@ -231,7 +231,10 @@ describe('approvals from screen dialogs', () => {
     const { pane, record } = await startDialog({ command: 'touch later.db' });
     const [event] = await detected();
     const id = event?.requestId ?? '';
-    await waitForEvents(home, 'request.routed', { requestId: id });
+    // In the inbox (its metadata is written last) before the bridge dies.
+    await waitFor(() => existsSync(file(`inbox/${id}.json`)), {
+      message: 'the request in the inbox',
+    });
     const [first] = harness.bridges;
     first?.child.kill('SIGKILL');
     await first?.exited;
