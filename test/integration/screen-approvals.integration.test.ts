@@ -6,8 +6,11 @@
 // codex preset.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
+  MACS_BIN,
   findEvents,
   readRecord,
   runMacs,
@@ -15,7 +18,7 @@ import {
   type MacsEvent,
 } from '../helpers/macs.js';
 import { useTmuxHarness } from '../helpers/harness.js';
-import { type TestTmuxServer } from '../helpers/tmux-server.js';
+import { childEnv, type TestTmuxServer } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const AGENT = 'w-1';
@@ -290,6 +293,53 @@ describe('approvals from screen dialogs', () => {
       message: 'the dialog answered',
     });
     expect(dialogChoices(record)[0]).toMatchObject({ choice: 'allow' });
+  });
+
+  it('the controller decides it through MCP decide_approval: Escape, decided by the controller', async () => {
+    const { record } = await startDialog({ command: 'touch mcp.db' });
+    const [event] = await detected();
+    const id = event?.requestId ?? '';
+    await inboxText(id);
+    const env = childEnv({ MACS_HOME: home, MACS_TMUX_SOCKET: server.socket });
+    const client = new Client({ name: 'macs-test', version: '0.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: Object.fromEntries(
+          Object.entries(env).filter(
+            (e): e is [string, string] => e[1] !== undefined,
+          ),
+        ),
+        cwd: home,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const result = await client.callTool({
+        name: 'decide_approval',
+        arguments: { id, decision: 'deny', reason: 'use the existing db' },
+      });
+      expect(result.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const [delivered] = await waitForEvents(home, 'request.delivered', {
+      requestId: id,
+      timeout: 20_000,
+    });
+    expect(delivered?.data).toMatchObject({
+      method: 'dialog-keys',
+      keys: ['Escape'],
+      decision: 'deny',
+      decidedBy: 'controller',
+      via: 'mcp:decide_approval',
+    });
+    await waitFor(() => dialogChoices(record).length > 0, {
+      message: 'the dialog answered',
+    });
+    expect(dialogChoices(record)[0]).toMatchObject({ choice: 'deny' });
+    expect(typed(record)).toEqual([]);
   });
 
   it('a deny rule decides first: the default rm-everything rule presses Escape', async () => {
