@@ -45,12 +45,13 @@ import {
 } from '../state/hook-files.js';
 import type { HomePaths } from '../home/paths.js';
 import { isProcessAlive } from '../state/process.js';
-import type {
-  AgentStateFile,
-  AgentStateName,
-  HooksStatus,
-  RequestRecord,
-  StateSource,
+import {
+  isTypedAnswer,
+  type AgentStateFile,
+  type AgentStateName,
+  type HooksStatus,
+  type RequestRecord,
+  type StateSource,
 } from '../state/types.js';
 import { archiveRequest } from './archive.js';
 import { arbitrateState, type ArbiterMemo } from './hook-state.js';
@@ -228,7 +229,7 @@ export function createHookLink(host: HookLinkHost): HookLink {
   /** Answers a Stop hook claimed: stop waiting to type them; they are delivered. */
   async function reconcileClaims(): Promise<void> {
     const waiting = Object.values(host.current().requests).filter(
-      (r) => r.stage === 'answered' && r.origin !== 'hook',
+      (r) => r.stage === 'answered' && isTypedAnswer(r),
     );
     for (const record of waiting) {
       const claim = await readClaim(paths, record.id);

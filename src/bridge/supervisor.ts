@@ -10,6 +10,7 @@ import type {
 } from '../backends/types.js';
 import { DISMISS_SUFFIX } from '../backends/file.js';
 import type { MacsConfig } from '../config/schema.js';
+import type { Preset, PresetDialog } from '../config/presets/types.js';
 import { AgentError, errorMessage } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
@@ -54,7 +55,7 @@ import type {
   RequestRecord,
   StateSource,
 } from '../state/types.js';
-import { isOpenStage } from '../state/types.js';
+import { isOpenStage, isTypedAnswer } from '../state/types.js';
 import {
   closeRecord,
   retireRecord,
@@ -71,6 +72,11 @@ import {
   type DeliveryRules,
 } from './deliver.js';
 import { createHookLink } from './hook-link.js';
+import {
+  createScreenApprovals,
+  isScreenApproval,
+  type ScreenApprovals,
+} from './screen-approvals.js';
 import {
   claimPane,
   originMismatch,
@@ -92,6 +98,13 @@ export interface AgentProfile {
    * is a shell again after the agent ran there, the agent exited to it.
    */
   knownScreens?: boolean;
+  /**
+   * The preset's permission dialog (screen approvals, screen-approvals.ts);
+   * absent: none are raised from this agent's screen.
+   */
+  dialog?: PresetDialog;
+  /** The preset's hooks: with Claude Code's, its PermissionRequest hook asks instead while hooks work. */
+  hooks?: Preset['hooks'];
 }
 
 export interface SupervisorOptions {
@@ -248,6 +261,46 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     refreshState: readState,
   });
 
+  // Permission dialogs on the screen (screen-approvals.ts): raised as
+  // approvals, decided with the preset's keys after a fresh look.
+  const screenApprovals: ScreenApprovals | undefined = profile.dialog
+    ? createScreenApprovals({
+        agent,
+        pane,
+        config,
+        dialog: profile.dialog,
+        tmux,
+        ...(options.session ? { session: options.session } : {}),
+        classify: profile.classify,
+        enabled: screenApprovalsEnabled,
+        isPaused: (record) => current().paused || pausedByPerson(record.id),
+        panePid: () => panePid,
+        serial,
+        current,
+        emit,
+        saveNow,
+        claimId: (candidate) => claimRequestId(paths, agent, candidate),
+        route: (record) => route(record, { fresh: true }),
+        schedule: scheduleDelivery,
+        expire: (record, reason) =>
+          closeUnanswered(record, 'expired', reason, 'bridge'),
+        finish,
+      })
+    : undefined;
+
+  /**
+   * Claude Code's PermissionRequest hook asks for its dialogs itself: no
+   * screen approval while its hooks may be working (only once they are
+   * known inactive), nor while a hook's approval is open.
+   */
+  function screenApprovalsEnabled(): boolean {
+    if (profile.hooks !== 'claude') return true;
+    const s = current();
+    const status = s.hooks?.status;
+    if (status !== 'inactive' && status !== 'off') return false;
+    return !Object.values(s.requests).some((r) => r.origin === 'hook');
+  }
+
   function current(): AgentStateFile {
     if (!state) throw new Error(`supervisor for ${agent} is not started`);
     return state;
@@ -382,6 +435,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
    */
   async function observeState(): Promise<Reading> {
     lastStateReadAt = Date.now();
+    const capturedAt = lastStateReadAt;
     try {
       // Both at once: a delivery may be waiting on this reading.
       const [info, screen] = await Promise.all([
@@ -398,6 +452,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
             ? {}
             : { ...(await readExit()), lastLines: lastScreenLines(screen) };
         await serial(() => setAgentState('dead', 'pane', exit));
+        await screenApprovals?.observe('', 'dead', capturedAt);
         return remember({ state: 'dead', typing: 'dead' });
       }
       if (panePid !== undefined && info.pid !== panePid)
@@ -450,6 +505,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         );
         if (next === 'idle') await runHeuristics(screen);
       });
+      // The screen's own reading, not the hooks': is a dialog shown?
+      await screenApprovals?.observe(screen, seen.state, capturedAt);
       return remember({
         state: next,
         typing: winner === 'hook' ? next : seen.state,
@@ -1205,7 +1262,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       record.stage = parsed.instructions.trim() ? 'answered' : 'answered-empty';
       const decider =
         record.type === 'approval' ? deciderOf(answer.source, by) : undefined;
-      if (decider && record.origin !== 'hook' && record.stage === 'answered') {
+      // (A hook's or a screen's approval records its decision once applied.)
+      if (decider && isTypedAnswer(record) && record.stage === 'answered') {
         // A worker's own approval request: its answer is typed, and the
         // decision is what its first word says (docs/backends.md).
         const said = parseApprovalAnswer(parsed.instructions);
@@ -1331,6 +1389,24 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     record: RequestRecord,
     calledOff: AbortSignal,
   ): Promise<void> {
+    // A dialog's decision is keys on a re-checked screen, never text.
+    if (isScreenApproval(record)) {
+      if (screenApprovals)
+        await screenApprovals.apply(
+          record,
+          AbortSignal.any([abort.signal, calledOff]),
+        );
+      else
+        await serial(() =>
+          closeUnanswered(
+            record,
+            'expired',
+            `preset ${profile.preset} describes no dialog to apply this decision to; nothing was pressed`,
+            'bridge',
+          ),
+        );
+      return;
+    }
     if (record.origin === 'hook') {
       await serial(() => hooks.decideApproval(record));
       return;
@@ -1665,6 +1741,19 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     for (const record of open) {
       // Asked in another session, pane or program: never answered here.
       if (isOpenStage(record.stage) && (await endForeign(record))) continue;
+      // A dialog's keys may have been pressed before the restart: never
+      // pressed again, and nothing is ever typed for it.
+      if (
+        isScreenApproval(record) &&
+        (record.stage === 'delivering' || record.stage === 'pasted')
+      ) {
+        await recordUnconfirmed(
+          record,
+          'the bridge stopped while applying this decision to the dialog; its keys are not pressed again',
+        );
+        await finish(record);
+        continue;
+      }
       switch (record.stage) {
         case 'detected':
         case 'routed':

@@ -64,6 +64,8 @@ export function profileFromPreset(preset: Preset): AgentProfile {
     classify: (screen) => classifyScreen(screen, preset).state,
     classifyScreen: (screen) => classifyScreen(screen, preset),
     knownScreens: preset.knownScreens,
+    ...(preset.dialog ? { dialog: preset.dialog } : {}),
+    hooks: preset.hooks,
   };
 }
 

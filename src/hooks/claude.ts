@@ -9,7 +9,11 @@ import { approvalFingerprint } from '../protocol/approval.js';
 import { hashBody, makeRequestId } from '../protocol/ids.js';
 import { sanitizeText } from '../protocol/sanitize.js';
 import type { ApprovalDecision, DecisionFile } from '../state/hook-files.js';
-import type { AgentStateName, RequestRecord } from '../state/types.js';
+import {
+  isTypedAnswer,
+  type AgentStateName,
+  type RequestRecord,
+} from '../state/types.js';
 import { evaluatePolicy, toolSubjects } from './policy.js';
 import type {
   ApprovalAsk,
@@ -160,7 +164,7 @@ export function nextQueuedAnswer(ctx: HookContext): RequestRecord | undefined {
     .filter(
       (r) =>
         r.stage === 'answered' &&
-        r.origin !== 'hook' &&
+        isTypedAnswer(r) &&
         !ctx.unavailable.has(r.id) &&
         sanitizeText(r.response?.instructions ?? '').trim() !== '',
     )

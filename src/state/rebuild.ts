@@ -197,7 +197,10 @@ function detectedRequest(
     body: '',
     stage: 'detected',
     detectedAt: event.ts,
-    ...(data.origin === 'hook' ? { origin: 'hook' as const } : {}),
+    // Never typed, whatever its stage: a hook's approval or a screen's.
+    ...(data.origin === 'hook' || data.origin === 'screen'
+      ? { origin: data.origin }
+      : {}),
   };
   return {
     record,

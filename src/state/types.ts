@@ -76,11 +76,14 @@ export interface RequestRecord {
   confirmedAt?: string;
   response?: StoredResponse;
   /**
-   * Where the request came from: a worker's request block (the default) or
-   * an agent hook (an approval a PreToolUse hook asked for; its answer is a
-   * decision file, never typed). See docs/hooks.md.
+   * Where the request came from: a worker's request block (the default), an
+   * agent hook (an approval a PreToolUse or PermissionRequest hook asked
+   * for; its answer is a decision file, never typed, docs/hooks.md) or a
+   * permission dialog on the worker's screen (its decision is applied with
+   * the preset's keys for the dialog, never typed, docs/backends.md). Only
+   * a worker's request ever has its answer typed.
    */
-  origin?: 'worker' | 'hook';
+  origin?: 'worker' | 'hook' | 'screen';
   /**
    * Who asked (docs/reliability.md): the pane the request was read from, the
    * pid of the program the pane ran then (`#{pane_pid}`: a respawned pane
@@ -201,6 +204,11 @@ export const OPEN_STAGES: readonly RequestStage[] = [
   'delivering',
   'pasted',
 ];
+
+/** Is the answer to this request typed into the agent (a worker's own request)? */
+export function isTypedAnswer(record: Pick<RequestRecord, 'origin'>): boolean {
+  return record.origin === undefined || record.origin === 'worker';
+}
 
 export function isOpenStage(stage: RequestStage): boolean {
   return OPEN_STAGES.includes(stage);

@@ -276,10 +276,40 @@ describe(`Codex CLI ${CODEX.version} through macs`, () => {
     expect(second, 'the answer was the next user input').toBeDefined();
 
     // The model asks to run a command outside the sandbox: Codex's own
-    // approval dialog. macs sees approval; a person answers with keys.
+    // approval dialog. macs sees approval and raises it as a screen
+    // approval; `macs respond <id> allow` presses Enter on the dialog after
+    // reading it again, and types nothing (issue 13, part 3).
     const dialog = await reachState(pane, 'approval', 'run-command-dialog');
     expect(dialog).toMatch(/cache\.sqlite/);
-    await tmuxOn(socket, 'send-keys', '-t', pane, 'y');
+    const asked = await waitFor(
+      () =>
+        readAllEvents(home).find(
+          (e) => e.type === 'request.detected' && e.data?.origin === 'screen',
+        ),
+      { timeout: 60_000, message: 'the dialog raised as an approval' },
+    );
+    const approvalId = asked.requestId ?? '';
+    await waitFor(
+      () => existsSync(path.join(home, 'inbox', `${approvalId}.txt`)),
+      { timeout: 30_000, message: 'the approval in the inbox' },
+    );
+    expect(
+      readFileSync(path.join(home, 'inbox', `${approvalId}.txt`), 'utf8'),
+    ).toMatch(
+      /Would you like to run the following command\?[\s\S]*cache\.sqlite/,
+    );
+    const allow = await macs(['respond', approvalId, 'allow']);
+    expect(allow.exitCode, allow.stderr).toBe(0);
+    const [pressed] = await waitForEvents(home, 'request.delivered', {
+      requestId: approvalId,
+      timeout: 60_000,
+    });
+    expect(pressed?.data).toMatchObject({
+      method: 'dialog-keys',
+      keys: ['Enter'],
+      decision: 'allow',
+      decidedBy: 'person',
+    });
     await waitFor(() => existsSync(path.join(work, 'cache.sqlite')), {
       timeout: 60_000,
       message: 'the approved command ran',
@@ -313,9 +343,14 @@ describe(`Codex CLI ${CODEX.version} through macs`, () => {
       message: `no process of the session: ${processesMentioning(home).join('\n')}`,
     });
     // Only the agent's own thread made turns; no request left our server.
-    expect(
-      readAllEvents(home).filter((e) => e.type === 'request.detected'),
-    ).toHaveLength(1);
+    // (and the dialog's approval, from the screen).
+    const detectedAll = readAllEvents(home).filter(
+      (e) => e.type === 'request.detected',
+    );
+    expect(detectedAll.map((e) => e.data?.origin ?? 'worker')).toEqual([
+      'worker',
+      'screen',
+    ]);
   });
 
   it('the sign-in menu of a Codex with no provider reads unknown and is never typed into', async () => {

@@ -239,6 +239,10 @@ describe('Stop', () => {
         stage: 'routed',
       }),
       answered('w1-c', 'allow', '2026-11-21T09:02:00.000Z', { origin: 'hook' }),
+      // A screen dialog's decision is keys on the dialog, never text.
+      answered('w1-s', 'allow', '2026-11-21T09:02:30.000Z', {
+        origin: 'screen',
+      }),
       answered('w1-d', '\u001b[0m \n', '2026-11-21T09:03:00.000Z'),
       answered('w1-e', 'this one', '2026-11-21T09:04:00.000Z'),
     );

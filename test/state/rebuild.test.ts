@@ -137,6 +137,27 @@ describe('rebuildFromEvents', () => {
     );
     expect(requests.size).toBe(0);
   });
+
+  // A screen approval rebuilt without its origin would look like a worker's
+  // request, whose answer is typed: the origin and fingerprint are kept.
+  it('keeps where an approval came from (a screen dialog, a hook), so its answer is never typed', () => {
+    const { requests } = rebuildFromEvents(
+      [
+        ev('request.detected', 'w-s', {
+          type: 'approval',
+          origin: 'screen',
+          attributes: { origin: 'screen', fingerprint: '0123456789abcdef' },
+        }),
+        ev('request.detected', 'w-h', { type: 'approval', origin: 'hook' }),
+      ],
+      freshAgentState(AGENT, 'codex'),
+    );
+    expect(requests.get('w-s')?.record).toMatchObject({
+      origin: 'screen',
+      attributes: { fingerprint: '0123456789abcdef' },
+    });
+    expect(requests.get('w-h')?.record.origin).toBe('hook');
+  });
 });
 
 describe('recoverAgentState', () => {

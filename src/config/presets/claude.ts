@@ -76,6 +76,19 @@ export const CLAUDE_PRESET_INPUT: PresetInput = {
       GENERIC_IDLE,
     ),
   },
+  // A tool permission dialog (test/fixtures/screens/claude/approval/): a
+  // `───` rule, the tool and its input, `Do you want to proceed?`,
+  // `❯ 1. Yes` highlighted, `Esc to cancel · …` last. Enter takes the
+  // highlighted Yes; Escape refuses. Only while its hooks are not active:
+  // then the PermissionRequest hook asks instead (docs/hooks.md).
+  dialog: {
+    name: 'permission',
+    top: String.raw`^[ \t]*─{8,}[ \t]*$`,
+    selected: String.raw`^[ \t]*❯[ \t]*1\.[ \t]+Yes[ \t]*$`,
+    bottom: String.raw`^[ \t]*Esc to cancel\b`,
+    allowKeys: ['Enter'],
+    denyKeys: ['Escape'],
+  },
   submitKey: 'Enter',
   submitDelayMs: 200,
   paste: { bracketed: true, maxLiteralChars: 200 },

@@ -95,6 +95,19 @@ export const CODEX_PRESET_INPUT: PresetInput = {
       GENERIC_IDLE,
     ),
   },
+  // An approval modal (test/fixtures/screens/codex/approval/): `Would you
+  // like to run the following command?`, the command, `› 1. Yes, proceed
+  // (y)` highlighted, `Press enter to confirm or esc to cancel` last. Enter
+  // takes the highlighted Yes; Escape is option 3 (No, and tell Codex what
+  // to do differently).
+  dialog: {
+    name: 'permission',
+    top: String.raw`^[ \t]*(?:Would you like to|Do you want to)\b[^\n]*\?$`,
+    selected: String.raw`^[ \t]*›[ \t]*1\.[ \t]+Yes, proceed\b`,
+    bottom: String.raw`^[ \t]*Press enter to confirm or esc to cancel$`,
+    allowKeys: ['Enter'],
+    denyKeys: ['Escape'],
+  },
   submitKey: 'Enter',
   submitDelayMs: 200,
   paste: { bracketed: true, maxLiteralChars: 200 },

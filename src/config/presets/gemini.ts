@@ -83,6 +83,18 @@ export const GEMINI_PRESET_INPUT: PresetInput = {
       GENERIC_IDLE,
     ),
   },
+  // A tool confirmation box (test/fixtures/screens/gemini/approval/): from
+  // the outer box's `╭─` (inner boxes start with `│`) to its `╰─`, with
+  // `● 1. Allow once` highlighted. Enter takes it; Escape is `No, suggest
+  // changes (esc)`.
+  dialog: {
+    name: 'permission',
+    top: String.raw`^╭─`,
+    selected: String.raw`^│[ \t]*●[ \t]*1\.[ \t]+Allow once\b`,
+    bottom: String.raw`^╰─`,
+    allowKeys: ['Enter'],
+    denyKeys: ['Escape'],
+  },
   submitKey: 'Enter',
   submitDelayMs: 200,
   paste: { bracketed: true, maxLiteralChars: 200 },

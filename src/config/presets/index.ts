@@ -108,6 +108,9 @@ function mergeOnto(base: Preset | undefined, own: CustomPreset, name: string) {
   }
   merged.states = mergedStates;
   merged.paste = { ...base?.paste, ...paste };
+  // Its screens may differ from the base's: a custom preset never answers
+  // a permission dialog with keys (docs/presets.md, "dialog").
+  delete merged.dialog;
   return merged;
 }
 

@@ -73,6 +73,47 @@ export const PasteSchema = z.strictObject({
 
 export const HooksKindSchema = z.enum(['claude', 'codex', 'none']);
 
+/**
+ * A tmux key name (`send-keys` without `-l`): a named key, a control or meta
+ * chord, or one lowercase letter or digit. Never text: a screen decision
+ * presses keys only.
+ */
+export const KeyNameSchema = z
+  .string()
+  .check(
+    z.regex(
+      /^(?:Enter|Escape|Tab|BTab|Space|Up|Down|Left|Right|Home|End|[CM]-[a-z]|[a-z0-9])$/,
+      { message: 'not a tmux key name (Enter, Escape, Tab, Up, C-c, y, …)' },
+    ),
+  );
+
+/**
+ * A permission dialog a preset knows how to answer (docs/presets.md,
+ * "dialog"). Each pattern is a regular expression source matched against
+ * one cleaned screen line (escape sequences removed, right-trimmed). The
+ * dialog is read from the bottom of the screen up: the last line matching
+ * `selected` (the highlighted option that `allowKeys` choose), then below it
+ * the first line matching `bottom` (after which only blank lines may follow),
+ * and above it the nearest line matching `top`, at most `maxLines` away. The
+ * lines from `top` to `bottom` are the dialog's text.
+ */
+export const PresetDialogSchema = z.strictObject({
+  /** A short name for events and attributes (`permission`). */
+  name: z.string().check(z.regex(/^[a-z][a-z0-9-]{0,31}$/)),
+  top: PatternSchema,
+  selected: PatternSchema,
+  bottom: PatternSchema,
+  maxLines: z._default(
+    z.number().check(z.int(), z.positive(), z.maximum(200)),
+    60,
+  ),
+  /** The keys that take the highlighted option (allow), in order. */
+  allowKeys: z.array(KeyNameSchema).check(z.minLength(1), z.maxLength(4)),
+  /** The keys that refuse (deny), in order. */
+  denyKeys: z.array(KeyNameSchema).check(z.minLength(1), z.maxLength(4)),
+});
+export type PresetDialog = z.output<typeof PresetDialogSchema>;
+
 export const PresetSchema = z.strictObject({
   name: z.string().check(z.minLength(1)),
   description: z._default(z.string(), ''),
@@ -105,6 +146,12 @@ export const PresetSchema = z.strictObject({
     z.nullable(z.string().check(z.minLength(1))),
     'esc to interrupt',
   ),
+  /**
+   * The permission dialog its screen shows, answered with keys (screen
+   * approvals, docs/backends.md). Absent: no screen approvals. Builtin only:
+   * a custom preset never has one (index.ts drops it).
+   */
+  dialog: z.optional(PresetDialogSchema),
 });
 
 export type Preset = z.output<typeof PresetSchema>;
