@@ -16,7 +16,7 @@ import type { PresetDialog } from '../config/presets/types.js';
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { EventInput } from '../events/types.js';
-import { evaluateApprovalRules } from '../hooks/policy.js';
+import { evaluateApprovalRules, ruleAnswer } from '../hooks/policy.js';
 import {
   deciderOf,
   parseApprovalAnswer,
@@ -268,15 +268,9 @@ export function createScreenApprovals(
     );
     if (!verdict) return false;
     const { rule } = verdict;
-    const text = `${verdict.decision}: macs rule "${rule.name}" ${verdict.decision === 'allow' ? 'allows' : 'denies'} this${rule.reason ? ` (${rule.reason})` : ''}`;
     const now = new Date().toISOString();
-    record.response = {
-      instructions: text,
-      notes: '',
-      source: `rule:${rule.name}`,
-      receivedAt: now,
-      raw: text,
-    };
+    record.response = ruleAnswer(verdict, now);
+    const text = record.response.instructions;
     record.answeredAt = now;
     record.stage = 'answered';
     await host.saveNow();

@@ -5,6 +5,7 @@
  * (macs never answers "allow" on its own).
  */
 import type { PolicyConfig, PolicyRule } from '../config/policy.js';
+import type { StoredResponse } from '../state/types.js';
 
 export interface ToolCall {
   tool: string;
@@ -108,4 +109,23 @@ export function evaluateApprovalRules(
     }
   }
   return undefined;
+}
+
+/**
+ * The answer a rule's verdict stands for, as recorded on the request (both
+ * the hook approvals and the screen approvals record it the same way).
+ */
+export function ruleAnswer(
+  verdict: ApprovalRuleVerdict,
+  now: string,
+): StoredResponse {
+  const { rule, decision } = verdict;
+  const text = `${decision}: macs rule "${rule.name}" ${decision === 'allow' ? 'allows' : 'denies'} this${rule.reason ? ` (${rule.reason})` : ''}`;
+  return {
+    instructions: text,
+    notes: '',
+    source: `rule:${rule.name}`,
+    receivedAt: now,
+    raw: text,
+  };
 }
