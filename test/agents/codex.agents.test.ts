@@ -326,12 +326,36 @@ describe(`Codex CLI ${CODEX.version} through macs`, () => {
     const failed = await reachState(pane, 'error', 'api-error-400');
     expect(failed).toContain('The scripted model refuses this request');
 
-    // The person quits Codex: dead.
+    // The person quits Codex: dead. As a person does: type /quit, see it in
+    // the composer, press Enter; again if Codex took the key as part of the
+    // typing (a key that comes with fast input can be read as pasted text).
     await tmuxOn(socket, 'send-keys', '-t', pane, '-l', '/quit');
-    await tmuxOn(socket, 'send-keys', '-t', pane, 'Enter');
-    await waitFor(() => stateOf() === 'dead', {
-      timeout: 60_000,
-      message: `worker-1 dead (state ${String(stateOf())})`,
+    await waitFor(async () => /\/quit/.test(await screen(pane)), {
+      timeout: 30_000,
+      message: '/quit in the composer',
+    });
+    let pressedAt = 0;
+    await waitFor(
+      async () => {
+        if (stateOf() === 'dead') return true;
+        if (
+          Date.now() - pressedAt > 5_000 &&
+          /\/quit/.test(await screen(pane))
+        ) {
+          await tmuxOn(socket, 'send-keys', '-t', pane, 'Enter');
+          pressedAt = Date.now();
+        }
+        return false;
+      },
+      {
+        timeout: 60_000,
+        interval: 250,
+        message: `worker-1 dead (state ${String(stateOf())})`,
+      },
+    ).catch(async (error: unknown) => {
+      throw new Error(
+        `${(error as Error).message}\n--- screen:\n${await screen(pane)}`,
+      );
     });
 
     // macs stop: nothing of the session's Codex is left, daemons included.
