@@ -23,7 +23,11 @@ import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
-import { evaluateApprovalRules, ruleAnswer } from '../hooks/policy.js';
+import {
+  evaluateApprovalRules,
+  ruleAnswer,
+  type ApprovalRuleVerdict,
+} from '../hooks/policy.js';
 import {
   deciderOf,
   parseApprovalAnswer,
@@ -515,17 +519,7 @@ export function createHookLink(host: HookLinkHost): HookLink {
     );
     if (!verdict) return false;
     const { rule } = verdict;
-    const now = new Date().toISOString();
-    record.response = ruleAnswer(verdict, now);
-    const text = record.response.instructions;
-    record.answeredAt = now;
-    record.stage = 'answered';
-    await host.saveNow();
-    await host.emit({
-      type: 'request.answered',
-      requestId: record.id,
-      data: { source: `rule:${rule.name}`, chars: text.length },
-    });
+    await recordRuleAnswer(record, verdict, host);
     await decideApproval(record, {
       decision: verdict.decision,
       decidedBy: 'rule',
@@ -685,4 +679,31 @@ export function createHookLink(host: HookLinkHost): HookLink {
     latest: () => observation,
     check,
   };
+}
+
+/**
+ * Record the answer an approval rule's verdict stands for on its request
+ * (`answered`, saved, `request.answered`), for the hook and the screen
+ * approvals alike. `data`: more for the event. Runs under `serial`.
+ */
+export async function recordRuleAnswer(
+  record: RequestRecord,
+  verdict: ApprovalRuleVerdict,
+  host: Pick<HookLinkHost, 'saveNow' | 'emit'>,
+  data: Record<string, unknown> = {},
+): Promise<void> {
+  const now = new Date().toISOString();
+  record.response = ruleAnswer(verdict, now);
+  record.answeredAt = now;
+  record.stage = 'answered';
+  await host.saveNow();
+  await host.emit({
+    type: 'request.answered',
+    requestId: record.id,
+    data: {
+      source: record.response.source,
+      ...data,
+      chars: record.response.instructions.length,
+    },
+  });
 }

@@ -16,7 +16,8 @@ import type { PresetDialog } from '../config/presets/types.js';
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { EventInput } from '../events/types.js';
-import { evaluateApprovalRules, ruleAnswer } from '../hooks/policy.js';
+import { evaluateApprovalRules } from '../hooks/policy.js';
+import { recordRuleAnswer } from './hook-link.js';
 import {
   deciderOf,
   parseApprovalAnswer,
@@ -267,22 +268,9 @@ export function createScreenApprovals(
       },
     );
     if (!verdict) return false;
-    const { rule } = verdict;
-    const now = new Date().toISOString();
-    record.response = ruleAnswer(verdict, now);
-    const text = record.response.instructions;
-    record.answeredAt = now;
-    record.stage = 'answered';
-    await host.saveNow();
-    await host.emit({
-      type: 'request.answered',
-      requestId: record.id,
-      data: {
-        source: `rule:${rule.name}`,
-        decidedBy: 'rule',
-        via: rule.name,
-        chars: text.length,
-      },
+    await recordRuleAnswer(record, verdict, host, {
+      decidedBy: 'rule',
+      via: verdict.rule.name,
     });
     host.schedule(record);
     return true;
