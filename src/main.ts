@@ -40,10 +40,14 @@ async function main(): Promise<number> {
   }
   // `macs hook` runs on every tool call of every agent: without commander
   // (cli/hook-argv.ts); it always exits 0 and reports problems as events.
-  const hook = (await import('./cli/hook-argv.js')).parseHookArgv(
-    argv.filter((a) => a !== '--debug'),
-    process.env,
-  );
+  // Other commands do not load its argument reader.
+  const hook =
+    argv[0] === 'hook'
+      ? (await import('./cli/hook-argv.js')).parseHookArgv(
+          argv.filter((a) => a !== '--debug'),
+          process.env,
+        )
+      : undefined;
   if (hook) {
     const { runHookCommand } = await import('./cli/hook.js');
     return runHookCommand(hook.event, hook.payload, hook.opts, {
