@@ -3,7 +3,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -20,14 +19,13 @@ import { claimRequest, readClaim } from '../../src/state/claim.js';
 import {
   decideOnce,
   hookRequestsDir,
-  parseHookRequest,
   readDecision,
   readObservation,
 } from '../../src/state/hook-files.js';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { freshAgentState, saveAgentState } from '../../src/state/store.js';
 import type { RequestRecord } from '../../src/state/types.js';
-import { waitFor } from '../helpers/wait-for.js';
+import { waitForHookRequest } from '../helpers/hook-requests.js';
 
 const base = (event: string) => ({
   session_id: 's-1',
@@ -360,19 +358,7 @@ describe('macs hook (runner)', () => {
       config({ askTimeoutSec: 30 });
       pretendBridgeRunning();
       const hook = run('PreToolUse', gitPush);
-      const dir = hookRequestsDir(paths, 'w1');
-      const name = await waitFor(
-        () =>
-          existsSync(dir)
-            ? readdirSync(dir).find((f) => f.endsWith('.json'))
-            : undefined,
-        {
-          message: 'the hook request file',
-        },
-      );
-      const request = parseHookRequest(
-        readFileSync(path.join(dir, name), 'utf8'),
-      );
+      const { file, request } = await waitForHookRequest(paths, 'w1');
       expect(request).toMatchObject({
         agent: 'w1',
         type: 'approval',
@@ -396,7 +382,7 @@ describe('macs hook (runner)', () => {
         permissionDecisionReason:
           'The controller approved this: allow: CI is green',
       });
-      expect(existsSync(path.join(dir, name))).toBe(false);
+      expect(existsSync(file)).toBe(false);
     });
 
     it('gives up at the timeout with the configured default, recorded so a late answer cannot change it', async () => {
@@ -432,19 +418,7 @@ describe('macs hook (runner)', () => {
         JSON.stringify({ policy }),
       );
     async function requestFile() {
-      const dir = hookRequestsDir(paths, 'w1');
-      const name = await waitFor(
-        () =>
-          existsSync(dir)
-            ? readdirSync(dir).find((f) => f.endsWith('.json'))
-            : undefined,
-        { message: 'the hook request file' },
-      );
-      const request = parseHookRequest(
-        readFileSync(path.join(dir, name), 'utf8'),
-      );
-      if (!request) throw new Error('not a hook request');
-      return request;
+      return (await waitForHookRequest(paths, 'w1')).request;
     }
 
     it("with no bridge running, replies nothing at once: Claude Code's dialog stays for a person", async () => {

@@ -2,24 +2,15 @@
 // is gone (killed with its pane, crashed): it is re-parented, and a wait of
 // minutes for nobody would keep writing into the home after the agent died.
 import { spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { isProcessAlive } from '../../src/state/process.js';
-import {
-  hookRequestsDir,
-  parseHookRequest,
-  readDecision,
-} from '../../src/state/hook-files.js';
+import { readDecision } from '../../src/state/hook-files.js';
 import { MACS_BIN } from '../helpers/macs.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
+import { waitForHookRequest } from '../helpers/hook-requests.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 describe('a waiting hook whose agent is gone', () => {
@@ -75,16 +66,10 @@ describe('a waiting hook whose agent is gone', () => {
       },
     );
     try {
-      const dir = hookRequestsDir(paths, 'w1');
-      const name = await waitFor(
-        () =>
-          existsSync(dir)
-            ? readdirSync(dir).find((f) => f.endsWith('.json'))
-            : undefined,
-        { message: 'the hook asks' },
-      );
-      const request = parseHookRequest(
-        readFileSync(path.join(dir, name), 'utf8'),
+      const { request } = await waitForHookRequest(
+        paths,
+        'w1',
+        'the hook asks',
       );
       expect(request?.pid).toBeGreaterThan(0);
       // The agent dies; the hook it ran is left alone.
