@@ -117,6 +117,14 @@ export async function isProgramOnPath(
   return false;
 }
 
+/** The variables among `keys` that `env` sets to exactly `true`. */
+export function headlessEnvOf(
+  keys: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): string[] {
+  return keys.filter((key) => env[key] === 'true');
+}
+
 export interface StartSessionOptions {
   tmux: TmuxClient;
   paths: HomePaths;
@@ -218,6 +226,14 @@ export async function startSession(
     if (program && !(await isProgramOnPath(program, options.env, cwd)))
       warnings.push(
         `${agent.name}: '${program}' was not found on PATH; its pane will say so and the agent will show as dead`,
+      );
+    const headless = headlessEnvOf(agent.preset.headlessEnv, {
+      ...options.env,
+      ...agent.env,
+    });
+    if (headless.length > 0)
+      warnings.push(
+        `${agent.name}: ${headless.map((key) => `${key}=true`).join(' and ')} in the environment makes ${agent.preset.description || agent.preset.name} start without its screen and exit; unset ${headless.join(' and ')} before macs start (or set it in the agent's "env" to false)`,
       );
     prepared.push({ ...agent, cwd, ...(worktree ? { tree: worktree } : {}) });
   }

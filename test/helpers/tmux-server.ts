@@ -24,6 +24,11 @@ export function childEnv(
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env.TMUX;
   delete env.TMUX_PANE;
+  // The agents in test panes stand for a person's terminal, even when the
+  // suite runs in CI: Gemini CLI starts headless when CI or GITHUB_ACTIONS
+  // is "true" (docs/agents.md, "Gemini CLI").
+  for (const key of ['CI', 'GITHUB_ACTIONS'])
+    if (!(key in extra)) delete env[key];
   for (const key of Object.keys(env)) {
     if (key.startsWith('MACS_') && !(key in extra)) delete env[key];
   }

@@ -7,7 +7,7 @@ import { createEventLog } from '../../src/events/log.js';
 import { createSilentLogger } from '../../src/log/logger.js';
 import { agentsFromFlags, planAgents } from '../../src/session/plan.js';
 import { sessionFilePath } from '../../src/session/record.js';
-import { startSession } from '../../src/session/start.js';
+import { headlessEnvOf, startSession } from '../../src/session/start.js';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 
@@ -101,6 +101,31 @@ describe('startSession (fake tmux)', () => {
       tmux.commands.filter((a) => a.includes('remain-on-exit')),
     ).toHaveLength(3);
     expect(warnings).toHaveLength(3);
+  });
+
+  it('warns when the environment makes a preset start headless (Gemini CLI and CI=true)', async () => {
+    const config = ConfigSchema.parse(
+      agentsFromFlags({ workers: ['gemini', 'bash'] }),
+    );
+    const agents = planAgents(config, home);
+    const { warnings } = await startSession({
+      tmux,
+      paths,
+      config,
+      agents,
+      socket: 'macs-test-fake',
+      macsArgv: ['node', '/pkg/dist/main.js'],
+      events: createEventLog(paths),
+      log: createSilentLogger(),
+      env: { PATH: '', CI: 'true', GITHUB_ACTIONS: 'false' },
+    });
+    const headless = warnings.filter((w) => w.includes('without its screen'));
+    // Only the gemini worker, and only the variable that is "true".
+    expect(headless).toHaveLength(1);
+    expect(headless[0]).toMatch(/^worker-1: CI=true in the environment/);
+    expect(headless[0]).not.toContain('GITHUB_ACTIONS');
+    expect(headlessEnvOf(['CI'], { CI: 'false' })).toEqual([]);
+    expect(headlessEnvOf(['CI'], { CI: 'TRUE' })).toEqual([]);
   });
 
   it('refuses a second session, and removes a half-created one when a step fails', async () => {

@@ -35,6 +35,9 @@ export const GEMINI_PRESET_INPUT: PresetInput = {
   description: 'Gemini CLI',
   program: 'gemini',
   knownScreens: true,
+  // packages/core isHeadlessMode(): CI or GITHUB_ACTIONS = "true" means
+  // "not interactive", whatever the terminal.
+  headlessEnv: ['CI', 'GITHUB_ACTIONS'],
   states: {
     approval: withFallbacks(
       [

@@ -152,6 +152,13 @@ export const PresetSchema = z.strictObject({
    * a custom preset never has one (index.ts drops it).
    */
   dialog: z.optional(PresetDialogSchema),
+  /**
+   * Environment variables that, set to `true`, make the program start
+   * without its interactive screen (Gemini CLI reads `CI` and
+   * `GITHUB_ACTIONS` so, then exits asking for `--prompt`). `macs start`
+   * warns when one is set for the agent. Builtin only.
+   */
+  headlessEnv: z._default(z.array(z.string().check(z.minLength(1))), []),
 });
 
 export type Preset = z.output<typeof PresetSchema>;
