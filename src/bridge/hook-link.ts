@@ -79,53 +79,53 @@ export interface HookLinkHost {
   log: Logger;
   /** The supervisor's serial queue: every state change runs through it. */
   serial: <T>(task: () => Promise<T>) => Promise<T>;
-  current(): AgentStateFile;
-  emit(input: Omit<EventInput, 'agent'>): Promise<void>;
-  saveNow(): Promise<void>;
+  current: () => AgentStateFile;
+  emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
+  saveNow: () => Promise<void>;
   /** Archive a finished request (runs under `serial`). */
-  finish(record: RequestRecord): Promise<void>;
+  finish: (record: RequestRecord) => Promise<void>;
   /** Route a new request to its answerer like any other (runs under `serial`). */
-  route(record: RequestRecord): Promise<void>;
+  route: (record: RequestRecord) => Promise<void>;
   /** Read the agent's state again (screen and hooks). */
-  refreshState(): Promise<unknown>;
+  refreshState: () => Promise<unknown>;
 }
 
 export interface HookLink {
-  start(): Promise<void>;
-  stop(): Promise<void>;
+  start: () => Promise<void>;
+  stop: () => Promise<void>;
   /** Hook > screen > activity: the state to record for a screen reading. */
-  resolveState(
+  resolveState: (
     screen: AgentStateName,
     screenSource?: StateSource,
-  ): Promise<{ state: AgentStateName; source: StateSource }>;
+  ) => Promise<{ state: AgentStateName; source: StateSource }>;
   /** Aborted when the agent's Stop hook delivered this request (stop waiting to type). */
-  signalFor(requestId: string): AbortSignal;
+  signalFor: (requestId: string) => AbortSignal;
   /** Did a Stop hook already hand this answer to the agent? */
-  deliveredByHook(record: RequestRecord): Promise<boolean>;
+  deliveredByHook: (record: RequestRecord) => Promise<boolean>;
   /**
    * Right before typing: claim the request. False when the Stop hook claimed
    * it first; then the caller must not type (call markDeliveredByHook).
    */
-  claimForTyping(record: RequestRecord): Promise<boolean>;
+  claimForTyping: (record: RequestRecord) => Promise<boolean>;
   /** Record a delivery made by the Stop hook; idempotent. Runs under `serial`. */
-  markDeliveredByHook(record: RequestRecord): Promise<void>;
+  markDeliveredByHook: (record: RequestRecord) => Promise<void>;
   /**
    * An answer to a hook's approval: write the decision for the waiting hook
    * and finish the request. Runs under `serial`.
    */
-  decideApproval(
+  decideApproval: (
     record: RequestRecord,
     given?: Decider & { decision: ApprovalDecision },
-  ): Promise<void>;
+  ) => Promise<void>;
   /**
    * macs pressed the submit key into the agent: until its next hook call,
    * the agent counts as working (Claude Code runs UserPromptSubmit late).
    */
-  noteSubmitted(at?: number): void;
+  noteSubmitted: (at?: number) => void;
   /** The latest observation (tests, status). */
-  latest(): HookObservation | undefined;
+  latest: () => HookObservation | undefined;
   /** Poll the hook files now. */
-  check(): Promise<void>;
+  check: () => Promise<void>;
 }
 
 function hooksKindOf(config: MacsConfig, preset: string): string {

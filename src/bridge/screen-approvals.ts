@@ -63,29 +63,29 @@ export interface ScreenApprovalHost {
   tmux: TmuxClient;
   session?: string;
   /** Classify a captured screen with the preset's rules. */
-  classify(screen: string): AgentStateName;
+  classify: (screen: string) => AgentStateName;
   /** May a new screen approval be raised now (false while hooks ask instead)? */
-  enabled(): boolean;
+  enabled: () => boolean;
   /** The pid of the program in the pane now (`#{pane_pid}`). */
-  panePid(): number | undefined;
+  panePid: () => number | undefined;
   serial: <T>(task: () => Promise<T>) => Promise<T>;
-  current(): AgentStateFile;
-  emit(input: Omit<EventInput, 'agent'>): Promise<void>;
-  saveNow(): Promise<void>;
+  current: () => AgentStateFile;
+  emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
+  saveNow: () => Promise<void>;
   /** A request id unique across agents (state/request-ids.ts). */
-  claimId(candidate: string): Promise<string>;
+  claimId: (candidate: string) => Promise<string>;
   /** Route to the answerers (runs under `serial`). */
-  route(record: RequestRecord): Promise<void>;
+  route: (record: RequestRecord) => Promise<void>;
   /** Apply an answered one soon, outside `serial` (the supervisor's delivery). */
-  schedule(record: RequestRecord): void;
+  schedule: (record: RequestRecord) => void;
   /** A person paused delivery to this agent: no key is pressed meanwhile. */
-  isPaused(record: RequestRecord): boolean;
+  isPaused: (record: RequestRecord) => boolean;
   /** How long the dialog may take to leave after the keys (DIALOG_CONFIRM_MS). */
   confirmMs?: number;
   /** End an open request unanswered (runs under `serial`). */
-  expire(record: RequestRecord, reason: string): Promise<void>;
+  expire: (record: RequestRecord, reason: string) => Promise<void>;
   /** Archive a finished request (runs under `serial`). */
-  finish(record: RequestRecord): Promise<void>;
+  finish: (record: RequestRecord) => Promise<void>;
 }
 
 export interface ScreenApprovals {
@@ -97,13 +97,13 @@ export interface ScreenApprovals {
    * than the last request raised or keys pressed is passed over (it may show
    * a dialog already answered).
    */
-  observe(
+  observe: (
     screen: string,
     screenState: AgentStateName,
     capturedAt: number,
-  ): Promise<void>;
+  ) => Promise<void>;
   /** Apply the decision of an answered screen approval (not under `serial`). */
-  apply(record: RequestRecord, signal: AbortSignal): Promise<void>;
+  apply: (record: RequestRecord, signal: AbortSignal) => Promise<void>;
 }
 
 /** Is this a request raised from a dialog on the screen? */

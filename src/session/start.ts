@@ -227,7 +227,7 @@ export async function startSession(
       warnings.push(
         `${agent.name}: '${program}' was not found on PATH; its pane will say so and the agent will show as dead`,
       );
-    const headless = headlessEnvOf(agent.preset.headlessEnv, {
+    const headless = headlessEnvOf(agent.preset.headlessEnv ?? [], {
       ...options.env,
       ...agent.env,
     });

@@ -16,7 +16,7 @@ import type { MacsEvent } from '../events/types.js';
 import { recordSeen } from '../protocol/dedup.js';
 import { hashBody } from '../protocol/ids.js';
 import { readClaim } from './claim.js';
-import { RECENT_MAX } from './ledger.js';
+import { RECENT_MAX, recordStep, STAGE_RANK } from './ledger.js';
 import type { HomePaths } from '../home/paths.js';
 import type {
   AgentStateFile,
@@ -27,36 +27,6 @@ import type {
 } from './types.js';
 
 const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
-
-/** How far each stage is along; a request's stage only moves forward. */
-const STAGE_RANK: Record<RequestStage, number> = {
-  detected: 0,
-  routed: 1,
-  answered: 2,
-  delivering: 3,
-  pasted: 4,
-  delivered: 5,
-  'answered-empty': 6,
-  confirmed: 6,
-  unconfirmed: 6,
-  expired: 6,
-  dismissed: 6,
-};
-
-/** The time field each stage stamps on a record. */
-const STAGE_TIME: Partial<
-  Record<
-    RequestStage,
-    'routedAt' | 'answeredAt' | 'deliveringAt' | 'deliveredAt' | 'confirmedAt'
-  >
-> = {
-  routed: 'routedAt',
-  answered: 'answeredAt',
-  'answered-empty': 'answeredAt',
-  delivering: 'deliveringAt',
-  delivered: 'deliveredAt',
-  confirmed: 'confirmedAt',
-};
 
 /** Events that record the pane-log offset (and the log's inode). */
 const BRIDGE_EVENTS: ReadonlySet<string> = new Set([
@@ -154,12 +124,17 @@ export function rebuildFromEvents(
       entry.archived = true;
       const stage = data.stage;
       if (typeof stage === 'string' && stage in STAGE_RANK)
-        advance(record, stage as RequestStage);
+        recordStep(record, { type: 'reached', stage: stage as RequestStage });
       continue;
     }
     const stage = STAGE_OF_EVENT[event.type];
     if (!stage) continue;
-    if (advance(record, stage)) stampStage(record, stage, event, data);
+    recordStep(record, {
+      type: 'reached',
+      stage,
+      at: event.ts,
+      ...(typeof data.backend === 'string' ? { backend: data.backend } : {}),
+    });
   }
   state.logOffset = offset;
   if (inode !== undefined) state.logInode = inode;
@@ -209,24 +184,6 @@ function detectedRequest(
       ? { logOffset: data.logOffset }
       : {}),
   };
-}
-
-function advance(record: RequestRecord, stage: RequestStage): boolean {
-  if (STAGE_RANK[stage] <= STAGE_RANK[record.stage]) return false;
-  record.stage = stage;
-  return true;
-}
-
-function stampStage(
-  record: RequestRecord,
-  stage: RequestStage,
-  event: MacsEvent,
-  data: Record<string, unknown>,
-): void {
-  const key = STAGE_TIME[stage];
-  if (key) record[key] = event.ts;
-  if (stage === 'routed' && typeof data.backend === 'string')
-    record.backend = data.backend;
 }
 
 function stringRecord(value: unknown): Record<string, string> {

@@ -158,7 +158,7 @@ export const PresetSchema = z.strictObject({
    * `GITHUB_ACTIONS` so, then exits asking for `--prompt`). `macs start`
    * warns when one is set for the agent. Builtin only.
    */
-  headlessEnv: z._default(z.array(z.string().check(z.minLength(1))), []),
+  headlessEnv: z.optional(z.array(z.string().check(z.minLength(1)))),
 });
 
 export type Preset = z.output<typeof PresetSchema>;

@@ -1,0 +1,156 @@
+/**
+ * What every stage of one agent's supervision shares: who the agent is and
+ * where it runs, its state file as held in memory, the event log, and the
+ * one queue (`serial`) that orders every change to that state. Each stage
+ * (agent-state, intake, requests, answers, delivery, resume) gets this
+ * object, never the others' inner variables; supervisor.ts wires them.
+ */
+import type { MacsConfig } from '../config/schema.js';
+import type { Preset, PresetDialog } from '../config/presets/types.js';
+import { emitSafely, type EventSink } from '../events/log.js';
+import type { EventInput } from '../events/types.js';
+import type { HomePaths } from '../home/paths.js';
+import type { Logger } from '../log/logger.js';
+import type { ClassifyResult } from '../screen/classify.js';
+import { createSerialQueue } from '../state/serial.js';
+import { saveAgentState } from '../state/store.js';
+import type { AgentStateFile, AgentStateName } from '../state/types.js';
+import type { TmuxClient } from '../tmux/client.js';
+import type { DeliveryRules } from './deliver.js';
+import type { AgentIncarnation } from './pane-claim.js';
+
+/** What the supervisor needs to know about the agent's kind (from its preset). */
+export interface AgentProfile {
+  preset: string;
+  rules: DeliveryRules;
+  /** Classify a captured screen (capture-pane text). */
+  classify: (screen: string) => AgentStateName;
+  /** The same, with the rule that matched (for `state.changed` events). */
+  classifyScreen?: (screen: string) => ClassifyResult;
+  /**
+   * A known agent (preset `knownScreens`): when its pane's foreground program
+   * is a shell again after the agent ran there, the agent exited to it.
+   */
+  knownScreens?: boolean;
+  /**
+   * The preset's permission dialog (screen approvals, screen-approvals.ts);
+   * absent: none are raised from this agent's screen.
+   */
+  dialog?: PresetDialog;
+  /** The preset's hooks: with Claude Code's, its PermissionRequest hook asks instead while hooks work. */
+  hooks?: Preset['hooks'];
+}
+
+/** How long offset-only changes may wait before the state file is written. */
+const LAZY_SAVE_MS = 200;
+
+export interface AgentContext {
+  readonly agent: string;
+  readonly pane: string;
+  readonly profile: AgentProfile;
+  readonly paths: HomePaths;
+  readonly config: MacsConfig;
+  readonly tmux: TmuxClient;
+  readonly log: Logger;
+  /** The `macs start` session the bridge serves; its requests carry it. */
+  readonly session: string | undefined;
+  /** Orders every change to the state: one step at a time. */
+  readonly serial: <T>(task: () => Promise<T>) => Promise<T>;
+  /** Aborted when the supervision stops. */
+  readonly signal: AbortSignal;
+  /** The state in memory; throws before start. */
+  current: () => AgentStateFile;
+  /** Set by start (loaded or rebuilt). */
+  setState: (state: AgentStateFile) => void;
+  hasState: () => boolean;
+  emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
+  /** Write the state file now (a stage that must survive a crash). */
+  saveNow: () => Promise<void>;
+  /** Write it within LAZY_SAVE_MS (offsets, counters: cheap to redo). */
+  saveLater: () => void;
+  readonly stopped: boolean;
+  /** Stop: no more lazy saves, and `signal` aborts. */
+  markStopped: () => void;
+  /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
+  panePid: number | undefined;
+  /** Who may take an answer now (pane-claim.ts originMismatch). */
+  incarnation: () => AgentIncarnation;
+}
+
+export function createAgentContext(options: {
+  agent: string;
+  pane: string;
+  profile: AgentProfile;
+  paths: HomePaths;
+  config: MacsConfig;
+  tmux: TmuxClient;
+  events: EventSink;
+  log: Logger;
+  session?: string;
+}): AgentContext {
+  const { agent, pane, paths, events, log } = options;
+  const serial = createSerialQueue();
+  const abort = new AbortController();
+  let state: AgentStateFile | undefined;
+  let lazyTimer: NodeJS.Timeout | undefined;
+  let stopped = false;
+
+  const current = (): AgentStateFile => {
+    if (!state) throw new Error(`supervisor for ${agent} is not started`);
+    return state;
+  };
+
+  const context: AgentContext = {
+    agent,
+    pane,
+    profile: options.profile,
+    paths,
+    config: options.config,
+    tmux: options.tmux,
+    log,
+    session: options.session,
+    serial,
+    signal: abort.signal,
+    current,
+    setState(next) {
+      state = next;
+    },
+    hasState: () => state !== undefined,
+    async emit(input) {
+      await emitSafely(events, log, { agent, ...input });
+    },
+    async saveNow() {
+      if (lazyTimer) {
+        clearTimeout(lazyTimer);
+        lazyTimer = undefined;
+      }
+      await saveAgentState(paths, current());
+    },
+    saveLater() {
+      if (lazyTimer || stopped) return;
+      lazyTimer = setTimeout(() => {
+        lazyTimer = undefined;
+        void serial(() => saveAgentState(paths, current())).catch(
+          (error: unknown) => log.error({ err: error }, 'state save failed'),
+        );
+      }, LAZY_SAVE_MS);
+      lazyTimer.unref();
+    },
+    get stopped() {
+      return stopped;
+    },
+    markStopped() {
+      stopped = true;
+      abort.abort();
+    },
+    panePid: undefined,
+    incarnation() {
+      return {
+        pane,
+        ...(context.panePid !== undefined ? { panePid: context.panePid } : {}),
+        ...(options.session ? { session: options.session } : {}),
+      };
+    },
+  };
+  return context;
+}
