@@ -42,13 +42,21 @@
  * its text stays in `retained()`.
  */
 import { cleanBody } from './clean-body.js';
-import { parseAttributes } from './attributes.js';
+import {
+  parseRequestAttributes,
+  type AttributeDroppedEvent,
+} from './request-attributes.js';
+import {
+  DECORATION_ONLY,
+  findStart,
+  REQUEST_END,
+  type StartMarker,
+} from './request-markers.js';
 import { renderLine } from './text.js';
+import { shorten, tailByWeight, utf8Bytes, weightOf } from './text-limits.js';
 
 export { cleanBody };
-
-export const REQUEST_START = '<<CONTROLLER_REQUEST';
-export const REQUEST_END = '<<CONTROLLER_REQUEST_END>>';
+export { REQUEST_END, REQUEST_START } from './request-markers.js';
 
 export interface ParserOptions {
   /** Most body lines a block may have (default 500). */
@@ -69,12 +77,7 @@ export type BridgeEvent =
       /** UTF-8 bytes of those lines joined with `\n`. */
       bytes: number;
     }
-  | {
-      type: 'attribute-dropped';
-      key: string;
-      value: string;
-      reason: 'bad-value' | 'bad-key' | 'duplicate';
-    };
+  | AttributeDroppedEvent;
 
 export interface BridgeParser {
   /** Feeds a chunk; returns the events it completed. */
@@ -95,109 +98,11 @@ export const DEFAULT_MAX_BLOCK_BYTES = 65_536;
 
 const MIN_LINE_CAP_BYTES = 1024;
 const FIRST_LINE_MAX_CHARS = 200;
-const DROPPED_TEXT_MAX_CHARS = 100;
-
-const PRIORITIES = new Set(['low', 'normal', 'high']);
-const DEFAULT_TYPE = 'question';
-
-// The start marker: not `<<CONTROLLER_REQUEST_END>>` (the next character must
-// be whitespace or `>`), attribute text without `<` or `>`, then `>>`.
-const START_MARKER = /<<CONTROLLER_REQUEST(?=[\s>])([^<>]*)>>/g;
-
-// A fragment of a marker line that holds no text, only decoration.
-const DECORATION_ONLY = /^[\s│┃|●⏺⎿•]*$/;
-
-/** UTF-8 size of a code unit, counting each half of a surrogate pair as 3. */
-function unitWeight(code: number): number {
-  if (code < 0x80) return 1;
-  if (code < 0x800) return 2;
-  return 3;
-}
-
-/**
- * An upper bound on the UTF-8 size of `s` that adds up across any split of
- * `s`, so that limits based on it do not depend on how the stream was
- * chunked.
- */
-function weightOf(s: string): number {
-  let weight = 0;
-  for (let i = 0; i < s.length; i += 1) weight += unitWeight(s.charCodeAt(i));
-  return weight;
-}
-
-/** The longest suffix of `s` whose weight is at most `cap`. */
-function tailByWeight(s: string, cap: number): string {
-  let weight = 0;
-  let i = s.length;
-  while (i > 0) {
-    const w = unitWeight(s.charCodeAt(i - 1));
-    if (weight + w > cap) break;
-    weight += w;
-    i -= 1;
-  }
-  return s.slice(i);
-}
-
-function utf8Bytes(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
-}
-
-function shorten(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max)}…`;
-}
-
-interface StartMarker {
-  index: number;
-  attributeText: string;
-  /** Index just past `>>`. */
-  after: number;
-}
-
-function findStart(line: string, from: number): StartMarker | undefined {
-  START_MARKER.lastIndex = from;
-  const match = START_MARKER.exec(line);
-  if (match === null) return undefined;
-  return {
-    index: match.index,
-    attributeText: match[1] ?? '',
-    after: match.index + match[0].length,
-  };
-}
-
-type DroppedEvent = Extract<BridgeEvent, { type: 'attribute-dropped' }>;
-
-/**
- * Parses the attribute text of a request start marker: SPEC patterns for keys
- * and values, `priority` limited to low|normal|high, `type` defaulting to
- * `question`. Invalid tokens are dropped, each with an event (key and value
- * cut to 100 characters, since they are logged); nothing invalid ever reaches
- * the returned record.
- */
-export function parseRequestAttributes(text: string): {
-  attributes: Record<string, string>;
-  dropped: DroppedEvent[];
-} {
-  const parsed = parseAttributes(
-    text,
-    (key, value) => key !== 'priority' || PRIORITIES.has(value),
-  );
-  const { attributes } = parsed;
-  if (!Object.hasOwn(attributes, 'type')) attributes.type = DEFAULT_TYPE;
-  const dropped = parsed.dropped.map(
-    ({ key, value, reason }): DroppedEvent => ({
-      type: 'attribute-dropped',
-      key: shorten(key, DROPPED_TEXT_MAX_CHARS),
-      value: shorten(value, DROPPED_TEXT_MAX_CHARS),
-      reason,
-    }),
-  );
-  return { attributes, dropped };
-}
 
 interface OpenBlock {
   firstLine: string;
   attributes: Record<string, string>;
-  dropped: DroppedEvent[];
+  dropped: AttributeDroppedEvent[];
   bodyLines: string[];
   bodyBytes: number;
   /** Raw complete lines of the block as pushed, starting with its start line. */

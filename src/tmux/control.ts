@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResultPromise } from 'execa';
+import { formatControlCommand } from './control-command.js';
+import { createBlockParser, type Block } from './control-protocol.js';
 import { loadExeca, type TmuxResult } from './run.js';
 
 /**
@@ -41,86 +43,6 @@ export class ControlLostError extends Error {
     super(message);
     this.name = 'ControlLostError';
   }
-}
-
-/**
- * Quote one argument for tmux's command parser as a double-quoted string.
- * Inside double quotes tmux expands `$VAR`, a leading `~`, and backslash
- * escapes; everything that could be read as one of those is escaped, and
- * control characters are written as escapes, so the argument tmux sees is
- * exactly `value` (a property test checks this against a real tmux).
- * A NUL cannot be passed at all.
- */
-export function quoteControlArg(value: string): string {
-  if (value.includes('\0'))
-    throw new Error('a tmux argument cannot contain a NUL character');
-  let out = '"';
-  for (const ch of value) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (ch === '\\' || ch === '"' || ch === '$' || ch === '~') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (code < 0x20 || code === 0x7f)
-      out += `\\${code.toString(8).padStart(3, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
-/** One command line for control mode (never empty: an empty line detaches). */
-export function formatControlCommand(args: readonly string[]): string {
-  if (args.length === 0) throw new Error('empty tmux command');
-  return args.map(quoteControlArg).join(' ');
-}
-
-/** An output block: `%begin` … `%end` (ok) or `%error`. */
-interface Block {
-  ok: boolean;
-  lines: string[];
-  /** `1` for a command the client sent, `0` for tmux's own (attach, hooks). */
-  fromClient: boolean;
-}
-
-const BEGIN = /^%begin (\d+) (\d+) (\d+)$/;
-const END = /^%(end|error) (\d+) (\d+) (\d+)$/;
-
-/**
- * The line-level protocol, without I/O: feed it lines, it returns finished
- * blocks and reports lines that cannot belong to the protocol (anything but
- * a notification outside a block), which mean the stream is out of step.
- */
-export function createBlockParser(): {
-  push(line: string): { block?: Block; stray?: string; exit?: boolean };
-} {
-  let current: { number: string; flags: string; lines: string[] } | undefined;
-  return {
-    push(line) {
-      if (current) {
-        const end = END.exec(line);
-        if (end && end[3] === current.number) {
-          const block = {
-            ok: end[1] === 'end',
-            lines: current.lines,
-            fromClient: current.flags !== '0',
-          };
-          current = undefined;
-          return { block };
-        }
-        current.lines.push(line);
-        return {};
-      }
-      const begin = BEGIN.exec(line);
-      if (begin) {
-        current = { number: begin[2] ?? '', flags: begin[3] ?? '', lines: [] };
-        return {};
-      }
-      if (line === '%exit' || line.startsWith('%exit ')) return { exit: true };
-      // A notification (%window-renamed …) is not ours; anything else is.
-      if (line.startsWith('%') && !END.test(line)) return {};
-      return { stray: line };
-    },
-  };
 }
 
 export interface ControlChannelOptions {

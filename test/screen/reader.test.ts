@@ -3,13 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BridgeEvent } from '../../src/protocol/request-parser.js';
+import { fingerprintRequest } from '../../src/screen/fingerprint.js';
 import {
   createScreenReader,
   LIVE_STABLE_MS,
-  fingerprintRequest,
-  splitPieces,
-  PIECE_MAX_CHARS,
-  PIECE_MAX_LINE_FEEDS,
   type ScreenReader,
   type ScreenReaderOptions,
 } from '../../src/screen/reader.js';
@@ -402,15 +399,6 @@ describe('createScreenReader', () => {
     ]);
   });
 
-  it('gives the same block the same fingerprint however it is wrapped', () => {
-    expect(fingerprintRequest({ id: 'a' }, 'one two\nthree')).toBe(
-      fingerprintRequest({ id: 'a' }, 'one\ntwo   three'),
-    );
-    expect(fingerprintRequest({ id: 'a' }, 'x')).not.toBe(
-      fingerprintRequest({ id: 'b' }, 'x'),
-    );
-  });
-
   it('does not report a block from capture-pane text again when it is drawn', async () => {
     const r = reader();
     const captured = r.scanLines([
@@ -484,22 +472,5 @@ describe('sizeHint', () => {
     expect(r.sizeHint('abc\x1b[2J')).toBe(3);
     await r.write('xy\x1b[3');
     expect(r.sizeHint('J rest')).toBe(0);
-  });
-});
-
-describe('splitPieces', () => {
-  it('bounds characters and line feeds per piece and keeps surrogate pairs whole', () => {
-    const text = `${'x\n'.repeat(PIECE_MAX_LINE_FEEDS * 2 + 5)}${'🚀'.repeat(PIECE_MAX_CHARS)}`;
-    const pieces = splitPieces(text);
-    expect(pieces.join('')).toBe(text);
-    for (const piece of pieces) {
-      expect(piece.length).toBeLessThanOrEqual(PIECE_MAX_CHARS);
-      expect(piece.split('\n').length - 1).toBeLessThanOrEqual(
-        PIECE_MAX_LINE_FEEDS,
-      );
-      const first = piece.charCodeAt(0);
-      expect(first >= 0xdc00 && first <= 0xdfff).toBe(false);
-    }
-    expect(splitPieces('')).toEqual([]);
   });
 });

@@ -1,0 +1,158 @@
+/**
+ * The live layer of the screen reader (see reader.ts): the visible screen,
+ * plus the head of a wrapped line that starts just above it, the rows a
+ * program can still redraw. They are re-read after output that could have
+ * completed a marker, with a fresh parser that first gets the committed
+ * layer's open block, so a block that starts in scrollback and ends on
+ * screen is whole.
+ *
+ * A program that redraws by writing over old rows can be caught half way:
+ * its new start marker above, its old end marker still below. And a
+ * full-screen program may show a block before its body is drawn (Codex
+ * reveals a message line by line with the end marker already below). So a
+ * block is reported at once only when the cursor is right after its end
+ * (the program wrote it in order, as a stream); any other block is held
+ * until it has stayed the same for LIVE_STABLE_MS, on a later scan or when
+ * output settles. Right after a resize a block must be seen twice, since
+ * frames drawn for the old size come out garbled at the new one.
+ */
+import {
+  createBridgeParser,
+  type BridgeEvent,
+  type ParserOptions,
+} from '../protocol/request-parser.js';
+import { REQUEST_START } from '../protocol/request-markers.js';
+import type { CommittedLayer } from './committed.js';
+import {
+  fingerprintRequest,
+  type DroppedEvent,
+  type SeenPrints,
+} from './fingerprint.js';
+import type { Screen } from './terminal.js';
+
+/**
+ * How long a block drawn anywhere but right above the cursor must stay the
+ * same before it is reported (a full-screen program may be mid-redraw).
+ */
+export const LIVE_STABLE_MS = 300;
+
+export interface LiveLayerOptions {
+  screen: Screen;
+  committed: CommittedLayer;
+  parserOptions: ParserOptions;
+  /** Blocks already reported: found again, they are not reported. */
+  seen: SeenPrints;
+  /** The clock (ms). */
+  now: () => number;
+}
+
+/** A logical line of the live rows: wrapped rows joined. */
+export interface LiveLine {
+  text: string;
+  /** Last row of the logical line. */
+  lastRow: number;
+}
+
+export interface LiveLayer {
+  /** The logical lines not yet committed, oldest first. */
+  lines(): LiveLine[];
+  /**
+   * Re-read the screen; returns the events of blocks to report now, each
+   * preceded by its `attribute-dropped` warnings. `settle`: output has
+   * stopped, so a held block still the same is reported wherever it is.
+   * `resized`: the pane changed size since output last settled.
+   */
+  scan(options: { settle: boolean; resized: boolean }): BridgeEvent[];
+  /** Forget the held blocks (the screen was switched or resized). */
+  clearHeld(): void;
+  /** True while a block waits for the program to finish drawing. */
+  hasHeld(): boolean;
+}
+
+const MARKER_TEXT = REQUEST_START;
+
+export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
+  const { screen, committed, parserOptions, seen, now } = options;
+  // Held blocks: fingerprint → when it was first seen as it is now.
+  let held = new Map<string, number>();
+
+  function liveLines(): LiveLine[] {
+    const start = screen.buffer === 'normal' ? committed.end() : 0;
+    const lines: LiveLine[] = [];
+    let y = start - 1;
+    for (const row of screen.rowRange(start, screen.length)) {
+      y += 1;
+      const last = lines[lines.length - 1];
+      if (row.wrapped && last !== undefined) {
+        last.text += row.text;
+        last.lastRow = y;
+      } else lines.push({ text: row.text, lastRow: y });
+    }
+    return lines;
+  }
+
+  /**
+   * A new block is reported when the cursor is right after its end;
+   * otherwise once it has stayed the same for LIVE_STABLE_MS with the
+   * cursor past its end, or on any such sighting when `settle` (output has
+   * stopped); until then it is held.
+   */
+  function scan(settle: boolean, resized: boolean): BridgeEvent[] {
+    const out: BridgeEvent[] = [];
+    const lines = liveLines();
+    const prefix = screen.buffer === 'normal' ? committed.openText() : '';
+    let first = 0;
+    if (prefix === '') {
+      first = lines.findIndex((line) => line.text.includes(MARKER_TEXT));
+      if (first < 0) {
+        held = new Map();
+        return out;
+      }
+    }
+    const parser = createBridgeParser(parserOptions);
+    if (prefix !== '') parser.push(prefix);
+    const cursor = screen.cursorRow;
+    const nowMs = now();
+    const nextHeld = new Map<string, number>();
+    let dropped: DroppedEvent[] = [];
+    for (let i = first; i < lines.length; i += 1) {
+      const line = lines[i];
+      if (line === undefined) break;
+      for (const event of parser.push(`${line.text}\n`)) {
+        if (event.type === 'attribute-dropped') {
+          dropped.push(event);
+          continue;
+        }
+        if (event.type === 'request') {
+          const print = fingerprintRequest(event.attributes, event.body);
+          const since = held.get(print);
+          // Written in order: the cursor is on the end marker's row or the next.
+          const streamed = line.lastRow <= cursor && cursor - line.lastRow <= 1;
+          const stable = since !== undefined && nowMs - since >= LIVE_STABLE_MS;
+          if (seen.has(print)) seen.remember(print);
+          else if (
+            (streamed && !resized) ||
+            (stable && (settle || line.lastRow <= cursor))
+          ) {
+            seen.remember(print);
+            out.push(...dropped, event);
+          } else nextHeld.set(print, since ?? nowMs);
+        }
+        // Malformed blocks on screen may be a redraw in progress: they are
+        // reported when their rows are committed.
+        dropped = [];
+      }
+    }
+    held = nextHeld;
+    return out;
+  }
+
+  return {
+    lines: liveLines,
+    scan: ({ settle, resized }) => scan(settle, resized),
+    clearHeld() {
+      held = new Map();
+    },
+    hasHeld: () => held.size > 0,
+  };
+}
