@@ -1,150 +1,56 @@
-import {
-  closeSync,
-  constants as fsConstants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  type Stats,
-} from 'node:fs';
+/**
+ * The file backend's watch on `outbox/`: every file that appears is checked
+ * (name, kind, owner, size, encoding) and, when it answers or dismisses a
+ * request of one of this bridge's agents, handed to that agent's
+ * supervisor. The pieces it uses live next to it: the outbox's naming rules
+ * (outbox-names.ts), reading a file safely (outbox-read.ts), refusing one
+ * (outbox-reject.ts) and the inbox's files (inbox-files.ts).
+ */
+import type { Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
-import { isSafeFileName } from '../protocol/ids.js';
-import { escapeInvisible, hasInvisible } from '../protocol/sanitize.js';
-import { ensurePrivateDir, homePolicy, writeFileAtomic } from '../home/fs.js';
+import { ensurePrivateDir } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
+import { MAX_OUTBOX_BYTES } from '../state/outbox.js';
+import { readInboxMeta, writeInboxRequest } from './inbox-files.js';
+import {
+  DISMISS_SUFFIX,
+  classifyOutboxName,
+  parseDismissFile,
+  type OutboxRejection,
+} from './outbox-names.js';
+import { isForeign, lstatSafe, readChecked } from './outbox-read.js';
+import { REJECTED_DIR, createOutboxRejecter } from './outbox-reject.js';
 import type {
   AnswerHandler,
   BackendRequest,
   ControllerBackend,
 } from './types.js';
 
-import { MAX_OUTBOX_BYTES } from '../state/outbox.js';
-
+// The file backend's names, importable from here as before.
 export { MAX_OUTBOX_BYTES };
+export type { InboxMeta } from './inbox-files.js';
+export {
+  DISMISS_SUFFIX,
+  classifyOutboxName,
+  parseDismissFile,
+  type DismissFile,
+  type OutboxRejection,
+} from './outbox-names.js';
+export {
+  BRIDGE_EVENT_AGENT,
+  REJECTED_DIR,
+  REJECT_GRACE_MS,
+} from './outbox-reject.js';
+
 /**
  * A temp file is reported only if it lingers this long: write-then-rename
  * (the recommended way to answer) leaves one for a moment, which is not news.
  */
 export const TEMP_FILE_GRACE_MS = 1000;
-/**
- * `outbox/rejected/`: where a refused outbox file is moved (with a
- * `<name>.why` note), once, so it neither blocks the next answer for its id
- * nor is reported again at every start.
- */
-export const REJECTED_DIR = 'rejected';
-/**
- * A refused file is moved once it has not changed for this long: a writer
- * that does not write then rename may still be filling it (empty now, or
- * cut in the middle of a character). Until then it is only reported.
- */
-export const REJECT_GRACE_MS = 1000;
-/** The agent name under which bridge-wide warnings (no agent known) are logged. */
-export const BRIDGE_EVENT_AGENT = 'bridge';
-
-/** Metadata written next to each inbox body: `inbox/<id>.json`. */
-export interface InboxMeta {
-  id: string;
-  agent: string;
-  workerId?: string;
-  type: string;
-  priority: string;
-  attributes: Record<string, string>;
-  detectedAt: string;
-  preset: string;
-  hash: string;
-  backend: 'file';
-  /** The body held invisible or direction-changing characters (shown escaped). */
-  invisible?: true;
-  /** The output it came in hid text from the person (concealed SGR). */
-  concealed?: true;
-  context?: unknown;
-}
-
-/** Why an outbox file was passed over. */
-export type OutboxRejection =
-  | 'temp-file'
-  | 'not-txt'
-  | 'bad-name'
-  | 'symlink'
-  | 'hard-link'
-  | 'not-a-file'
-  | 'empty'
-  | 'too-large'
-  | 'not-utf8'
-  | 'unknown-request'
-  | 'already-answered'
-  /** Written before its request was asked: never taken (planted answers). */
-  | 'early'
-  /** Owned by another user: never taken (SPEC §9). */
-  | 'foreign-owner';
-
-/** What each refusal means, for the note next to a moved file. */
-const REJECTION_WORDS: Record<OutboxRejection, string> = {
-  'temp-file': 'an editor temp file',
-  'not-txt': 'not <id>.txt or <id>.dismiss',
-  'bad-name': 'the name is not a request id',
-  symlink: 'a symbolic link (never followed)',
-  'hard-link': 'a second name for another file (never read)',
-  'not-a-file': 'not a regular file',
-  empty: 'empty',
-  'too-large': `larger than ${MAX_OUTBOX_BYTES} bytes`,
-  'not-utf8': 'not UTF-8 text',
-  'unknown-request': 'no pending request has this id',
-  'already-answered': 'the request was already answered',
-  early:
-    'it was there before its request was asked; an answer is only taken for a request already detected',
-  'foreign-owner': 'owned by another user; only your own files are answers',
-};
-
-const TEMP_FILE = /(^\.|~$|\.swp$|\.swo$|\.swx$|\.tmp$|\.part$|^#.*#$)/;
-
-/**
- * `outbox/<id>.dismiss`: `macs dismiss` asks the bridge to end a request
- * without an answer. JSON: the agent, the reason and who dismissed it.
- */
-export const DISMISS_SUFFIX = '.dismiss';
-
-export interface DismissFile {
-  agent: string;
-  reason: string;
-  by: string;
-}
-
-/**
- * Pure: is this outbox file name one we should even look at? `<id>.txt` is
- * an answer, `<id>.dismiss` a dismissal.
- */
-export function classifyOutboxName(
-  name: string,
-): { id: string; dismiss?: true } | { rejected: OutboxRejection } {
-  if (TEMP_FILE.test(name)) return { rejected: 'temp-file' };
-  const dismiss = name.endsWith(DISMISS_SUFFIX);
-  if (!name.endsWith('.txt') && !dismiss) return { rejected: 'not-txt' };
-  const id = name.slice(0, -(dismiss ? DISMISS_SUFFIX : '.txt').length);
-  if (!isSafeFileName(id)) return { rejected: 'bad-name' };
-  return dismiss ? { id, dismiss } : { id };
-}
-
-/** Pure: a dismissal file's content, or undefined when it is not one. */
-export function parseDismissFile(text: string): DismissFile | undefined {
-  try {
-    const value = JSON.parse(text) as Partial<DismissFile>;
-    if (typeof value.agent !== 'string' || !value.agent) return undefined;
-    return {
-      agent: value.agent,
-      reason:
-        typeof value.reason === 'string' ? value.reason.slice(0, 500) : '',
-      by: typeof value.by === 'string' ? value.by.slice(0, 64) : 'person',
-    };
-  } catch {
-    return undefined;
-  }
-}
 
 export interface FileBackend extends ControllerBackend {
   /** Route answers for this agent's requests to its handler. */
@@ -173,88 +79,15 @@ export interface FileBackendOptions {
  * watched, and answers are dispatched to the agent that asked.
  */
 export function createFileBackend(options: FileBackendOptions): FileBackend {
-  const { paths, events, log } = options;
+  const { paths, log } = options;
   const handlers = new Map<string, AnswerHandler>();
-  /** A warning is given once per file version, not on every poll. */
-  const warned = new Map<string, string>();
+  const { warn, reject, forget } = createOutboxRejecter(options);
   const inFlight = new Set<string>();
   /** When each temp file was first seen. */
   const tempSeen = new Map<string, number>();
   let watcher: FSWatcher | undefined;
   let inboxReady: Promise<void> | undefined;
   let poller: NodeJS.Timeout | undefined;
-
-  async function warn(
-    name: string,
-    version: string,
-    reason: OutboxRejection,
-    agent?: string,
-    requestId?: string,
-    movedTo?: string,
-  ): Promise<void> {
-    if (warned.get(name) === `${version}:${reason}`) return;
-    warned.set(name, `${version}:${reason}`);
-    log.warn({ file: name, reason }, 'outbox file ignored');
-    await events.emit({
-      agent: agent ?? BRIDGE_EVENT_AGENT,
-      type: 'outbox.ignored',
-      ...(requestId ? { requestId } : {}),
-      data: {
-        file: `outbox/${name}`,
-        reason,
-        ...(movedTo ? { movedTo: `outbox/${REJECTED_DIR}/${movedTo}` } : {}),
-      },
-    });
-  }
-
-  /**
-   * Refuse an outbox file: report it, and once it has stopped changing move
-   * it to `outbox/rejected/` with a note of why (the link itself, never
-   * what it points at). Editor temp files are only reported: their editor
-   * owns them.
-   */
-  async function reject(
-    name: string,
-    info: Stats,
-    version: string,
-    reason: OutboxRejection,
-    agent?: string,
-    requestId?: string,
-  ): Promise<void> {
-    const settled =
-      reason === 'early' || Date.now() - info.mtimeMs >= REJECT_GRACE_MS;
-    if (reason === 'temp-file' || !settled)
-      return warn(name, version, reason, agent, requestId);
-    const dir = path.join(paths.outbox, REJECTED_DIR);
-    await ensurePrivateDir(dir);
-    let target = name;
-    if (lstatSafe(path.join(dir, target))) target = `${name}.${Date.now()}`;
-    try {
-      renameSync(path.join(paths.outbox, name), path.join(dir, target));
-    } catch (error) {
-      log.warn({ err: error, file: name }, 'could not move a rejected file');
-      return warn(name, version, reason, agent, requestId);
-    }
-    await writeFileAtomic(
-      path.join(dir, `${target}.why`),
-      `${reason}: ${REJECTION_WORDS[reason]}\nmoved from outbox/ ${new Date().toISOString()}\n`,
-    );
-    warned.delete(name);
-    await warn(name, `moved:${target}`, reason, agent, requestId, target);
-  }
-
-  // The reads below are small files read synchronously: they sit between an
-  // answer being written and it being typed, and a call through the thread
-  // pool waits its turn on a busy machine.
-  function readInboxMeta(id: string): InboxMeta | undefined {
-    try {
-      return JSON.parse(
-        readFileSync(path.join(paths.inbox, `${id}.json`), 'utf8'),
-      ) as InboxMeta;
-    } catch {
-      return undefined;
-    }
-  }
 
   async function checkOutboxFile(name: string): Promise<void> {
     if (inFlight.has(name)) return;
@@ -271,11 +104,9 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
   async function inspect(name: string): Promise<void> {
     if (name === REJECTED_DIR) return;
     const file = path.join(paths.outbox, name);
-    let info;
-    try {
-      info = lstatSync(file);
-    } catch {
-      warned.delete(name);
+    const info = lstatSafe(file);
+    if (!info) {
+      forget(name);
       tempSeen.delete(name);
       return; // gone already (delivered and cleaned up, or renamed away)
     }
@@ -292,7 +123,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     }
     const { id } = verdict;
     if (verdict.dismiss) return inspectDismissal(name, file, info, version, id);
-    const meta = readInboxMeta(id);
+    const meta = readInboxMeta(paths.inbox, id);
     if (meta && !handlers.has(meta.agent)) return; // another bridge's request
     const agent = meta?.agent;
     const refuse = (reason: OutboxRejection, who = agent) =>
@@ -355,52 +186,6 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
       await reject(name, info, version, 'unknown-request', dismissal.agent, id);
   }
 
-  /**
-   * Read the file the checks were made on: opened without following a link
-   * (and without waiting on a FIFO), then checked again on the open handle,
-   * so a file swapped for a link between the check and the read is refused,
-   * not read. Undefined when the file is no longer the one checked.
-   */
-  function readChecked(file: string, checked: Stats): Buffer | undefined {
-    let fd: number;
-    try {
-      fd = openSync(
-        file,
-        fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK,
-      );
-    } catch {
-      return undefined;
-    }
-    try {
-      const now = fstatSync(fd);
-      if (
-        !now.isFile() ||
-        now.nlink > 1 ||
-        now.ino !== checked.ino ||
-        now.dev !== checked.dev ||
-        isForeign(now)
-      )
-        return undefined;
-      return readFileSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /** Another user's file (unless the home is shared on purpose). */
-  function isForeign(info: Stats): boolean {
-    const uid = process.getuid?.();
-    return uid !== undefined && info.uid !== uid && !homePolicy.allowShared;
-  }
-
-  function lstatSafe(file: string): Stats | undefined {
-    try {
-      return lstatSync(file);
-    } catch {
-      return undefined;
-    }
-  }
-
   async function rescan(): Promise<void> {
     let names: string[];
     try {
@@ -451,31 +236,7 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     async submit(request: BackendRequest) {
       inboxReady ??= ensurePrivateDir(paths.inbox);
       await inboxReady;
-      const meta: InboxMeta = {
-        id: request.id,
-        agent: request.agent,
-        ...(request.workerId ? { workerId: request.workerId } : {}),
-        type: request.type,
-        priority: request.priority,
-        attributes: request.attributes,
-        detectedAt: request.detectedAt,
-        preset: request.preset,
-        hash: request.bodyHash,
-        backend: 'file',
-        ...(hasInvisible(request.body) ? { invisible: true } : {}),
-        ...(request.concealed ? { concealed: true } : {}),
-        ...(request.context ? { context: request.context } : {}),
-      };
-      // Body first, metadata last: a reader that sees the .json sees the .txt.
-      // Shown as a person sees it: invisible characters escaped (<U+202E>).
-      await writeFileAtomic(
-        path.join(paths.inbox, `${request.id}.txt`),
-        escapeInvisible(request.body),
-      );
-      await writeFileAtomic(
-        path.join(paths.inbox, `${request.id}.json`),
-        `${JSON.stringify(meta, null, 2)}\n`,
-      );
+      await writeInboxRequest(paths.inbox, request);
     },
     rescan,
     async stop() {

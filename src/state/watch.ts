@@ -3,10 +3,10 @@ import { controlDir } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import {
   createSnapshotReader,
-  snapshotSignature,
   type Snapshot,
   type SnapshotReader,
 } from './snapshot.js';
+import { snapshotSignature } from './snapshot-changes.js';
 
 /** A live source of snapshots: the status view subscribes to it. */
 export interface SnapshotFeed {

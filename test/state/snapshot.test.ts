@@ -5,10 +5,6 @@ import { setDeliveryPaused } from '../../src/state/control.js';
 import {
   buildSnapshot,
   createSnapshotReader,
-  firstLineOf,
-  isWaitingForPerson,
-  selectNewAttention,
-  snapshotSignature,
 } from '../../src/state/snapshot.js';
 import { SnapshotSchema } from '../../src/state/snapshot-schema.js';
 import { createHomeFixture, makeRecord } from './home-fixture.js';
@@ -323,43 +319,5 @@ describe('buildSnapshot', () => {
     const snapshot = await buildSnapshot(fx.paths, NOW);
     expect(SnapshotSchema.safeParse(snapshot).success).toBe(true);
     expect(snapshot.agents[0]?.counts.delivered).toBe(0);
-  });
-});
-
-describe('snapshot helpers', () => {
-  it.each([
-    [{ backend: 'file', stage: 'routed' }, true],
-    [{ backend: 'file', stage: 'detected' }, true],
-    [{ backend: 'file', stage: 'answered' }, false],
-    [{ backend: 'exec', stage: 'routed' }, false],
-    [{ backend: undefined, stage: 'detected' }, false],
-  ] as const)('isWaitingForPerson(%o) is %s', (record, expected) => {
-    expect(isWaitingForPerson(record)).toBe(expected);
-  });
-
-  it.each([
-    ['one line', 'one line'],
-    ['\n\n  \nsecond  \nthird', 'second'],
-    ['', ''],
-  ])('firstLineOf(%j) is %j', (text, expected) => {
-    expect(firstLineOf(text)).toBe(expected);
-  });
-
-  it('ignores the clock and updatedAt in the signature, and selects new attention', async () => {
-    const fx = createHomeFixture();
-    try {
-      await fx.writeState('worker-1', (s) => {
-        s.requests['worker-1-q-17'] = makeRecord();
-      });
-      const a = await buildSnapshot(fx.paths, NOW);
-      const b = await buildSnapshot(fx.paths, new Date(NOW.getTime() + 5000));
-      expect(snapshotSignature(a)).toBe(snapshotSignature(b));
-      expect(selectNewAttention(a, new Set()).map((r) => r.id)).toEqual([
-        'worker-1-q-17',
-      ]);
-      expect(selectNewAttention(a, new Set(['worker-1-q-17']))).toEqual([]);
-    } finally {
-      fx.cleanup();
-    }
   });
 });

@@ -1,0 +1,126 @@
+/**
+ * The small files of a home a snapshot reads besides the agents' state
+ * files: an inbox request's context, the archived answer of a finished
+ * request, a bridge's lock file, the inbox's list and the session record.
+ * Each read is forgiving: a file missing or half-written reads as nothing,
+ * since a snapshot shows a home that bridges are changing as it is read.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { HomePaths } from '../home/paths.js';
+import { isProcessAlive } from './process.js';
+import type { AgentSnapshot, SessionSnapshot } from './snapshot-schema.js';
+import type { RecentRequest, StoredResponse } from './types.js';
+
+/** The context packet of a request in the inbox (`inbox/<id>.json`), or null. */
+export async function readInboxContext(
+  inbox: string,
+  id: string,
+): Promise<unknown> {
+  try {
+    const meta = JSON.parse(
+      await readFile(path.join(inbox, `${id}.json`), 'utf8'),
+    ) as { context?: unknown };
+    return meta.context ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Ids of the requests in `inbox/` (those waiting for a person). */
+export async function readInboxIds(inbox: string): Promise<Set<string>> {
+  try {
+    return new Set(
+      (await readdir(inbox))
+        .filter((n) => n.endsWith('.json'))
+        .map((n) => n.slice(0, -'.json'.length)),
+    );
+  } catch {
+    return new Set();
+  }
+}
+
+/**
+ * An agent's bridge: running when its lock file (`state/<agent>.lock`)
+ * names a live process. A bridge killed outright leaves the file behind.
+ */
+export async function readBridge(
+  stateDir: string,
+  agent: string,
+): Promise<AgentSnapshot['bridge']> {
+  const text = await readFile(
+    path.join(stateDir, `${agent}.lock`),
+    'utf8',
+  ).catch(() => '');
+  const pid = Number.parseInt(text, 10);
+  if (!Number.isFinite(pid) || pid <= 0) return { running: false, pid: null };
+  return isProcessAlive(pid)
+    ? { running: true, pid }
+    : { running: false, pid: null };
+}
+
+/** The running session, else the last stopped one (small JSON files). */
+export async function readSession(
+  paths: Pick<HomePaths, 'sessionFile' | 'stoppedSessionFile'>,
+): Promise<SessionSnapshot> {
+  const read = async (file: string) => {
+    try {
+      return JSON.parse(await readFile(file, 'utf8')) as Record<
+        string,
+        unknown
+      >;
+    } catch {
+      return undefined;
+    }
+  };
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const running = await read(paths.sessionFile);
+  if (running)
+    return {
+      status: 'running',
+      id: text(running.id),
+      since: text(running.createdAt),
+    };
+  const stopped = await read(paths.stoppedSessionFile);
+  if (stopped)
+    return {
+      status: 'stopped',
+      id: text(stopped.id),
+      since: text(stopped.stoppedAt),
+    };
+  return { status: 'none', id: null, since: null };
+}
+
+/**
+ * A reader of finished requests' archived answers (see bridge/archive.ts
+ * for the layout). An archived answer never changes, so each is read once;
+ * a missing one is looked for again (the bridge archives before it forgets).
+ */
+export function createArchivedAnswers(
+  archive: string,
+): (recent: RecentRequest) => Promise<StoredResponse | null> {
+  const archived = new Map<string, StoredResponse | null>();
+  return async (recent) => {
+    const cached = archived.get(recent.id);
+    if (cached !== undefined) return cached;
+    let response: StoredResponse | null = null;
+    try {
+      const meta = JSON.parse(
+        await readFile(
+          path.join(
+            archive,
+            recent.detectedAt.slice(0, 10),
+            `${recent.id}.json`,
+          ),
+          'utf8',
+        ),
+      ) as { response?: StoredResponse };
+      response = meta.response ?? null;
+    } catch {
+      response = null;
+    }
+    // A missing archive may still appear (the bridge archives before it forgets).
+    if (response) archived.set(recent.id, response);
+    return response;
+  };
+}
