@@ -1,8 +1,19 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { sanitizeText } from '../protocol/sanitize.js';
 import type { AgentStateName } from '../state/types.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError } from '../tmux/client.js';
+import { composerProbe, typedText } from './composer.js';
+import { preferHook, watchSubmit } from './deliver-confirm.js';
+import { waitTypeable } from './deliver-wait.js';
+import { readPaneView } from './pane-composer.js';
+
+export { composerProbe, composerText, typedText } from './composer.js';
+export { canTypeInto } from './deliver-wait.js';
+export {
+  COMPOSER_QUIET_MAX_MS,
+  COMPOSER_QUIET_MS,
+  composerHolds,
+} from './pane-composer.js';
 
 /** How text is typed into one kind of agent (from its preset). */
 export interface DeliveryRules {
@@ -26,22 +37,6 @@ export const DEFAULT_DELIVERY_RULES: DeliveryRules = {
   maxLiteralChars: 200,
   typeIntoUnknown: true,
 };
-
-/**
- * States in which typing is allowed: `idle`, and, for a program macs has
- * no preset for (`typeIntoUnknown`), `unknown`: a screen no rule reads,
- * such as that program at a prompt macs does not know, or a shell running
- * a command, which shows no sign of being busy or asking (a request may ask
- * for a quiet screen first: `unknownQuietMs`). A known agent's `unknown`
- * (a sign-in menu, an overlay, the shell it exited to) is never typed into.
- * Never `working`, `approval`, `error` or `dead`.
- */
-export function canTypeInto(
-  state: AgentStateName,
-  typeIntoUnknown = true,
-): boolean {
-  return state === 'idle' || (state === 'unknown' && typeIntoUnknown);
-}
 
 /** Confirming a submission (SPEC §6 step 6). */
 export interface ConfirmOptions {
@@ -152,124 +147,16 @@ export const CONFIRM_TIMEOUT_MS = 1_500;
 const CONFIRM_POLL_MS = 25;
 /** The screen before the submit key is read this long before the key. */
 const SNAPSHOT_LEAD_MS = 40;
-/** The tail of the typed text looked for in the composer. */
-const PROBE_CHARS = 16;
-
-interface PaneView {
-  screen: string;
-  /** What the composer holds before the cursor (composerText). */
-  composer: string;
-  /** Where the cursor is (`x,y`). */
-  cursor: string;
-  dead: boolean;
-  inMode: boolean;
-}
-
-/** The last PROBE_CHARS non-space characters of the text's last line. */
-export function composerProbe(text: string): string {
-  const lines = text.split('\n').filter((line) => line.trim() !== '');
-  const last = (lines[lines.length - 1] ?? '').replace(/\s+/g, '');
-  return [...last].slice(-PROBE_CHARS).join('');
-}
-
-/**
- * What the composer holds just before the cursor, whitespace removed: the
- * cursor's row up to the cursor, and the row above when that is shorter
- * than a probe and the row above is full (`width` columns: the text wrapped
- * there). A shorter row above is other output, such as a line program's
- * echo of text it already took, and never counts. Without a cursor
- * position, the last non-blank row.
- */
-export function composerText(
-  screen: string,
-  cursorX: number | undefined,
-  cursorY: number | undefined,
-  width: number,
-): string {
-  const rows = screen.replace(/\n$/, '').split('\n');
-  const squeeze = (row: string | undefined) => (row ?? '').replace(/\s+/g, '');
-  if (cursorY === undefined) {
-    for (let i = rows.length - 1; i >= 0; i -= 1) {
-      const row = squeeze(rows[i]);
-      if (row !== '') return row;
-    }
-    return '';
-  }
-  const row = rows[cursorY] ?? '';
-  const upToCursor = squeeze(
-    cursorX === undefined ? row : [...row].slice(0, cursorX).join(''),
-  );
-  if ([...upToCursor].length >= PROBE_CHARS) return upToCursor;
-  const above = rows[cursorY - 1] ?? '';
-  return [...above].length >= width ? squeeze(above) + upToCursor : upToCursor;
-}
-
-/** The text as it is typed: sanitized, trailing newlines dropped. */
-export function typedText(text: string): string {
-  return sanitizeText(text).replace(/\n+$/, '');
-}
-
-/** How long a pane must not change before its composer is read after a restart. */
-export const COMPOSER_QUIET_MS = 500;
-/** The longest wait for that quiet (a pane that never stops changing). */
-export const COMPOSER_QUIET_MAX_MS = 5000;
-
-/**
- * Whether the pane's composer ends with `text` as it would be typed (its
- * last PROBE_CHARS non-space characters, just before the cursor): the text
- * was typed and not submitted. Read once the pane has stopped changing for
- * `quietMs` (at most `maxMs`): keys a killed bridge sent are still on their
- * way to the program for a moment (a busy machine: longer), so a composer
- * read at once may not show text that is about to appear there, or still
- * show text whose submit key is about to be taken. False for a dead or
- * missing pane, and for text with nothing to look for.
- */
-export async function composerHolds(
-  tmux: TmuxClient,
-  pane: string,
-  text: string,
-  options: { quietMs?: number; maxMs?: number; pollMs?: number } = {},
-): Promise<boolean> {
-  const probe = composerProbe(typedText(text));
-  if (probe === '') return false;
-  const quietMs = options.quietMs ?? COMPOSER_QUIET_MS;
-  const deadline = Date.now() + (options.maxMs ?? COMPOSER_QUIET_MAX_MS);
-  let last: string | undefined;
-  let since = Date.now();
-  try {
-    for (;;) {
-      const info = await tmux.paneInfo(pane);
-      if (info.dead) return false;
-      const screen = await tmux.capturePane(pane);
-      const seen = `${String(info.cursorX)},${String(info.cursorY)}\n${screen}`;
-      if (seen !== last) {
-        last = seen;
-        since = Date.now();
-      }
-      const now = Date.now();
-      if (now - since >= quietMs || now >= deadline)
-        return composerText(
-          screen,
-          info.cursorX,
-          info.cursorY,
-          info.width,
-        ).endsWith(probe);
-      await delay(options.pollMs ?? WAIT_POLL_MS);
-    }
-  } catch (error) {
-    if (error instanceof PaneNotFoundError) return false;
-    throw error;
-  }
-}
 
 /**
  * Safe delivery (SPEC §6): one delivery at a time per pane; wait until the
- * agent may be typed into (`readState`, read afresh: see canTypeInto);
- * leave copy mode; sanitize; one bracketed paste from a
- * uniquely named buffer (or `send-keys -l --` for a short single line), so
- * text is never read as key names; after the preset's delay, the submit key
- * alone; with `confirm`, watch for the agent taking it and press the submit
- * key again up to `retries` times. The text itself is never typed twice.
+ * agent may be typed into (`readState`, read afresh: see canTypeInto in
+ * `bridge/deliver-wait.ts`); leave copy mode; sanitize; one bracketed paste
+ * from a uniquely named buffer (or `send-keys -l --` for a short single
+ * line), so text is never read as key names; after the preset's delay, the
+ * submit key alone; with `confirm`, watch for the agent taking it
+ * (`bridge/deliver-confirm.ts`) and press the submit key again up to
+ * `retries` times. The text itself is never typed twice.
  */
 export function createDeliverer(
   tmux: TmuxClient,
@@ -279,132 +166,7 @@ export function createDeliverer(
   const pollMs = options.pollMs ?? WAIT_POLL_MS;
   const confirmTimeoutMs = options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS;
   const confirmPollMs = options.confirmPollMs ?? CONFIRM_POLL_MS;
-
-  async function view(pane: string): Promise<PaneView> {
-    // Both at once: the next delivery may be waiting on this confirmation.
-    const [info, screen] = await Promise.all([
-      tmux.paneInfo(pane),
-      tmux.capturePane(pane).catch((error: unknown) => {
-        if (error instanceof PaneNotFoundError) return '';
-        throw error;
-      }),
-    ]);
-    if (info.dead)
-      return {
-        screen: '',
-        composer: '',
-        cursor: '',
-        dead: true,
-        inMode: false,
-      };
-    return {
-      screen,
-      composer: composerText(screen, info.cursorX, info.cursorY, info.width),
-      cursor: `${String(info.cursorX)},${String(info.cursorY)}`,
-      dead: false,
-      inMode: info.inMode,
-    };
-  }
-
-  /** Waits until the agent may be typed into. */
-  async function waitReady(
-    request: DeliveryRequest,
-    started: number,
-  ): Promise<{ inMode: boolean } | 'gone' | 'aborted'> {
-    const quietMs = request.unknownQuietMs ?? 0;
-    let reported = false;
-    let quietScreen: string | undefined;
-    let quietSince = 0;
-    for (;;) {
-      if (request.signal?.aborted) return 'aborted';
-      const state = await request.readState();
-      if (state === 'dead') return 'gone';
-      if (
-        canTypeInto(state, request.rules.typeIntoUnknown) &&
-        !request.isPaused?.()
-      ) {
-        const info = await tmux.paneInfo(request.pane);
-        if (info.dead) return 'gone';
-        if (state === 'idle' || quietMs <= 0) return { inMode: info.inMode };
-        // `unknown` with a quiet period: the screen must stay the same.
-        const screen = await tmux.capturePane(request.pane);
-        const now = Date.now();
-        if (screen !== quietScreen) {
-          quietScreen = screen;
-          quietSince = now;
-        } else if (now - quietSince >= quietMs) return { inMode: info.inMode };
-      } else quietScreen = undefined;
-      const waited = Date.now() - started;
-      if (
-        !reported &&
-        request.deliverTimeoutMs !== undefined &&
-        waited > request.deliverTimeoutMs
-      ) {
-        reported = true;
-        await request.onWaitingTooLong?.(state, waited);
-      }
-      try {
-        await delay(pollMs, undefined, { signal: request.signal });
-      } catch {
-        return 'aborted';
-      }
-    }
-  }
-
-  /** A screen sign, or the hook's word if it comes within preferConfirmedMs. */
-  async function preferHook(
-    request: DeliveryRequest,
-    seen: ConfirmSignal,
-  ): Promise<ConfirmSignal> {
-    const confirmed = request.confirm?.confirmed;
-    const wait = request.confirm?.preferConfirmedMs ?? 0;
-    if (!confirmed || wait <= 0) return seen;
-    const until = Date.now() + wait;
-    while (Date.now() < until) {
-      if (confirmed()) return 'hook';
-      try {
-        await delay(confirmPollMs, undefined, { signal: request.signal });
-      } catch {
-        break;
-      }
-    }
-    return confirmed() ? 'hook' : seen;
-  }
-
-  /** Watches one press of the submit key; the sign it was taken, if any. */
-  async function watchSubmit(
-    request: DeliveryRequest,
-    before: PaneView,
-    probe: string,
-  ): Promise<ConfirmSignal | 'gone' | undefined> {
-    const heldText = probe !== '' && before.composer.endsWith(probe);
-    const until = Date.now() + confirmTimeoutMs;
-    for (;;) {
-      if (request.confirm?.confirmed?.()) return 'hook';
-      const now = await view(request.pane);
-      if (now.dead) return 'gone';
-      const state = request.classify?.(now.screen);
-      if (state === 'working' || state === 'approval') return 'working';
-      if (heldText) {
-        // Still waiting in the composer: the same text before the cursor,
-        // and the cursor where it was. A line program that took the text
-        // moved the cursor to a new line, even when its echo of the text
-        // sits just above it.
-        if (!now.composer.endsWith(probe) || now.cursor !== before.cursor)
-          return 'composer';
-      } else if (now.screen !== before.screen || now.cursor !== before.cursor)
-        // The text was not to be seen (a program that does not echo, a
-        // placeholder): any reaction counts. Pressing the key again on a
-        // program that took the text would submit a second time.
-        return 'screen';
-      if (Date.now() >= until) return undefined;
-      try {
-        await delay(confirmPollMs, undefined, { signal: request.signal });
-      } catch {
-        return undefined;
-      }
-    }
-  }
+  const timing = { confirmTimeoutMs, confirmPollMs };
 
   async function run(request: DeliveryRequest): Promise<DeliveryResult> {
     const text = typedText(request.text);
@@ -412,7 +174,7 @@ export function createDeliverer(
     const started = Date.now();
     let submitted: Extract<DeliveryResult, { type: 'delivered' }> | undefined;
     try {
-      const ready = await waitReady(request, started);
+      const ready = await waitTypeable(tmux, request, started, pollMs);
       if (ready === 'aborted') return { type: 'aborted' };
       if (ready === 'gone') return { type: 'pane-gone', state: 'dead' };
       const waitedMs = Date.now() - started;
@@ -441,7 +203,9 @@ export function createDeliverer(
       await delay(
         confirm ? Math.max(0, submitDelayMs - SNAPSHOT_LEAD_MS) : submitDelayMs,
       );
-      const before = confirm ? await view(request.pane) : undefined;
+      const before = confirm
+        ? await readPaneView(tmux, request.pane)
+        : undefined;
       const left = submitDelayMs - (Date.now() - pastedAt);
       if (left > 0) await delay(left);
       await request.beforeSubmit?.();
@@ -457,12 +221,12 @@ export function createDeliverer(
       if (!confirm || !before || before.dead) return submitted;
       const probe = composerProbe(text);
       for (;;) {
-        const signal = await watchSubmit(request, before, probe);
+        const signal = await watchSubmit(tmux, request, before, probe, timing);
         if (signal !== undefined && signal !== 'gone')
           return {
             ...submitted,
             confirmed: true,
-            confirmation: await preferHook(request, signal),
+            confirmation: await preferHook(request, signal, confirmPollMs),
           };
         if (
           signal === 'gone' ||

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CollectContext } from '../backends/context.js';
 import type { FileBackend } from '../backends/file.js';
@@ -14,20 +13,23 @@ import type {
 } from '../backends/types.js';
 import type { BackendName, MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import { emitSafely, readEvents, type EventSink } from '../events/log.js';
+import { emitSafely, type EventSink } from '../events/log.js';
 import type { EventType } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
-import { buildContextPacket, type ContextPacket } from '../protocol/context.js';
-import { ensurePrivateDir, fileExists, writeFileAtomic } from '../home/fs.js';
+import { fileExists } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 import { createAttention, type Attention } from './attention.js';
+import { contextFor } from './context-archive.js';
 import {
-  checkGuards,
-  chooseRoute,
-  GUARD_HASH_CHARS,
-  GUARD_WINDOW_MS,
-  type GuardTrip,
-} from './router.js';
+  createGuardHistories,
+  noteAnswer,
+  noteRequest,
+  pruneHistory,
+} from './guard-history.js';
+import { personCall } from './person-call.js';
+import { checkGuards, chooseRoute, type GuardTrip } from './router.js';
+
+export { contextArchivePath } from './context-archive.js';
 
 export interface DispatcherOptions {
   config: MacsConfig;
@@ -55,41 +57,11 @@ export interface Dispatcher extends ControllerBackend {
 /** Context packets built at once (each runs tmux twice and git once). */
 export const CONTEXT_MAX_PARALLEL = 4;
 
-/** What the loop guards remember about one agent. */
-interface AgentHistory {
-  requests: Map<string, { at: number; hash: string }>;
-  answered: Map<string, { id: string; at: number }>;
-}
-
-function describeGuard(trip: GuardTrip): string {
-  switch (trip.reason) {
-    case 'rate-limit':
-      return `${trip.count} requests in the last hour (limit ${trip.limit}); sent to a person instead of an AI answerer`;
-    case 'repeat':
-      return `the same request as ${trip.previousId}, answered at ${trip.answeredAt}; sent to a person instead of asking an AI again`;
-    default: {
-      const never: never = trip;
-      throw new Error(`unexpected guard ${JSON.stringify(never)}`);
-    }
-  }
-}
-
-/** `archive/<day>/<id>.context.json`: the packet, archived with the request. */
-export function contextArchivePath(
-  paths: HomePaths,
-  request: { id: string; detectedAt: string },
-): string {
-  return path.join(
-    paths.archive,
-    request.detectedAt.slice(0, 10),
-    `${request.id}.context.json`,
-  );
-}
-
 /**
  * The composite backend (SPEC §3 routing). For each request it picks the
- * chain of backends (`bridge/router.ts`), applies the loop guards, builds
- * the context packet once (archived as `archive/<day>/<id>.context.json`),
+ * chain of backends (`bridge/router.ts`), applies the loop guards
+ * (`bridge/guard-history.ts` remembers what they need), builds the context
+ * packet once (`bridge/context-archive.ts`: archived with the request),
  * and tries the backends in order: an exec or interactive failure is
  * recorded (`request.failed`) and the request moves on
  * (`request.fallback`, `request.routed`), ending with the file inbox.
@@ -105,7 +77,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (options.interactive) attempts.set('interactive', options.interactive);
   const available: BackendName[] = ['file', ...attempts.keys()];
   const handlers = new Map<string, AnswerHandler>();
-  const histories = new Map<string, Promise<AgentHistory>>();
+  const histories = createGuardHistories({ paths, log, now });
   /** Requests written to the inbox before their context packet was ready. */
   const inboxFirst = new Set<string>();
   const tasks = new Set<Promise<void>>();
@@ -116,6 +88,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     createAttention({ paths, config: config.attention, events, log });
   /** Why a loop guard sent a request to a person, until the person is called. */
   const guarded = new Map<string, GuardTrip>();
+  const contextOptions = {
+    paths,
+    contextLines: config.contextLines,
+    log,
+    collectContext: options.collectContext,
+    now,
+  };
   let stopped = false;
 
   async function emit(
@@ -131,94 +110,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     });
   }
 
-  /** The agent's recent requests and answers, read back from its events once. */
-  function historyFor(agent: string): Promise<AgentHistory> {
-    let history = histories.get(agent);
-    if (!history) {
-      history = seedHistory(agent);
-      histories.set(agent, history);
-    }
-    return history;
-  }
-
-  async function seedHistory(agent: string): Promise<AgentHistory> {
-    const history: AgentHistory = { requests: new Map(), answered: new Map() };
-    const since = new Date(now() - GUARD_WINDOW_MS);
-    try {
-      for (const event of await readEvents(paths, { agent, since })) {
-        if (!event.requestId) continue;
-        const at = Date.parse(event.ts);
-        if (event.type === 'request.detected') {
-          const hash = event.data?.hash;
-          if (typeof hash === 'string')
-            history.requests.set(event.requestId, { at, hash });
-        } else if (
-          event.type === 'request.answered' ||
-          event.type === 'request.answered-empty'
-        ) {
-          const seen = history.requests.get(event.requestId);
-          if (seen)
-            history.answered.set(seen.hash, { id: event.requestId, at });
-        }
-      }
-    } catch (error) {
-      log.warn({ err: error, agent }, 'could not read the event history');
-    }
-    return history;
-  }
-
-  function prune(history: AgentHistory, at: number): void {
-    const since = at - GUARD_WINDOW_MS;
-    for (const [id, seen] of history.requests)
-      if (seen.at < since) history.requests.delete(id);
-    for (const [hash, seen] of history.answered)
-      if (seen.at < since) history.answered.delete(hash);
-  }
-
   function wrapHandler(agent: string, onAnswer: AnswerHandler): AnswerHandler {
     return async (answer) => {
       const verdict = await onAnswer(answer);
-      if (verdict === 'accepted') {
-        const history = await historyFor(agent);
-        const seen = history.requests.get(answer.id);
-        if (seen) history.answered.set(seen.hash, { id: answer.id, at: now() });
-      }
+      if (verdict === 'accepted')
+        noteAnswer(await histories.of(agent), answer.id, now());
       return verdict;
     };
-  }
-
-  async function contextFor(request: BackendRequest): Promise<ContextPacket> {
-    if (request.context) return request.context;
-    const file = contextArchivePath(paths, request);
-    try {
-      return JSON.parse(await readFile(file, 'utf8')) as ContextPacket;
-    } catch {
-      // not built yet
-    }
-    let packet: ContextPacket;
-    try {
-      packet = await options.collectContext(request);
-    } catch (error) {
-      log.warn({ err: error, requestId: request.id }, 'context incomplete');
-      packet = buildContextPacket({
-        requestId: request.id,
-        agent: request.agent,
-        preset: request.preset,
-        type: request.type,
-        priority: request.priority,
-        attributes: request.attributes,
-        detectedAt: request.detectedAt,
-        body: request.body,
-        screenLines: [],
-        contextLines: config.contextLines,
-        recent: [],
-        now: new Date(now()),
-      });
-    }
-    await ensurePrivateDir(paths.archive);
-    await ensurePrivateDir(path.dirname(file));
-    await writeFileAtomic(file, `${JSON.stringify(packet, null, 2)}\n`);
-    return packet;
   }
 
   /**
@@ -232,20 +130,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     await file.submit(request);
     const guard = guarded.get(request.id);
     guarded.delete(request.id);
-    const first = request.body.split('\n', 1)[0]?.slice(0, 100) ?? '';
-    await attention.request({
-      agent: request.agent,
-      requestId: request.id,
-      reason: guard?.reason ?? 'waiting-for-person',
-      message: guard
-        ? `${request.agent} needs you: ${describeGuard(guard)}`
-        : `${request.agent} waits for your answer (${request.type}): ${first}`,
-      ...(request.pane ? { pane: request.pane } : {}),
-      data: {
-        ...(guard ? { ...guard } : {}),
-        ...(from ? { fallbackFrom: from } : {}),
-      },
-    });
+    await attention.request(personCall(request, guard, from));
   }
 
   async function deliverAnswer(
@@ -345,8 +230,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function submit(request: BackendRequest): Promise<SubmitResult> {
     const at = now();
-    const history = await historyFor(request.agent);
-    prune(history, at);
+    const history = await histories.of(request.agent);
+    pruneHistory(history, at);
     const resumed = request.previousBackend !== undefined;
     // An answer written before the question was asked is never taken (a
     // request routed again after a restart may have had its answer written
@@ -365,13 +250,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
             maxRequestsPerHour: config.maxRequestsPerHour,
             history,
           });
-    const detectedAt = Date.parse(request.detectedAt);
-    history.requests.set(request.id, {
-      at:
-        history.requests.get(request.id)?.at ??
-        (Number.isNaN(detectedAt) ? at : detectedAt),
-      hash: request.bodyHash.slice(0, GUARD_HASH_CHARS),
-    });
+    noteRequest(history, request, at);
     const decision = withPerson
       ? { chain: ['file'] as BackendName[], skipped: [] }
       : chooseRoute({
@@ -421,7 +300,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       async () =>
         stopped
           ? undefined
-          : { ...request, context: await contextFor(request) },
+          : { ...request, context: await contextFor(contextOptions, request) },
       request.agent,
     );
     if (full) await runChain(full, chain, 0);

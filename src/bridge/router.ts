@@ -1,7 +1,8 @@
 /**
  * Routing (SPEC §3): which backends a request goes to, in which order, and
  * when the loop guards send it to a person instead. Pure: the dispatcher
- * (`bridge/dispatch.ts`) keeps the history and does the I/O.
+ * (`bridge/dispatch.ts`) does the I/O, and `bridge/guard-history.ts` keeps
+ * the history.
  */
 import type { BackendName, MacsConfig } from '../config/schema.js';
 

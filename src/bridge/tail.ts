@@ -1,7 +1,15 @@
-import { constants, existsSync, fstatSync, readSync, statSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import {
+  logSize,
+  lookAt,
+  openLog,
+  readChunk,
+  type OpenLog,
+} from './log-file.js';
+
+export { incompleteUtf8TailLength } from './utf8-boundary.js';
 
 /** What a log tail reports, in file order. */
 export type TailEvent =
@@ -52,12 +60,6 @@ export const DEFAULT_BACKSTOP_MS = 2000;
 export const DEFAULT_READ_CHUNK_BYTES = 1024 * 1024;
 const MIN_READ_CHUNK_BYTES = 4;
 const READY_TIMEOUT_MS = 2_000;
-
-interface OpenLog {
-  handle: FileHandle;
-  dev: number;
-  ino: number;
-}
 
 /**
  * Tails one append-only log by byte offset. chokidar notifications trigger a
@@ -112,44 +114,10 @@ export function createLogTail(options: LogTailOptions): LogTail {
     await emit({ type: 'error', error });
   }
 
-  async function openLog(): Promise<OpenLog | undefined> {
-    let handle: FileHandle;
-    try {
-      // Never through a link: what is read is what the pane printed.
-      handle = await open(
-        file,
-        constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0),
-      );
-    } catch (error) {
-      if (isMissing(error)) return undefined;
-      throw error;
-    }
-    try {
-      const stats = await handle.stat();
-      return { handle, dev: stats.dev, ino: stats.ino };
-    } catch (error) {
-      await handle.close().catch(() => undefined);
-      throw error;
-    }
-  }
-
   async function closeLog(): Promise<void> {
     const log = current;
     current = undefined;
     await log?.handle.close();
-  }
-
-  /**
-   * What the path names now: `replaced` when it is no longer the open file,
-   * `idle` when it is and holds nothing past our offset (the usual answer of
-   * a backstop poll, found with one stat). Synchronous: a stat or a read of
-   * a log takes microseconds, and each sits between output and its reading.
-   */
-  function lookAt(log: OpenLog): 'replaced' | 'idle' | 'grown' {
-    const stats = statSync(file, { throwIfNoEntry: false });
-    if (!stats || stats.ino !== log.ino || stats.dev !== log.dev)
-      return 'replaced';
-    return stats.size === offset ? 'idle' : 'grown';
   }
 
   /**
@@ -160,26 +128,21 @@ export function createLogTail(options: LogTailOptions): LogTail {
   async function drain(log: OpenLog, final: boolean): Promise<void> {
     buffer ??= Buffer.allocUnsafe(chunkBytes);
     while (!stopped) {
-      const { size } = fstatSync(log.handle.fd);
+      const size = logSize(log);
       if (size < offset) {
         const previousOffset = offset;
         offset = 0;
         await emit({ type: 'truncated', previousOffset, size });
         if (stopped) return;
       }
-      const bytesRead = readSync(log.handle.fd, buffer, 0, chunkBytes, offset);
-      if (bytesRead === 0) return;
-      const bytes = buffer.subarray(0, bytesRead);
-      const atEnd = bytesRead < chunkBytes;
-      const held = final && atEnd ? 0 : incompleteUtf8TailLength(bytes);
-      const used = bytesRead - held;
-      // Nothing complete (1-3 bytes of a sequence at end of file): wait for more.
-      if (used === 0) return;
+      const bytes = readChunk(log, buffer, offset, final);
+      // Nothing complete (end of file, or 1-3 bytes of a sequence there).
+      if (!bytes) return;
       const start = offset;
-      offset += used;
+      offset += bytes.length;
       await emit({
         type: 'data',
-        text: decoder.decode(bytes.subarray(0, used)),
+        text: decoder.decode(bytes),
         start,
         end: offset,
       });
@@ -193,7 +156,7 @@ export function createLogTail(options: LogTailOptions): LogTail {
     }
     while (!stopped) {
       if (!current) {
-        current = await openLog();
+        current = await openLog(file);
         if (!current) {
           if (firstOpen) missingAtStart = true;
           return;
@@ -213,7 +176,7 @@ export function createLogTail(options: LogTailOptions): LogTail {
           }
         }
       }
-      const seen = lookAt(current);
+      const seen = lookAt(file, current, offset);
       if (seen === 'idle') return;
       const replaced = seen === 'replaced';
       if (replaced && options.beforeLeave) {
@@ -345,53 +308,6 @@ export function createLogTail(options: LogTailOptions): LogTail {
   };
 }
 
-/**
- * Length (0-3) of a UTF-8 sequence at the end of `bytes` that is a valid
- * prefix but not yet complete. Decoding everything before it gives exactly
- * what a streaming decoder would, so those bytes can be held back safely.
- */
-export function incompleteUtf8TailLength(bytes: Uint8Array): number {
-  const length = bytes.length;
-  for (let i = length - 1; i >= 0 && i >= length - 3; i -= 1) {
-    const lead = bytes[i] ?? 0;
-    if (lead >= 0x80 && lead <= 0xbf) continue; // continuation byte
-    const needed = utf8SequenceLength(lead);
-    if (needed <= length - i) return 0;
-    for (let j = i + 1; j < length; j += 1) {
-      const byte = bytes[j] ?? 0;
-      const [low, high] =
-        j === i + 1 ? secondByteRange(lead) : ([0x80, 0xbf] as const);
-      if (byte < low || byte > high) return 0;
-    }
-    return length - i;
-  }
-  return 0;
-}
-
-// Bytes in the sequence a lead byte starts; 1 for ASCII and invalid bytes.
-function utf8SequenceLength(lead: number): number {
-  if (lead >= 0xc2 && lead <= 0xdf) return 2;
-  if (lead >= 0xe0 && lead <= 0xef) return 3;
-  if (lead >= 0xf0 && lead <= 0xf4) return 4;
-  return 1;
-}
-
-// WHATWG Encoding: the second byte excludes overlongs, surrogates and > U+10FFFF.
-function secondByteRange(lead: number): readonly [number, number] {
-  switch (lead) {
-    case 0xe0:
-      return [0xa0, 0xbf];
-    case 0xed:
-      return [0x80, 0x9f];
-    case 0xf0:
-      return [0x90, 0xbf];
-    case 0xf4:
-      return [0x80, 0x8f];
-    default:
-      return [0x80, 0xbf];
-  }
-}
-
 // True for the file itself and each folder above it.
 function isOnPathTo(file: string, candidate: string): boolean {
   const resolved = path.resolve(candidate);
@@ -404,11 +320,6 @@ function watchedPathOf(details: unknown): string | undefined {
   if (typeof details !== 'object' || details === null) return undefined;
   const watched = (details as { watchedPath?: unknown }).watchedPath;
   return typeof watched === 'string' ? watched : undefined;
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 function toError(error: unknown): Error {

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   composerHolds,
-  composerProbe,
-  composerText,
   createDeliverer,
   DEFAULT_DELIVERY_RULES,
   type DeliveryRequest,
@@ -281,32 +279,6 @@ describe('waiting to type', () => {
     const result = await createDeliverer(tmux, fast).deliver(request(tmux));
     expect(result).toEqual({ type: 'pane-gone', state: 'dead' });
     expect(tmux.sent).toEqual([]);
-  });
-});
-
-describe('composer helpers', () => {
-  it('probes the tail of the last line, without spaces', () => {
-    expect(composerProbe('first line\nrun the whole test suite now\n')).toBe(
-      'holetestsuitenow',
-    );
-    expect(composerProbe('ok')).toBe('ok');
-  });
-
-  it('reads the composer up to the cursor, with the row above when the text wrapped there', () => {
-    // "two words here" fills a 14-column pane: the text wrapped onto the cursor's row.
-    const screen = 'one\ntwo words here\n❯ ab │\n';
-    expect(composerText(screen, 4, 2, 14)).toBe('twowordshere❯ab');
-    expect(composerText(screen, undefined, undefined, 14)).toBe('❯ab│');
-    const long = `x\n❯ ${'y'.repeat(30)}\n`;
-    expect(composerText(long, 32, 1, 80)).toBe(`❯${'y'.repeat(30)}`);
-  });
-
-  // Regression (issue 12, reproduction 7): `macs send` into `cat` pressed
-  // Enter twice. After the submit key, cat's echo of the line sits just above
-  // the cursor's new, empty row; that echo was read as text still waiting.
-  it('never reads a shorter row above as the composer (a line program echoed it)', () => {
-    const afterEnter = 'hello there\nhello there\n\n';
-    expect(composerText(afterEnter, 0, 2, 80)).toBe('');
   });
 });
 

@@ -1,0 +1,56 @@
+/**
+ * Reading an agent's composer (the line being typed) off a captured screen,
+ * to tell whether text typed into it is still waiting there: after the
+ * submit key (was the submission taken?) and after a restart (did a killed
+ * bridge leave its text unsubmitted?). Only the last few characters of the
+ * text are looked for, without spaces, since a program may wrap, indent or
+ * redraw what was typed. Pure: `bridge/pane-composer.ts` reads the pane.
+ */
+import { sanitizeText } from '../protocol/sanitize.js';
+
+/** The tail of the typed text looked for in the composer. */
+const PROBE_CHARS = 16;
+
+/** The text as it is typed: sanitized, trailing newlines dropped. */
+export function typedText(text: string): string {
+  return sanitizeText(text).replace(/\n+$/, '');
+}
+
+/** The last PROBE_CHARS non-space characters of the text's last line. */
+export function composerProbe(text: string): string {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  const last = (lines[lines.length - 1] ?? '').replace(/\s+/g, '');
+  return [...last].slice(-PROBE_CHARS).join('');
+}
+
+/**
+ * What the composer holds just before the cursor, whitespace removed: the
+ * cursor's row up to the cursor, and the row above when that is shorter
+ * than a probe and the row above is full (`width` columns: the text wrapped
+ * there). A shorter row above is other output, such as a line program's
+ * echo of text it already took, and never counts. Without a cursor
+ * position, the last non-blank row.
+ */
+export function composerText(
+  screen: string,
+  cursorX: number | undefined,
+  cursorY: number | undefined,
+  width: number,
+): string {
+  const rows = screen.replace(/\n$/, '').split('\n');
+  const squeeze = (row: string | undefined) => (row ?? '').replace(/\s+/g, '');
+  if (cursorY === undefined) {
+    for (let i = rows.length - 1; i >= 0; i -= 1) {
+      const row = squeeze(rows[i]);
+      if (row !== '') return row;
+    }
+    return '';
+  }
+  const row = rows[cursorY] ?? '';
+  const upToCursor = squeeze(
+    cursorX === undefined ? row : [...row].slice(0, cursorX).join(''),
+  );
+  if ([...upToCursor].length >= PROBE_CHARS) return upToCursor;
+  const above = rows[cursorY - 1] ?? '';
+  return [...above].length >= width ? squeeze(above) + upToCursor : upToCursor;
+}

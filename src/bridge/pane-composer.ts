@@ -1,0 +1,106 @@
+/**
+ * Reading a live pane's composer through tmux: the view a delivery compares
+ * before and after its submit key (screen, composer, cursor), and, after a
+ * restart, whether a pane's composer still holds text a killed bridge typed
+ * (`composerHolds`). What counts as the composer is `bridge/composer.ts`.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { TmuxClient } from '../tmux/client.js';
+import { PaneNotFoundError } from '../tmux/client.js';
+import { composerProbe, composerText, typedText } from './composer.js';
+
+/** A pane as a delivery sees it around the submit key. */
+export interface PaneView {
+  screen: string;
+  /** What the composer holds before the cursor (composerText). */
+  composer: string;
+  /** Where the cursor is (`x,y`). */
+  cursor: string;
+  dead: boolean;
+  inMode: boolean;
+}
+
+/** Reads the pane's screen and cursor (a pane gone meanwhile: empty screen). */
+export async function readPaneView(
+  tmux: TmuxClient,
+  pane: string,
+): Promise<PaneView> {
+  // Both at once: the next delivery may be waiting on this confirmation.
+  const [info, screen] = await Promise.all([
+    tmux.paneInfo(pane),
+    tmux.capturePane(pane).catch((error: unknown) => {
+      if (error instanceof PaneNotFoundError) return '';
+      throw error;
+    }),
+  ]);
+  if (info.dead)
+    return {
+      screen: '',
+      composer: '',
+      cursor: '',
+      dead: true,
+      inMode: false,
+    };
+  return {
+    screen,
+    composer: composerText(screen, info.cursorX, info.cursorY, info.width),
+    cursor: `${String(info.cursorX)},${String(info.cursorY)}`,
+    dead: false,
+    inMode: info.inMode,
+  };
+}
+
+/** How long a pane must not change before its composer is read after a restart. */
+export const COMPOSER_QUIET_MS = 500;
+/** The longest wait for that quiet (a pane that never stops changing). */
+export const COMPOSER_QUIET_MAX_MS = 5000;
+/** How often the pane is read while waiting for that quiet. */
+const COMPOSER_POLL_MS = 50;
+
+/**
+ * Whether the pane's composer ends with `text` as it would be typed (its
+ * last few non-space characters, just before the cursor: composerProbe):
+ * the text was typed and not submitted. Read once the pane has stopped
+ * changing for `quietMs` (at most `maxMs`): keys a killed bridge sent are
+ * still on their way to the program for a moment (a busy machine: longer),
+ * so a composer read at once may not show text that is about to appear
+ * there, or still show text whose submit key is about to be taken. False
+ * for a dead or missing pane, and for text with nothing to look for.
+ */
+export async function composerHolds(
+  tmux: TmuxClient,
+  pane: string,
+  text: string,
+  options: { quietMs?: number; maxMs?: number; pollMs?: number } = {},
+): Promise<boolean> {
+  const probe = composerProbe(typedText(text));
+  if (probe === '') return false;
+  const quietMs = options.quietMs ?? COMPOSER_QUIET_MS;
+  const deadline = Date.now() + (options.maxMs ?? COMPOSER_QUIET_MAX_MS);
+  let last: string | undefined;
+  let since = Date.now();
+  try {
+    for (;;) {
+      const info = await tmux.paneInfo(pane);
+      if (info.dead) return false;
+      const screen = await tmux.capturePane(pane);
+      const seen = `${String(info.cursorX)},${String(info.cursorY)}\n${screen}`;
+      if (seen !== last) {
+        last = seen;
+        since = Date.now();
+      }
+      const now = Date.now();
+      if (now - since >= quietMs || now >= deadline)
+        return composerText(
+          screen,
+          info.cursorX,
+          info.cursorY,
+          info.width,
+        ).endsWith(probe);
+      await delay(options.pollMs ?? COMPOSER_POLL_MS);
+    }
+  } catch (error) {
+    if (error instanceof PaneNotFoundError) return false;
+    throw error;
+  }
+}
