@@ -1,8 +1,15 @@
-import { constants } from 'node:fs';
-import { access, stat, writeFile } from 'node:fs/promises';
+/**
+ * `macs start`: the session of agents, from the planned agents to a running
+ * tmux session with its record in `.macs/session.json`. The steps live next
+ * to it: prepare-agents.ts checks folders and programs, session-panes.ts
+ * makes the panes and windows, launch.ts and mcp-wiring.ts put each agent's
+ * program into its pane; this module runs them in order and removes what it
+ * made when a step fails.
+ */
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MacsConfig } from '../config/schema.js';
-import { MacsError, TmuxError, errorMessage } from '../errors.js';
+import { MacsError, errorMessage } from '../errors.js';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import {
@@ -13,32 +20,10 @@ import {
 } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 import type { TmuxClient } from '../tmux/client.js';
-import { TMUX_INSTALL_HINT, type RunTmux } from '../tmux/run.js';
-import {
-  buildHasSessionArgs,
-  buildKillSessionArgs,
-  buildNewSessionArgs,
-  buildNewWindowArgs,
-  buildRespawnPaneArgs,
-  buildSelectLayoutArgs,
-  buildSetWindowOptionArgs,
-  buildSplitWindowArgs,
-  parseTmuxVersion,
-} from '../tmux/session-args.js';
+import { buildKillSessionArgs } from '../tmux/session-args.js';
 import { loadPrompt } from '../config/prompts.js';
-import {
-  AGENTS_WINDOW,
-  BRIDGE_WINDOW,
-  PANE_BORDER_FORMAT,
-  PLACEHOLDER_COMMAND,
-  SESSION_HEIGHT,
-  SESSION_WIDTH,
-  STATUS_WINDOW,
-  buildBridgeCommand,
-  buildStatusCommand,
-  describeCommand,
-  programOf,
-} from './layout.js';
+import type { RunGit } from '../backends/git.js';
+import { describeCommand } from './layout.js';
 import type { PlannedAgent } from './plan.js';
 import {
   SESSION_NAME,
@@ -48,82 +33,23 @@ import {
   type SessionAgentRecord,
   type SessionRecord,
 } from './record.js';
-import { createRunGit, type RunGit } from '../backends/git.js';
-import { ensureWorktree } from './worktree.js';
 import { planLaunch, preparePane, runInPane } from './launch.js';
 import {
   mcpWiringKind,
   prepareMcpWiring,
   usesInteractiveBackend,
 } from './mcp-wiring.js';
+import { prepareAgents } from './prepare-agents.js';
+import {
+  addSessionPanes,
+  newAgentsSession,
+  startSessionWindows,
+} from './session-panes.js';
+import { isSessionRunning } from './tmux-check.js';
 
-/** The oldest tmux with `respawn-pane -e/-c` and direct argv execution. */
-export const MIN_TMUX_VERSION: readonly [number, number] = [3, 0];
-
-/**
- * tmux must be installed and recent enough. A missing binary is a TmuxError
- * (exit 3) from the runner, with how to install it.
- */
-export async function checkTmux(run: RunTmux): Promise<string> {
-  const result = await run(['-V']);
-  const text = `${result.stdout}${result.stderr}`.trim();
-  if (result.exitCode !== 0)
-    throw new TmuxError(`could not run tmux -V: ${text}`, {
-      hint: TMUX_INSTALL_HINT,
-    });
-  const version = parseTmuxVersion(text);
-  const [major, minor] = MIN_TMUX_VERSION;
-  if (
-    version &&
-    (version[0] < major || (version[0] === major && version[1] < minor))
-  ) {
-    throw new TmuxError(
-      `${text} is too old; macs start needs tmux ${major}.${minor} or newer`,
-      {
-        hint: TMUX_INSTALL_HINT,
-      },
-    );
-  }
-  return text;
-}
-
-/** Is the macs session up on this server? */
-export async function isSessionRunning(
-  tmux: TmuxClient,
-  session = SESSION_NAME,
-): Promise<boolean> {
-  try {
-    await tmux.command(buildHasSessionArgs(session));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Is the program runnable (an executable path, or a name on PATH)? */
-export async function isProgramOnPath(
-  program: string,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): Promise<boolean> {
-  const executable = (file: string) =>
-    access(file, constants.X_OK).then(
-      () => true,
-      () => false,
-    );
-  if (program.includes('/')) return executable(path.resolve(cwd, program));
-  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean))
-    if (await executable(path.join(dir, program))) return true;
-  return false;
-}
-
-/** The variables among `keys` that `env` sets to exactly `true`. */
-export function headlessEnvOf(
-  keys: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-): string[] {
-  return keys.filter((key) => env[key] === 'true');
-}
+// Importers of the session commands reach these through start.ts.
+export { MIN_TMUX_VERSION, checkTmux, isSessionRunning } from './tmux-check.js';
+export { headlessEnvOf, isProgramOnPath } from './prepare-agents.js';
 
 export interface StartSessionOptions {
   tmux: TmuxClient;
@@ -148,16 +74,6 @@ export interface StartedSession {
   record: SessionRecord;
   /** Things the person should know (a program not on PATH, ...). */
   warnings: string[];
-}
-
-async function paneOutput(tmux: TmuxClient, args: string[]): Promise<string> {
-  const pane = (await tmux.command(args)).trim();
-  if (!/^%\d+$/.test(pane))
-    throw new TmuxError(
-      `tmux ${args[0] ?? ''} did not print a pane id: '${pane}'`,
-      { args },
-    );
-  return pane;
 }
 
 /**
@@ -188,55 +104,14 @@ export async function startSession(
     await writeFile(ignore, '# macs runtime files\n*\n', { mode: FILE_MODE });
 
   // Folders first: a bad cwd or worktree fails before tmux is touched.
-  const runGit = options.runGit ?? createRunGit(options.env);
-  const prepared: (PlannedAgent & {
-    tree?: { path: string; branch: string };
-  })[] = [];
-  for (const agent of agents) {
-    let cwd = agent.cwd;
-    let worktree: { path: string; branch: string } | undefined;
-    if (agent.worktree) {
-      const tree = await ensureWorktree({
-        runGit,
-        agent: agent.name,
-        cwd,
-        worktreesDir: path.join(paths.runtime, 'worktrees'),
-      });
-      worktree = { path: tree.path, branch: tree.branch };
-      cwd = (await stat(tree.cwd).then(
-        (s) => s.isDirectory(),
-        () => false,
-      ))
-        ? tree.cwd
-        : tree.path;
-    } else if (
-      !(await stat(cwd).then(
-        (s) => s.isDirectory(),
-        () => false,
-      ))
-    ) {
-      throw new MacsError(
-        `agent '${agent.name}': folder ${cwd} does not exist`,
-        {
-          hint: 'fix its "cwd" in macs.config.json',
-        },
-      );
-    }
-    const program = programOf(agent.command);
-    if (program && !(await isProgramOnPath(program, options.env, cwd)))
-      warnings.push(
-        `${agent.name}: '${program}' was not found on PATH; its pane will say so and the agent will show as dead`,
-      );
-    const headless = headlessEnvOf(agent.preset.headlessEnv ?? [], {
-      ...options.env,
-      ...agent.env,
-    });
-    if (headless.length > 0)
-      warnings.push(
-        `${agent.name}: ${headless.map((key) => `${key}=true`).join(' and ')} in the environment makes ${agent.preset.description || agent.preset.name} start without its screen and exit; unset ${headless.join(' and ')} before macs start (or set it in the agent's "env" to false)`,
-      );
-    prepared.push({ ...agent, cwd, ...(worktree ? { tree: worktree } : {}) });
-  }
+  const ready = await prepareAgents({
+    agents,
+    worktreesDir: path.join(paths.runtime, 'worktrees'),
+    env: options.env,
+    ...(options.runGit ? { runGit: options.runGit } : {}),
+  });
+  const prepared = ready.agents;
+  warnings.push(...ready.warnings);
 
   // The first message of workers without hooks: <home>/prompts/worker.md, else the packaged one.
   const prompt = agents.some((a) => a.prompt)
@@ -257,63 +132,17 @@ export async function startSession(
     // 1. Panes with placeholders; ids captured as they are made.
     const [first, ...rest] = prepared;
     if (!first) throw new MacsError('no agents to start');
-    const firstPane = await paneOutput(
-      tmux,
-      buildNewSessionArgs({
-        session: SESSION_NAME,
-        window: AGENTS_WINDOW,
-        width: SESSION_WIDTH,
-        height: SESSION_HEIGHT,
-        cwd: first.cwd,
-        command: PLACEHOLDER_COMMAND,
-      }),
-    );
+    const firstPane = await newAgentsSession(tmux, first.cwd);
     created = true;
-    const panes = [firstPane];
-    for (const agent of rest) {
-      panes.push(
-        await paneOutput(
-          tmux,
-          buildSplitWindowArgs({
-            pane: firstPane,
-            cwd: agent.cwd,
-            command: PLACEHOLDER_COMMAND,
-          }),
-        ),
-      );
-      await tmux.command(buildSelectLayoutArgs(firstPane, 'tiled'));
-    }
-    const bridgePane = await paneOutput(
+    const {
+      agents: panes,
+      bridge: bridgePane,
+      status: statusPane,
+    } = await addSessionPanes(
       tmux,
-      buildNewWindowArgs({
-        session: SESSION_NAME,
-        window: BRIDGE_WINDOW,
-        cwd: paths.home,
-        command: PLACEHOLDER_COMMAND,
-      }),
-    );
-    const statusPane = await paneOutput(
-      tmux,
-      buildNewWindowArgs({
-        session: SESSION_NAME,
-        window: STATUS_WINDOW,
-        cwd: paths.home,
-        command: PLACEHOLDER_COMMAND,
-      }),
-    );
-    for (const pane of [firstPane, bridgePane, statusPane])
-      await tmux.command(
-        buildSetWindowOptionArgs(pane, 'remain-on-exit', 'on'),
-      );
-    await tmux.command(
-      buildSetWindowOptionArgs(firstPane, 'pane-border-status', 'top'),
-    );
-    await tmux.command(
-      buildSetWindowOptionArgs(
-        firstPane,
-        'pane-border-format',
-        PANE_BORDER_FORMAT,
-      ),
+      paths,
+      firstPane,
+      rest.map((agent) => agent.cwd),
     );
 
     // 2. Tags, titles and capture, before any agent prints a byte.
@@ -396,32 +225,14 @@ export async function startSession(
       agents: entries,
     };
     await writeSessionRecord(paths, record);
-    const sessionEnv = { MACS_HOME: paths.home, MACS_TMUX_SOCKET: socket };
-    await tmux.command(
-      buildRespawnPaneArgs({
-        pane: bridgePane,
-        cwd: paths.home,
-        env: sessionEnv,
-        command: buildBridgeCommand({
-          macsArgv: options.macsArgv,
-          home: paths.home,
-          socket,
-          ...(options.configFile ? { config: options.configFile } : {}),
-        }),
-      }),
-    );
-    await tmux.command(
-      buildRespawnPaneArgs({
-        pane: statusPane,
-        cwd: paths.home,
-        env: sessionEnv,
-        command: buildStatusCommand({
-          macsArgv: options.macsArgv,
-          home: paths.home,
-          socket,
-        }),
-      }),
-    );
+    await startSessionWindows(tmux, {
+      paths,
+      socket,
+      macsArgv: options.macsArgv,
+      ...(options.configFile ? { configFile: options.configFile } : {}),
+      bridge: bridgePane,
+      status: statusPane,
+    });
     await events
       .emit({
         agent: 'session',
