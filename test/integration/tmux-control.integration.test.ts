@@ -358,6 +358,20 @@ process.stdin.on('data', (chunk) => {
     await expect(control.run(['list-sessions'])).rejects.toBeInstanceOf(
       ControlUnavailableError,
     );
+    // The control client's `attach-session` starts a server for a moment;
+    // with no session it exits again. Asked before that, tmux answers "no
+    // current target" instead (seen on a loaded machine).
+    await waitFor(
+      () =>
+        promisify(execFile)('tmux', ['-L', none, 'has-session'], {
+          env: childEnv(),
+        }).then(
+          () => false,
+          (error: { stderr?: string }) =>
+            /no server running|error connecting/.test(error.stderr ?? ''),
+        ),
+      { timeout: 30_000, message: 'the momentary server exited' },
+    );
     const tmux = createTmuxClient(none, createRunTmux({ env: childEnv() }), {
       control,
     });
