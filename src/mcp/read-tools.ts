@@ -1,0 +1,201 @@
+/**
+ * The tools of `macs mcp` that only look: `list_agents`, `list_requests` and
+ * `get_request` read the status snapshot, `read_screen` an agent's tmux
+ * pane. None of them writes to the home or types into a pane; each call is
+ * still recorded (the registrar does that).
+ */
+import * as z from 'zod';
+import type { HomePaths } from '../home/paths.js';
+import { sanitizeText } from '../protocol/sanitize.js';
+import { readSessionRecord } from '../session/record.js';
+import type { AgentSnapshot } from '../state/snapshot.js';
+import { RequestStageSchema } from '../state/snapshot-schema.js';
+import { PaneNotFoundError } from '../tmux/client.js';
+import {
+  agentLine,
+  agentSummary,
+  requestDetail,
+  requestLine,
+  requestSummary,
+  requestText,
+} from './format.js';
+import { findRequest } from './requests.js';
+import {
+  agentName,
+  requestId,
+  ToolRefusal,
+  type RegisterTool,
+  type ToolContext,
+} from './tool.js';
+
+/** `read_screen`: default and most lines. */
+export const SCREEN_DEFAULT_LINES = 40;
+export const SCREEN_MAX_LINES = 2000;
+
+/** The pane of an agent: its state file's, else the session record's. */
+async function paneOf(
+  paths: HomePaths,
+  agent: string,
+  agents: readonly AgentSnapshot[],
+): Promise<string | undefined> {
+  const fromState = agents.find((a) => a.name === agent)?.pane;
+  if (fromState) return fromState;
+  const record = await readSessionRecord(paths).catch(() => undefined);
+  return record?.agents.find((a) => a.name === agent)?.pane;
+}
+
+/** Register list_agents, list_requests, get_request and read_screen. */
+export function registerReadTools(
+  tool: RegisterTool,
+  context: ToolContext,
+): void {
+  const { paths, reader } = context;
+
+  tool(
+    'list_agents',
+    {
+      title: 'List agents',
+      description:
+        'Every agent of this macs home: name, preset, state (working, idle, approval, error, dead, unknown) and what said so (hook, screen, activity), its tmux pane, whether its bridge runs, and its pending request ids.',
+      inputSchema: {},
+    },
+    async () => {
+      const snapshot = await reader.read();
+      const agents = snapshot.agents.map((a) =>
+        agentSummary(a, snapshot.requests),
+      );
+      const text =
+        agents.length === 0
+          ? 'no agents yet (no bridge has supervised any in this home)'
+          : snapshot.agents
+              .map((a) => agentLine(a, snapshot.requests))
+              .join('\n');
+      return {
+        text,
+        data: { session: snapshot.session.status, agents },
+        event: { count: agents.length },
+      };
+    },
+  );
+
+  tool(
+    'list_requests',
+    {
+      title: 'List pending requests',
+      description:
+        'Pending requests of the workers, most urgent first, optionally only those of one agent, stage or type. waitingForAnswer: the request waits in the inbox for answer_request or decide_approval.',
+      inputSchema: {
+        agent: agentName.optional(),
+        stage: RequestStageSchema.optional().describe(
+          'only requests at this stage (detected, routed, answered, delivering, …)',
+        ),
+        type: z
+          .string()
+          .max(64)
+          .optional()
+          .describe(
+            'only requests of this type: question, approval, review, done, …',
+          ),
+      },
+    },
+    async (args) => {
+      const snapshot = await reader.read();
+      const requests = snapshot.requests.filter(
+        (r) =>
+          (args.agent === undefined || r.agent === args.agent) &&
+          (args.stage === undefined || r.stage === args.stage) &&
+          (args.type === undefined || r.type === args.type),
+      );
+      return {
+        text:
+          requests.length === 0
+            ? 'no pending requests'
+            : requests.map(requestLine).join('\n'),
+        data: { requests: requests.map(requestSummary) },
+        ...(args.agent ? { agent: args.agent } : {}),
+        event: { count: requests.length },
+      };
+    },
+  );
+
+  tool(
+    'get_request',
+    {
+      title: 'Read a request',
+      description:
+        "A pending request in full: its body, attributes, stage, and the context packet macs gathered (the worker's folder, git branch, screen and earlier requests).",
+      inputSchema: { id: requestId },
+    },
+    async (args) => {
+      const request = await findRequest(paths, reader, args.id);
+      return {
+        text: requestText(request),
+        data: { request: requestDetail(request) },
+        agent: request.agent,
+        requestId: request.id,
+      };
+    },
+  );
+
+  tool(
+    'read_screen',
+    {
+      title: "Read an agent's screen",
+      description:
+        "What an agent's tmux pane shows now, as a person sees it (rendered text, no colours), its last `lines` lines.",
+      inputSchema: {
+        agent: agentName,
+        lines: z
+          .number()
+          .int()
+          .min(1)
+          .max(SCREEN_MAX_LINES)
+          .optional()
+          .describe(
+            `how many lines from the bottom (default ${SCREEN_DEFAULT_LINES}); more than the pane's height reaches into its scrollback`,
+          ),
+      },
+    },
+    async (args) => {
+      const snapshot = await reader.read();
+      const pane = await paneOf(paths, args.agent, snapshot.agents);
+      if (!pane)
+        throw new ToolRefusal(
+          `unknown agent '${args.agent}'; list_agents shows the agents`,
+        );
+      const lines = args.lines ?? SCREEN_DEFAULT_LINES;
+      const client = await context.tmux();
+      let info;
+      try {
+        info = await client.paneInfo(pane);
+      } catch (error) {
+        if (error instanceof PaneNotFoundError)
+          throw new ToolRefusal(
+            `agent '${args.agent}' has no pane any more (${pane} is gone)`,
+            args.agent,
+          );
+        throw error;
+      }
+      const raw = await client.capturePane(
+        pane,
+        lines > info.height ? { start: -(lines - info.height) } : {},
+      );
+      const all = raw.replace(/\n$/, '').split('\n');
+      while (all.length > 0 && !all[all.length - 1]?.trim()) all.pop();
+      const shown = all.slice(-lines).map((l) => sanitizeText(l).trimEnd());
+      return {
+        text: shown.join('\n'),
+        data: {
+          agent: args.agent,
+          pane,
+          dead: info.dead,
+          width: info.width,
+          height: info.height,
+          lines: shown,
+        },
+        agent: args.agent,
+        event: { pane, lines: shown.length },
+      };
+    },
+  );
+}

@@ -1,0 +1,184 @@
+/**
+ * How a tool of `macs mcp` is registered, and what every tool shares. A
+ * tool handler returns text for the model and data for programs, or throws
+ * a `ToolRefusal` with its reason; the registrar records each call as an
+ * `mcp.call` event with `by: "mcp"` and turns any failure into an MCP tool
+ * error carrying the reason, so one tool's mistake never ends the server.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+import { MacsError, errorMessage } from '../errors.js';
+import { emitSafely, type EventSink } from '../events/log.js';
+import type { HomePaths } from '../home/paths.js';
+import type { Logger } from '../log/logger.js';
+import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
+import type { SnapshotReader } from '../state/snapshot.js';
+import type { TmuxClient } from '../tmux/client.js';
+import type { SendOutcome } from '../cli/send.js';
+
+/** The agent name `mcp.call` events of calls about no agent are filed under. */
+export const MCP_EVENT_AGENT = 'mcp';
+
+/** What the SDK gives a tool handler besides its arguments. */
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What a tool handler gives back: text for the model, data for programs. */
+export interface ToolOutput {
+  text: string;
+  data: Record<string, unknown>;
+  /** The agent the call was about (its events file), when there is one. */
+  agent?: string;
+  requestId?: string;
+  /** Extra fields for the `mcp.call` event. */
+  event?: Record<string, unknown>;
+}
+
+/** A refusal with its reason, shown to the model as a tool error. */
+export class ToolRefusal extends Error {
+  constructor(
+    message: string,
+    readonly agent?: string,
+  ) {
+    super(message);
+    this.name = 'ToolRefusal';
+  }
+}
+
+/** Register one tool; see `createToolRegistrar`. */
+export type RegisterTool = <Shape extends z.ZodRawShape>(
+  name: string,
+  config: { title: string; description: string; inputSchema: Shape },
+  handler: (
+    args: z.infer<z.ZodObject<Shape>>,
+    extra: ToolExtra,
+  ) => Promise<ToolOutput>,
+) => void;
+
+/** What the tools of one server share: its home, as files, snapshots and tmux. */
+export interface ToolContext {
+  paths: HomePaths;
+  reader: SnapshotReader;
+  /** The session's tmux client, made at its first use. */
+  tmux: () => Promise<TmuxClient>;
+  /** `send_message`: the `macs send` path for one agent. */
+  send: (params: {
+    agent: string;
+    text: string;
+    timeoutSec: number;
+    signal: AbortSignal;
+  }) => Promise<SendOutcome>;
+  /** How often `wait_for_request` reads the home. */
+  pollMs: number;
+}
+
+/** Input fields several tools take. */
+export const agentName = z
+  .string()
+  .min(1)
+  .max(64)
+  .describe('an agent name as list_agents shows it, e.g. worker-1');
+export const requestId = z
+  .string()
+  .min(1)
+  .max(200)
+  .describe('a request id as list_requests shows it, e.g. worker-1-q-17');
+
+export interface ToolRegistrarOptions {
+  server: McpServer;
+  events: EventSink;
+  log: Logger;
+  /**
+   * Ids of the tool calls that reached a tool; the registrar adds each, and
+   * `recordRefusedCalls` takes the others for calls the SDK refused.
+   */
+  reached: Set<string | number>;
+}
+
+/** A `RegisterTool` whose every call is recorded and whose errors are tool errors. */
+export function createToolRegistrar(
+  options: ToolRegistrarOptions,
+): RegisterTool {
+  const { server, events, log, reached } = options;
+  return function tool<Shape extends z.ZodRawShape>(
+    name: string,
+    config: { title: string; description: string; inputSchema: Shape },
+    handler: (
+      args: z.infer<z.ZodObject<Shape>>,
+      extra: ToolExtra,
+    ) => Promise<ToolOutput>,
+  ): void {
+    const run = async (
+      args: z.infer<z.ZodObject<Shape>>,
+      extra: ToolExtra,
+    ): Promise<CallToolResult> => {
+      reached.add(extra.requestId);
+      const started = Date.now();
+      const about = (args as { agent?: unknown }).agent;
+      const id = (args as { id?: unknown }).id;
+      try {
+        const out = await handler(args, extra);
+        await emitSafely(events, log, {
+          agent: out.agent ?? MCP_EVENT_AGENT,
+          type: 'mcp.call',
+          ...(out.requestId ? { requestId: out.requestId } : {}),
+          data: {
+            by: 'mcp',
+            tool: name,
+            ok: true,
+            ms: Date.now() - started,
+            ...out.event,
+          },
+        });
+        return {
+          content: [{ type: 'text', text: out.text }],
+          structuredContent: out.data,
+        };
+      } catch (error) {
+        const reason =
+          error instanceof MacsError && error.hint
+            ? `${error.message} (hint: ${error.hint})`
+            : errorMessage(error);
+        if (!(error instanceof MacsError || error instanceof ToolRefusal))
+          log.error({ err: error, tool: name }, 'mcp tool failed');
+        const agent =
+          error instanceof ToolRefusal && error.agent
+            ? error.agent
+            : typeof about === 'string' && isValidAgentName(about)
+              ? about
+              : MCP_EVENT_AGENT;
+        await emitSafely(events, log, {
+          agent,
+          type: 'mcp.call',
+          ...(typeof id === 'string' && isSafeFileName(id)
+            ? { requestId: id }
+            : {}),
+          data: {
+            by: 'mcp',
+            tool: name,
+            ok: false,
+            ms: Date.now() - started,
+            error: reason,
+          },
+        });
+        return { content: [{ type: 'text', text: reason }], isError: true };
+      }
+    };
+    server.registerTool(
+      name,
+      {
+        title: config.title,
+        description: config.description,
+        inputSchema: config.inputSchema,
+      },
+      // The SDK validated the arguments against the schema.
+      ((args: z.infer<z.ZodObject<Shape>>, extra: ToolExtra) =>
+        run(args, extra)) as never,
+    );
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * `wait_for_request` of `macs mcp`: block until a worker makes a new request
+ * that waits for an answer, by reading the home's snapshot every `pollMs`.
+ * A tool of its own because it is the one call that lasts: it tells the
+ * client (with a progress token) that it is still waiting, stops at the
+ * client's cancellation, and returns `request: null` at its deadline so the
+ * controller can call again.
+ */
+import * as z from 'zod';
+import type { RequestSnapshot } from '../state/snapshot.js';
+import { requestDetail, requestText } from './format.js';
+import {
+  agentName,
+  ToolRefusal,
+  type RegisterTool,
+  type ToolContext,
+} from './tool.js';
+
+/**
+ * `wait_for_request`: default and longest wait, in seconds. The default stays
+ * under the 60 s many MCP clients allow a call before they give up on it.
+ */
+export const WAIT_DEFAULT_SEC = 45;
+export const WAIT_MAX_SEC = 600;
+/** How often a waiting `wait_for_request` sends progress (with a token). */
+const WAIT_PROGRESS_MS = 10_000;
+
+/** Register wait_for_request. */
+export function registerWaitTool(
+  tool: RegisterTool,
+  context: ToolContext,
+): void {
+  const { reader, pollMs } = context;
+
+  tool(
+    'wait_for_request',
+    {
+      title: 'Wait for a request',
+      description: `Block until a worker makes a new request that waits for an answer (optionally of one agent or type), then return it in full, as get_request does. Returns with request null when none came within timeout_sec (default ${WAIT_DEFAULT_SEC}, at most ${WAIT_MAX_SEC}). With include_pending, a request already waiting returns at once.`,
+      inputSchema: {
+        agent: agentName.optional(),
+        type: z.string().max(64).optional(),
+        timeout_sec: z.number().int().min(1).max(WAIT_MAX_SEC).optional(),
+        include_pending: z
+          .boolean()
+          .optional()
+          .describe(
+            'also return a request that was already waiting when the call began',
+          ),
+      },
+    },
+    async (args, extra) => {
+      const { signal } = extra;
+      const timeoutSec = args.timeout_sec ?? WAIT_DEFAULT_SEC;
+      // With a progress token, the client hears that the wait goes on (at
+      // once, then every WAIT_PROGRESS_MS), so a client that resets its
+      // timeout on progress waits as long as asked.
+      const token = extra._meta?.progressToken;
+      let beats = 0;
+      let nextBeat = 0;
+      const beat = async () => {
+        if (token === undefined || Date.now() < nextBeat) return;
+        nextBeat = Date.now() + WAIT_PROGRESS_MS;
+        beats += 1;
+        await extra
+          .sendNotification({
+            method: 'notifications/progress',
+            params: {
+              progressToken: token,
+              progress: beats,
+              message: 'waiting for a request',
+            },
+          })
+          .catch(() => undefined);
+      };
+      const matches = (r: RequestSnapshot) =>
+        r.waitingForPerson &&
+        (args.agent === undefined || r.agent === args.agent) &&
+        (args.type === undefined || r.type === args.type);
+      const seen = new Set<string>();
+      if (!args.include_pending)
+        for (const r of (await reader.read()).requests)
+          if (matches(r)) seen.add(r.id);
+      const deadline = Date.now() + timeoutSec * 1000;
+      const about = args.agent ? { agent: args.agent } : {};
+      for (;;) {
+        if (signal.aborted)
+          throw new ToolRefusal('cancelled by the client', args.agent);
+        await beat();
+        const found = (await reader.read()).requests.find(
+          (r) => matches(r) && !seen.has(r.id),
+        );
+        if (found)
+          return {
+            text: requestText(found),
+            data: { request: requestDetail(found), timedOut: false },
+            agent: found.agent,
+            requestId: found.id,
+          };
+        const left = deadline - Date.now();
+        if (left <= 0)
+          return {
+            text: `no new request within ${timeoutSec}s; call wait_for_request again to keep waiting`,
+            data: { request: null, timedOut: true },
+            ...about,
+            event: { timedOut: true },
+          };
+        await sleep(Math.min(pollMs, left), signal);
+      }
+    },
+  );
+}
+
+/** Sleep, ending early (without throwing) when the signal aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

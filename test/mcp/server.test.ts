@@ -1,0 +1,165 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CommandContext } from '../../src/cli/common.js';
+import type { SendParams } from '../../src/cli/send.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+import { readEvents } from '../../src/events/log.js';
+import { createSilentLogger } from '../../src/log/logger.js';
+import {
+  createMacsMcpServer,
+  type MacsMcpOptions,
+} from '../../src/mcp/server.js';
+import { writeSessionRecord } from '../../src/session/record.js';
+import type { RunTmux } from '../../src/tmux/run.js';
+import { FakeTmuxClient } from '../helpers/fake-tmux.js';
+import { createHomeFixture } from '../state/home-fixture.js';
+import { textOf, type ToolResult } from './harness.js';
+
+// The whole server as `macs mcp` builds it, over an in-memory connection.
+describe('createMacsMcpServer', () => {
+  let fx: ReturnType<typeof createHomeFixture>;
+  let client: Client | undefined;
+  const tmuxRuns: string[][] = [];
+  const sends: SendParams[] = [];
+  /** tmux as if every pane were gone. */
+  const runTmux: RunTmux = (args) => {
+    tmuxRuns.push([...args]);
+    return Promise.resolve({
+      exitCode: 1,
+      stdout: '',
+      stderr: "can't find pane: %3",
+    });
+  };
+  beforeEach(async () => {
+    fx = createHomeFixture();
+    tmuxRuns.length = 0;
+    sends.length = 0;
+    await fx.writeState('worker-1', (s) => {
+      s.pane = '%3';
+    });
+  });
+  afterEach(async () => {
+    await client?.close();
+    client = undefined;
+    fx.cleanup();
+  });
+
+  async function connect(over: Partial<MacsMcpOptions> = {}) {
+    const ctx: CommandContext = {
+      paths: fx.paths,
+      tmux: new FakeTmuxClient(),
+      log: createSilentLogger(),
+      loadConfig: () => Promise.reject(new Error('not in this test')),
+    };
+    const { server, recording } = createMacsMcpServer({
+      ctx,
+      sendToAgent: (params) => {
+        sends.push(params);
+        return Promise.resolve({ type: 'cancelled' });
+      },
+      config: ConfigSchema.parse({}),
+      runTmux,
+      version: '9.9.9',
+      ...over,
+    });
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    await server.connect(recording(serverEnd));
+    const connected = new Client({ name: 'macs-test', version: '0.0.0' });
+    await connected.connect(clientEnd);
+    client = connected;
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      (await connected.callTool({ name, arguments: args })) as ToolResult;
+    return { client: connected, call, ctx };
+  }
+
+  it('serves the eight tools, in their order, as macs at its version', async () => {
+    const { client: c } = await connect();
+    expect(c.getServerVersion()).toEqual({ name: 'macs', version: '9.9.9' });
+    expect(c.getInstructions()).toMatch(
+      /^macs supervises worker coding agents/,
+    );
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual([
+      'list_agents',
+      'list_requests',
+      'get_request',
+      'read_screen',
+      'answer_request',
+      'decide_approval',
+      'send_message',
+      'wait_for_request',
+    ]);
+  });
+
+  it('records the calls the SDK refuses under the mcp agent', async () => {
+    const { call } = await connect();
+    await call('no_such_tool').catch(() => undefined);
+    await call('list_requests', { stage: 'nonsense' }).catch(() => undefined);
+    expect(
+      (await readEvents(fx.paths, { type: 'mcp.call' })).map((e) => [
+        e.agent,
+        e.data?.tool,
+        e.data?.ok,
+      ]),
+    ).toEqual([
+      ['mcp', 'no_such_tool', false],
+      ['mcp', 'list_requests', false],
+    ]);
+  });
+
+  it("reads screens on --tmux-socket, else the session's server", async () => {
+    const first = await connect({ socket: 'macs-given' });
+    const gone = await first.call('read_screen', { agent: 'worker-1' });
+    expect(textOf(gone)).toBe(
+      "agent 'worker-1' has no pane any more (%3 is gone)",
+    );
+    expect(tmuxRuns[0]?.slice(0, 2)).toEqual(['-L', 'macs-given']);
+
+    await client?.close();
+    tmuxRuns.length = 0;
+    await writeSessionRecord(fx.paths, {
+      version: 1,
+      home: fx.home,
+      socket: 'macs-recorded',
+      session: 'macs',
+      createdAt: '2025-03-01T11:00:00.000Z',
+      backend: 'file',
+      panes: { bridge: '%0', status: '%1' },
+      agents: [],
+    });
+    const second = await connect();
+    await second.call('read_screen', { agent: 'worker-1' });
+    await second.call('read_screen', { agent: 'worker-1' });
+    expect(tmuxRuns.map((args) => args.slice(0, 2))).toEqual([
+      ['-L', 'macs-recorded'],
+      ['-L', 'macs-recorded'],
+    ]);
+  });
+
+  it('sends messages through the given macs send path with its context', async () => {
+    const { call, ctx } = await connect({ socket: 'macs-given' });
+    const cancelled = await call('send_message', {
+      agent: 'worker-1',
+      text: 'hello',
+      timeout_sec: 7,
+    });
+    expect(textOf(cancelled)).toBe('cancelled; nothing was typed');
+    expect(sends).toEqual([
+      expect.objectContaining({
+        agent: 'worker-1',
+        text: 'hello',
+        ctx,
+        runTmux,
+        socket: 'macs-given',
+        timeoutSec: 7,
+      }),
+    ]);
+    await client?.close();
+    await connect();
+    await client?.callTool({
+      name: 'send_message',
+      arguments: { agent: 'worker-1', text: 'again' },
+    });
+    expect(sends[1]).not.toHaveProperty('socket');
+  });
+});
