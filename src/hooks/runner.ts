@@ -35,7 +35,8 @@ import { readAllAgentStates } from '../state/pending.js';
 import { readAgentState } from '../state/store.js';
 import type { AgentStateFile } from '../state/types.js';
 import { getPreset } from '../config/presets/index.js';
-import { planClaudeHook, resolveApproval } from './claude.js';
+import { planClaudeHook } from './claude.js';
+import { resolveApproval } from './claude-approval.js';
 import {
   CODEX_NOTIFY_EVENT,
   codexThreadId,
