@@ -4,7 +4,7 @@
  * config, a full disk) it exits 0, prints nothing, and leaves an `error`
  * event when it can. It answers well within its timeout: plain events take
  * milliseconds; an approval waits at most `policy.askTimeoutSec`, and the
- * settings macs writes give the hook more time than that (install.ts).
+ * settings macs writes give the hook more time than that (hook-command.ts).
  *
  * One call: read the input (stdin.ts), find the agent and check the call
  * may speak for it (origin.ts), plan with the agent's handler, claim a
