@@ -1,10 +1,10 @@
 /**
  * Pure: Claude Code's Stop and StopFailure hooks, the end of a turn. A Stop
- * hook is where macs hands a queued answer from the controller to an idle
- * Claude Code agent: its reply continues the turn with the answer, so
- * nothing is typed into the pane. The cap on Stop hooks in a row keeps an
- * agent from being held in a turn forever. A StopFailure (the turn ended
- * on an API error) only marks the agent `error`.
+ * hook is where macs hands a queued answer from the controller to a Claude
+ * Code agent that is about to go idle: its reply continues the turn with
+ * the answer, so nothing is typed into the pane. The cap on Stop hooks in
+ * a row keeps an agent from being held in a turn forever. A StopFailure
+ * (the turn ended on an API error) only marks the agent `error`.
  */
 import { sanitizeText } from '../protocol/sanitize.js';
 import { isTypedAnswer, type RequestRecord } from '../state/types.js';
