@@ -15,7 +15,7 @@
  * codex-rollout.ts): the person's threads say `thread_source: "user"`;
  * auxiliary threads say something else, or are not recorded at all.
  */
-import { errorPlan, parseHookInput } from './claude.js';
+import { errorPlan, parseHookInput } from './hook-input.js';
 import type { HookPlan } from './types.js';
 
 /** The event name `macs hook` is called with for Codex's notify program. */

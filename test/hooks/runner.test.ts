@@ -10,11 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/events/log.js';
-import {
-  HOOK_STDIN_MAX_BYTES,
-  runHook,
-  type HookRunDeps,
-} from '../../src/hooks/runner.js';
+import { runHook, type HookRunDeps } from '../../src/hooks/runner.js';
+import { HOOK_STDIN_MAX_BYTES } from '../../src/hooks/stdin.js';
 import { claimRequest, readClaim } from '../../src/state/claim.js';
 import {
   decideOnce,
