@@ -1,14 +1,15 @@
-import { resolveExecArgv } from '../backends/exec-presets.js';
-import { createAnswerers, type ControllerPane } from '../bridge/answerers.js';
-import { createDeliverer } from '../bridge/deliver.js';
-import { createMultiBridge, type MultiAgent } from '../bridge/multi.js';
-import type { AgentProfile } from '../bridge/supervisor.js';
-import { getPreset, type Preset } from '../config/presets/index.js';
+/**
+ * `macs bridge --all`: every agent of the session (its record, else the
+ * config's agents), plus any pane tagged `@macs_agent`, in one bridge
+ * (bridge-runtime.ts); agents added later are taken on as they appear.
+ */
+import type { ControllerPane } from '../bridge/answerers.js';
+import type { MultiAgent } from '../bridge/multi.js';
+import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
+import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import { loadPrompt } from '../config/prompts.js';
 import { ConfigError } from '../errors.js';
-import { createEventLog } from '../events/log.js';
-import type { MacsEvent } from '../events/types.js';
 import { discoverPane, OWN_PANE_RULES } from '../session/discover.js';
 import {
   loadFirstMessage,
@@ -22,15 +23,13 @@ import {
 } from '../session/record.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { impliedBackend, type BridgeOptions } from './bridge-options.js';
+import { runBridgeRuntime } from './bridge-runtime.js';
 import {
   createContext,
   createLongLivedTmuxClient,
-  watchCrash,
-  watchTmuxServer,
   type CliDeps,
   type CommandContext,
 } from './common.js';
-import { formatEventLine } from './events.js';
 
 interface AgentEntry {
   name: string;
@@ -81,7 +80,6 @@ async function taggedAgents(
   tmux: TmuxClient,
   config: MacsConfig,
   known: ReadonlySet<string>,
-  detectPresetName: (command: string, config: MacsConfig) => string,
 ): Promise<AgentEntry[]> {
   const found = new Map<string, AgentEntry>();
   for (const pane of await tmux.listPanes()) {
@@ -109,10 +107,6 @@ async function taggedAgents(
 export async function runBridgeAll(
   opts: BridgeOptions,
   deps: CliDeps,
-  presets: {
-    profileFromPreset: (preset: Preset) => AgentProfile;
-    detectPresetName: (command: string, config: MacsConfig) => string;
-  },
 ): Promise<number> {
   if (opts.workerPane)
     throw new ConfigError('--all and --worker-pane do not go together', {
@@ -123,7 +117,7 @@ export async function runBridgeAll(
   const socket = opts.tmuxSocket ?? record?.socket;
   const tmux = createLongLivedTmuxClient(socket, deps, ctx.log);
   try {
-    return await bridgeAllWith(opts, deps, presets, {
+    return await bridgeAllWith(opts, deps, {
       ctx,
       record,
       socket,
@@ -144,10 +138,6 @@ interface BridgeAllSetup {
 async function bridgeAllWith(
   opts: BridgeOptions,
   deps: CliDeps,
-  presets: {
-    profileFromPreset: (preset: Preset) => AgentProfile;
-    detectPresetName: (command: string, config: MacsConfig) => string;
-  },
   { ctx, record, socket, tmux }: BridgeAllSetup,
 ): Promise<number> {
   // As for one agent: `--exec` alone means the exec backend.
@@ -161,12 +151,7 @@ async function bridgeAllWith(
   let entries = listAgents(record, config);
   entries = [
     ...entries,
-    ...(await taggedAgents(
-      tmux,
-      config,
-      new Set(entries.map((e) => e.name)),
-      presets.detectPresetName,
-    )),
+    ...(await taggedAgents(tmux, config, new Set(entries.map((e) => e.name)))),
   ];
   if (entries.length === 0) {
     throw new ConfigError(
@@ -203,7 +188,7 @@ async function bridgeAllWith(
     return {
       name: entry.name,
       role: entry.role,
-      profile: presets.profileFromPreset(preset),
+      profile: profileFromPreset(preset),
       ...(firstMessage ? { firstMessage } : {}),
     };
   };
@@ -231,18 +216,6 @@ async function bridgeAllWith(
     ).pane;
   };
 
-  // Each event is printed (unless --quiet), and calls a person when an
-  // agent turns approval, error or dead (bridge/attention.ts).
-  const watchers: { observe?: (event: MacsEvent) => void } = {};
-  const events = createEventLog(ctx.paths, {
-    onEvent: (event) => {
-      if (!opts.quiet) deps.output.out(formatEventLine(event));
-      watchers.observe?.(event);
-    },
-  });
-  const log = ctx.log.child({ component: 'bridge', mode: 'all' });
-  const deliverer = createDeliverer(tmux);
-
   // The interactive backend types into the controller's pane.
   const controllerAgent = agents.find((a) => a.role === 'controller');
   let controller: ControllerPane | undefined;
@@ -259,33 +232,15 @@ async function bridgeAllWith(
       ...controllerAgent.profile,
     };
   }
-  const exec = resolveExecArgv({
-    ...(opts.exec ? { flagExec: opts.exec } : {}),
-    ...(opts.execPreset ? { flagPreset: opts.execPreset } : {}),
-    config,
-  });
-  const { dispatcher, describe, attention } = await createAnswerers({
-    config,
-    paths: ctx.paths,
+  return runBridgeRuntime({
+    opts,
+    deps,
+    ctx,
     tmux,
-    events,
-    log,
-    deliverer,
-    ...(exec ? { exec } : {}),
-    ...(controller ? { controller } : {}),
-  });
-
-  watchers.observe = (event) => attention.observe(event);
-  const bridge = createMultiBridge({
+    config,
     agents,
-    paths: ctx.paths,
-    config,
-    tmux,
-    events,
-    log,
-    backend: dispatcher,
-    deliverer,
     resolvePane,
+    ...(controller ? { controller } : {}),
     ...(record?.id ? { session: record.id } : {}),
     // Agents added to the session since (`macs add`: its record names the
     // preset), then any other pane tagged @macs_agent.
@@ -297,46 +252,22 @@ async function bridgeAllWith(
           : [];
       const seen = new Set([...known, ...added.map((e) => e.name)]);
       return Promise.all(
-        [
-          ...added,
-          ...(await taggedAgents(tmux, config, seen, presets.detectPresetName)),
-        ].map(toAgent),
+        [...added, ...(await taggedAgents(tmux, config, seen))].map(toAgent),
       );
     },
-    onNotice: (line) => deps.output.err(line),
     onPrompted: (agent) =>
       updateSessionAgent(ctx.paths, agent, (entry) => {
         if (entry.prompt) entry.prompt.promptedAt = new Date().toISOString();
       }),
-  });
-  try {
-    await bridge.start();
-    await dispatcher.start();
-    deps.output.err(
+    logFields: { mode: 'all' },
+    banner: (bridge) => [
       `macs bridge --all: supervising ${agents.length} agents with the ${config.backend} backend in ${ctx.paths.home}${socket ? ` (tmux -L ${socket})` : ''}`,
-    );
-    for (const slot of bridge.snapshot())
-      deps.output.err(
-        `  ${slot.agent}: ${slot.status === 'running' ? `pane ${slot.pane ?? '?'}` : slot.status}${slot.problem ? ` (${slot.problem})` : ''}`,
-      );
-    for (const line of describe) deps.output.err(`  ${line}`);
-    deps.output.err('  Ctrl-C stops');
-    const server = watchTmuxServer(tmux);
-    const crash = watchCrash();
-    try {
-      const signal = await Promise.race([
-        deps.interrupted,
-        server.gone,
-        crash.crashed,
-      ]);
-      return signal === 'SIGINT' ? 130 : 0;
-    } finally {
-      server.stop();
-      crash.stop();
-    }
-  } finally {
-    await bridge.stop();
-    await dispatcher.stop();
-    await attention.flush();
-  }
+      ...bridge
+        .snapshot()
+        .map(
+          (slot) =>
+            `  ${slot.agent}: ${slot.status === 'running' ? `pane ${slot.pane ?? '?'}` : slot.status}${slot.problem ? ` (${slot.problem})` : ''}`,
+        ),
+    ],
+  });
 }

@@ -1,30 +1,23 @@
-import { resolveExecArgv } from '../backends/exec-presets.js';
-import { createAnswerers, type ControllerPane } from '../bridge/answerers.js';
-import { createDeliverer } from '../bridge/deliver.js';
-import { createSupervisor, type AgentProfile } from '../bridge/supervisor.js';
+/**
+ * `macs bridge`: parse its options, find the agent (one pane) or the
+ * session's agents (`--all`, bridge-all.ts), and run the bridge
+ * (bridge-runtime.ts).
+ */
+import type { ControllerPane } from '../bridge/answerers.js';
+import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
 import type { MacsConfig } from '../config/schema.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
 import { ConfigError } from '../errors.js';
-import { createEventLog } from '../events/log.js';
-import type { MacsEvent } from '../events/types.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { discoverPane } from '../session/discover.js';
 import { readSessionRecord } from '../session/record.js';
 import type { HomePaths } from '../home/paths.js';
-import { classifyScreen } from '../screen/classify.js';
 import type { TmuxClient } from '../tmux/client.js';
-import {
-  createContext,
-  watchCrash,
-  watchTmuxServer,
-  type CommandContext,
-  type CliDeps,
-} from './common.js';
-import { formatEventLine } from './events.js';
-
 import { runBridgeAll } from './bridge-all.js';
 import { impliedBackend, type BridgeOptions } from './bridge-options.js';
+import { runBridgeRuntime } from './bridge-runtime.js';
+import { createContext, type CliDeps } from './common.js';
 
 export { impliedBackend, type BridgeOptions };
 
@@ -48,38 +41,6 @@ async function resolveController(
     config.controller?.preset ?? detectPresetName(info.currentCommand, config);
   const profile = profileFromPreset(getPreset(name, config.presets));
   return { pane, ...profile };
-}
-
-/** A preset turned into what the supervisor needs. */
-export function profileFromPreset(preset: Preset): AgentProfile {
-  return {
-    preset: preset.name,
-    rules: {
-      submitKey: preset.submitKey,
-      submitDelayMs: preset.submitDelayMs,
-      bracketed: preset.paste.bracketed,
-      maxLiteralChars: preset.paste.maxLiteralChars,
-      typeIntoUnknown: !preset.knownScreens,
-    },
-    classify: (screen) => classifyScreen(screen, preset).state,
-    classifyScreen: (screen) => classifyScreen(screen, preset),
-    knownScreens: preset.knownScreens,
-    ...(preset.dialog ? { dialog: preset.dialog } : {}),
-    hooks: preset.hooks,
-  };
-}
-
-/** The preset whose program is running in the pane, else `generic`. */
-export function detectPresetName(
-  currentCommand: string,
-  config: MacsConfig,
-): string {
-  for (const name of listPresetNames()) {
-    if (name === 'generic') continue;
-    const preset = getPreset(name, config.presets);
-    if (preset.program && preset.program === currentCommand) return name;
-  }
-  return 'generic';
 }
 
 async function resolveAgent(
@@ -143,116 +104,47 @@ export async function runBridge(
 ): Promise<number> {
   const ctx = createContext(opts, deps, { longLived: true, create: true });
   try {
-    return await bridgeWith(ctx, opts, deps);
+    const backendFlag = impliedBackend(opts);
+    const { config } = await ctx.loadConfig({
+      ...(backendFlag ? { backend: backendFlag } : {}),
+      ...(opts.split === false ? { noSplit: true } : {}),
+      ...(opts.heuristics ? { heuristics: true } : {}),
+    });
+    const { agent, pane, preset } = await resolveAgent(
+      opts,
+      ctx.tmux,
+      config,
+      ctx.paths,
+    );
+    const controller = await resolveController(opts, pane, ctx.tmux, config);
+    // An agent of the running `macs start` session, in its own pane: its
+    // requests belong to that session.
+    const record = await readSessionRecord(ctx.paths);
+    const session = record?.agents.some(
+      (a) => a.name === agent && a.pane === pane,
+    )
+      ? record.id
+      : undefined;
+    return await runBridgeRuntime({
+      opts,
+      deps,
+      ctx,
+      tmux: ctx.tmux,
+      config,
+      agents: [
+        { name: agent, role: 'worker', profile: profileFromPreset(preset) },
+      ],
+      resolvePane: () => Promise.resolve(pane),
+      ...(controller ? { controller } : {}),
+      ...(session ? { session } : {}),
+      single: true,
+      logFields: { agent },
+      banner: () => [
+        `macs bridge: supervising ${agent} (pane ${pane}, preset ${preset.name}) with the ${config.backend} backend in ${ctx.paths.home}`,
+      ],
+    });
   } finally {
     await ctx.tmux.close();
-  }
-}
-
-async function bridgeWith(
-  ctx: CommandContext,
-  opts: BridgeOptions,
-  deps: CliDeps,
-): Promise<number> {
-  const backendFlag = impliedBackend(opts);
-  const { config } = await ctx.loadConfig({
-    ...(backendFlag ? { backend: backendFlag } : {}),
-    ...(opts.split === false ? { noSplit: true } : {}),
-    ...(opts.heuristics ? { heuristics: true } : {}),
-  });
-  const { agent, pane, preset } = await resolveAgent(
-    opts,
-    ctx.tmux,
-    config,
-    ctx.paths,
-  );
-  const exec = resolveExecArgv({
-    ...(opts.exec ? { flagExec: opts.exec } : {}),
-    ...(opts.execPreset ? { flagPreset: opts.execPreset } : {}),
-    config,
-  });
-  const controller = await resolveController(opts, pane, ctx.tmux, config);
-  // Each event is printed (unless --quiet), and calls a person when an
-  // agent turns approval, error or dead (bridge/attention.ts).
-  const watchers: { observe?: (event: MacsEvent) => void } = {};
-  const events = createEventLog(ctx.paths, {
-    onEvent: (event) => {
-      if (!opts.quiet) deps.output.out(formatEventLine(event));
-      watchers.observe?.(event);
-    },
-  });
-  const log = ctx.log.child({ component: 'bridge', agent });
-  const deliverer = createDeliverer(ctx.tmux);
-  const {
-    dispatcher: backend,
-    describe,
-    attention,
-  } = await createAnswerers({
-    config,
-    paths: ctx.paths,
-    tmux: ctx.tmux,
-    events,
-    log,
-    deliverer,
-    ...(exec ? { exec } : {}),
-    ...(controller ? { controller } : {}),
-  });
-  watchers.observe = (event) => attention.observe(event);
-  // The pane gone for good (killed, window closed): this bridge stops.
-  let reportPaneGone: (error: Error) => void = () => undefined;
-  const paneGone = new Promise<never>((_, reject) => {
-    reportPaneGone = reject;
-  });
-  paneGone.catch(() => undefined);
-  // An agent of the running `macs start` session, in its own pane: its
-  // requests belong to that session.
-  const record = await readSessionRecord(ctx.paths);
-  const session = record?.agents.some(
-    (a) => a.name === agent && a.pane === pane,
-  )
-    ? record.id
-    : undefined;
-  const supervisor = createSupervisor({
-    agent,
-    pane,
-    profile: profileFromPreset(preset),
-    paths: ctx.paths,
-    config,
-    tmux: ctx.tmux,
-    events,
-    log,
-    deliverer,
-    backend,
-    ...(session ? { session } : {}),
-    onPaneGone: (error) => reportPaneGone(error),
-  });
-  backend.register(agent, supervisor.onAnswer);
-  await supervisor.start();
-  try {
-    await backend.start();
-    deps.output.err(
-      `macs bridge: supervising ${agent} (pane ${pane}, preset ${preset.name}) with the ${config.backend} backend in ${ctx.paths.home}`,
-    );
-    for (const line of describe) deps.output.err(`  ${line}`);
-    deps.output.err('  Ctrl-C stops');
-    const server = watchTmuxServer(ctx.tmux);
-    const crash = watchCrash();
-    try {
-      const signal = await Promise.race([
-        deps.interrupted,
-        server.gone,
-        paneGone,
-        crash.crashed,
-      ]);
-      return signal === 'SIGINT' ? 130 : 0;
-    } finally {
-      server.stop();
-      crash.stop();
-    }
-  } finally {
-    await backend.stop();
-    await supervisor.stop();
-    await attention.flush();
   }
 }
 
@@ -261,7 +153,5 @@ export function runBridgeCommand(
   opts: BridgeOptions,
   deps: CliDeps,
 ): Promise<number> {
-  return opts.all
-    ? runBridgeAll(opts, deps, { profileFromPreset, detectPresetName })
-    : runBridge(opts, deps);
+  return opts.all ? runBridgeAll(opts, deps) : runBridge(opts, deps);
 }

@@ -21,7 +21,7 @@ import {
   type PaneInfo,
   type TmuxClient,
 } from '../tmux/client.js';
-import { profileFromPreset, detectPresetName } from './bridge.js';
+import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
 import {
   createContext,
   type CliDeps,

@@ -415,6 +415,14 @@ describe('a living session never misroutes (issue 12)', () => {
     expect(ids).toHaveLength(2);
     expect(new Set(ids.map(([, id]) => id)).size).toBe(2);
     const idOf = (agent: string) => ids.find(([a]) => a === agent)?.[1] ?? '';
+    // Routed first; the inbox files are written just after (dispatch.ts
+    // hands a request over in the background).
+    await waitFor(
+      () =>
+        existsSync(file('inbox', `${idOf('w')}.txt`)) &&
+        existsSync(file('inbox', `${idOf('w-1')}.txt`)),
+      { timeout: 20_000, message: 'both inbox files written' },
+    );
     expect(readFileSync(file('inbox', `${idOf('w')}.txt`), 'utf8')).toBe(
       'asked by w',
     );
