@@ -1,71 +1,62 @@
 /**
  * The bridge's side of the hooks (docs/hooks.md). `macs hook` runs in the
- * agent's process tree and only leaves files; this module, inside the
+ * agent's process tree and only leaves files; this link, inside the
  * supervisor, reads them:
  *
  * - `.macs/hooks/<agent>.json` (the latest hook observation): its state wins
- *   over the screen (hook-state.ts); a UserPromptSubmit after the bridge
- *   typed an answer confirms that delivery; a Stop hook's claim on an answer
- *   means the agent already has it, so the bridge does not type it.
- * - `.macs/hook-requests/<agent>/`: approvals a PreToolUse hook asks for.
- *   Each becomes a `type=approval` request routed like any other; its answer
- *   is written to `.macs/decisions/<id>.json` for the waiting hook, never
- *   typed into the agent.
+ *   over the screen (hook-state.ts), and it says whether the agent's hooks
+ *   are active (hook-observation.ts); a UserPromptSubmit after the bridge
+ *   typed an answer confirms that delivery, and a Stop hook's claim on an
+ *   answer means the agent already has it, so the bridge does not type it
+ *   (hook-deliveries.ts).
+ * - `.macs/hook-requests/<agent>/`: approvals a PreToolUse or
+ *   PermissionRequest hook asks for, decided by a rule or routed like any
+ *   other request, and answered with a decision file for the waiting hook,
+ *   never typed into the agent (hook-approvals.ts).
  *
  * The files are watched with fs.watch, and polled every `backstopMs` in
  * case a notification is lost; the poll alone is enough.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
-import { errorMessage } from '../errors.js';
 import type { EventInput } from '../events/types.js';
 import type { Logger } from '../log/logger.js';
-import {
-  evaluateApprovalRules,
-  ruleAnswer,
-  type ApprovalRuleVerdict,
-} from '../hooks/policy.js';
-import {
-  deciderOf,
-  parseApprovalAnswer,
-  type Decider,
-} from '../protocol/approval.js';
-import { hashBody, isSafeFileName } from '../protocol/ids.js';
-import { claimRequest, pruneClaims, readClaim } from '../state/claim.js';
+import type { Decider } from '../protocol/approval.js';
+import { pruneClaims } from '../state/claim.js';
 import { ensurePrivateDir } from '../home/fs.js';
 import {
-  decideOnce,
   hookRequestsDir,
   hooksDir,
   observationPath,
-  parseHookRequest,
   parseObservation,
-  readDecision,
   type ApprovalDecision,
   type HookObservation,
 } from '../state/hook-files.js';
 import type { HomePaths } from '../home/paths.js';
-import { isProcessAlive } from '../state/process.js';
-import {
-  isTypedAnswer,
-  type AgentStateFile,
-  type AgentStateName,
-  type HooksStatus,
-  type RequestRecord,
-  type StateSource,
+import type {
+  AgentStateFile,
+  AgentStateName,
+  RequestRecord,
+  StateSource,
 } from '../state/types.js';
-import { archiveRequest } from './archive.js';
+import { createHookApprovals } from './hook-approvals.js';
+import { createHookDeliveries } from './hook-deliveries.js';
+import {
+  HOOKS_START_TIMEOUT_MS,
+  statusAfterWait,
+  statusAtStart,
+  statusOnCall,
+} from './hook-observation.js';
 import { arbitrateState, type ArbiterMemo } from './hook-state.js';
 
-/** Without a hook call this long after the bridge starts, hooks count as inactive. */
-export const HOOKS_START_TIMEOUT_MS = 30_000;
+export { recordRuleAnswer } from './approval-rules.js';
+export { HOOKS_START_TIMEOUT_MS, inactiveReason } from './hook-observation.js';
+
 /** Claims of finished requests are kept this long (a slow hook must not re-claim). */
 export const CLAIM_KEEP_MS = 24 * 3600 * 1000;
-/** A typed answer waits this long for its UserPromptSubmit confirmation. */
-const CONFIRM_WINDOW_MS = 10 * 60 * 1000;
 /** After an observation, the state is read once more when the screen has caught up. */
 const SETTLE_MS = 1_600;
 
@@ -136,20 +127,13 @@ function hooksKindOf(config: MacsConfig, preset: string): string {
   }
 }
 
-export function inactiveReason(agent: string, waitedMs: number): string {
-  return (
-    `no hook call from ${agent} in the ${Math.round(waitedMs / 1000)}s since the bridge started. ` +
-    `Its hooks may not be installed (macs start installs them; or run \`macs hooks install ${agent}\`), ` +
-    'or Claude Code may be waiting at a prompt (trusting the folder, reviewing changed hooks in /hooks) before any hook runs. ' +
-    'If the agent has just been idle, this clears with its next hook call.'
-  );
-}
-
 export function createHookLink(host: HookLinkHost): HookLink {
   const { agent, paths, log } = host;
   const kind = hooksKindOf(host.config, host.preset);
   const obsFile = observationPath(paths, agent);
   const requestsDir = hookRequestsDir(paths, agent);
+  const deliveries = createHookDeliveries(host);
+  const approvals = createHookApprovals(host);
   let observation: HookObservation | undefined;
   let signature = '';
   let memo: ArbiterMemo = {};
@@ -160,19 +144,8 @@ export function createHookLink(host: HookLinkHost): HookLink {
   let startTimer: NodeJS.Timeout | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
   const watchers: FSWatcher[] = [];
-  const cancels = new Map<string, AbortController>();
-  const typing = new Map<string, { record: RequestRecord; at: number }>();
-  const pickingUp = new Set<string>();
   let checking: Promise<void> | undefined;
   let stopped = false;
-
-  function emitQuietly(input: Omit<EventInput, 'agent'>): void {
-    void host.emit(input).catch(() => undefined);
-  }
-
-  function setHooksStatus(status: HooksStatus): void {
-    host.current().hooks = status;
-  }
 
   let refreshing: Promise<boolean> | undefined;
 
@@ -199,29 +172,21 @@ export function createHookLink(host: HookLinkHost): HookLink {
   }
 
   async function onObservation(obs: HookObservation): Promise<void> {
-    const at = Date.parse(obs.ts);
     await host.serial(async () => {
       const s = host.current();
       const before = s.hooks?.status;
-      const recent = at >= startedAt - HOOKS_START_TIMEOUT_MS;
-      if (recent && before !== 'active') {
-        setHooksStatus({
-          status: 'active',
-          since: new Date().toISOString(),
-          lastEvent: obs.event,
-          lastEventAt: obs.ts,
-        });
+      const next = statusOnCall(s.hooks, obs, startedAt, Date.now());
+      if (next.hooks) s.hooks = next.hooks;
+      if (next.activated) {
         await host.saveNow();
         await host.emit({
           type: 'hooks.active',
           data: { event: obs.event, ...(before ? { was: before } : {}) },
         });
-      } else if (s.hooks) {
-        s.hooks = { ...s.hooks, lastEvent: obs.event, lastEventAt: obs.ts };
       }
     });
-    await reconcileClaims();
-    await applyConfirmations();
+    await deliveries.reconcileClaims();
+    await deliveries.applyConfirmations(observation);
     void host.refreshState().catch(() => undefined);
     if (settleTimer) clearTimeout(settleTimer);
     settleTimer = setTimeout(() => {
@@ -230,312 +195,14 @@ export function createHookLink(host: HookLinkHost): HookLink {
     settleTimer.unref();
   }
 
-  /** Answers a Stop hook claimed: stop waiting to type them; they are delivered. */
-  async function reconcileClaims(): Promise<void> {
-    const waiting = Object.values(host.current().requests).filter(
-      (r) => r.stage === 'answered' && isTypedAnswer(r),
-    );
-    for (const record of waiting) {
-      const claim = await readClaim(paths, record.id);
-      if (claim?.by !== 'hook') continue;
-      cancels.get(record.id)?.abort();
-      await host.serial(() => markDeliveredByHook(record));
-    }
-  }
-
-  /** A prompt the agent accepted after the bridge typed an answer confirms it. */
-  async function applyConfirmations(): Promise<void> {
-    const promptAt = observation?.lastPromptAt
-      ? Date.parse(observation.lastPromptAt)
-      : Number.NaN;
-    const now = Date.now();
-    for (const [id, entry] of typing) {
-      if (now - entry.at > CONFIRM_WINDOW_MS) {
-        typing.delete(id);
-        continue;
-      }
-      if (Number.isNaN(promptAt) || promptAt < entry.at) continue;
-      const { record } = entry;
-      if (record.stage === 'confirmed' || record.stage === 'unconfirmed') {
-        typing.delete(id);
-        continue;
-      }
-      // Still typing (or the submit key not yet sent): try again on the next check.
-      if (record.stage !== 'delivered') continue;
-      typing.delete(id);
-      await host.serial(async () => {
-        record.stage = 'confirmed';
-        record.confirmedAt = new Date(promptAt).toISOString();
-        const s = host.current();
-        s.recent = s.recent.map((r) =>
-          r.id === record.id ? { ...r, stage: 'confirmed' } : r,
-        );
-        if (!s.requests[record.id]) await archiveRequest(paths, record);
-        await host.saveNow();
-        await host.emit({
-          type: 'request.confirmed',
-          requestId: record.id,
-          data: { via: 'hook', event: 'UserPromptSubmit' },
-        });
-      });
-    }
-  }
-
-  async function pickUpRequests(): Promise<void> {
-    let names: string[];
-    try {
-      names = await readdir(requestsDir);
-    } catch {
-      return;
-    }
-    for (const name of names.sort()) {
-      if (!name.endsWith('.json') || name.startsWith('.')) continue;
-      if (pickingUp.has(name)) continue;
-      pickingUp.add(name);
-      try {
-        await pickUp(name);
-      } catch (error) {
-        log.error({ err: error, file: name }, 'hook request pickup failed');
-        emitQuietly({
-          type: 'error',
-          data: {
-            where: 'hook-request',
-            file: name,
-            message: errorMessage(error),
-          },
-        });
-      } finally {
-        pickingUp.delete(name);
-      }
-    }
-  }
-
-  async function pickUp(name: string): Promise<void> {
-    const file = path.join(requestsDir, name);
-    const text = await readFile(file, 'utf8').catch(() => undefined);
-    if (text === undefined) return;
-    const request = parseHookRequest(text);
-    if (!request || request.agent !== agent || !isSafeFileName(request.id)) {
-      await rm(file, { force: true });
-      emitQuietly({
-        type: 'warning',
-        data: { message: `ignored a malformed hook request ${name}` },
-      });
-      return;
-    }
-    await host.serial(async () => {
-      const s = host.current();
-      if (s.requests[request.id] || s.recent.some((r) => r.id === request.id)) {
-        await rm(file, { force: true });
-        return;
-      }
-      const record: RequestRecord = {
-        id: request.id,
-        agent,
-        type: 'approval',
-        priority: 'high',
-        attributes: {
-          tool: request.tool,
-          hook: request.event,
-          ...(request.rule ? { rule: request.rule } : {}),
-          ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
-        },
-        approval: {
-          source:
-            request.event === 'PermissionRequest'
-              ? 'PermissionRequest'
-              : 'PreToolUse',
-          tool: request.tool,
-          subject: request.subject,
-          fingerprint:
-            request.fingerprint ??
-            hashBody(`${request.tool}\n${request.subject}`).slice(0, 16),
-          ...(request.rule ? { rule: request.rule } : {}),
-          ...(request.pid ? { hookPid: request.pid } : {}),
-        },
-        bodyHash: hashBody(request.body),
-        body: request.body,
-        stage: 'detected',
-        detectedAt: new Date().toISOString(),
-        origin: 'hook',
-      };
-      s.requests[record.id] = record;
-      s.counters.detected += 1;
-      await host.saveNow();
-      await rm(file, { force: true });
-      await host.emit({
-        type: 'request.detected',
-        requestId: record.id,
-        data: {
-          type: record.type,
-          priority: record.priority,
-          origin: 'hook',
-          hook: request.event,
-          tool: request.tool,
-          ...(request.rule ? { rule: request.rule } : {}),
-          ...(request.fingerprint ? { fingerprint: request.fingerprint } : {}),
-          chars: record.body.length,
-        },
-      });
-      if (await decideByRule(record)) return;
-      await host.route(record);
-    });
-  }
-
-  /** Approvals whose hook gave up waiting: close them (the agent has moved on). */
-  async function expireApprovals(): Promise<void> {
-    const open = Object.values(host.current().requests).filter(
-      (r) =>
-        r.origin === 'hook' && (r.stage === 'detected' || r.stage === 'routed'),
-    );
-    for (const record of open) {
-      let decision = await readDecision(paths, record.id);
-      const pid = record.approval?.hookPid;
-      if (!decision && pid !== undefined && !isProcessAlive(pid)) {
-        // The hook that asked is gone (the agent went on, or was killed):
-        // a decision now would reach nobody, so none is taken.
-        decision = (
-          await decideOnce(paths, {
-            id: record.id,
-            decision: 'deny',
-            by: 'timeout',
-            reason: `the hook that asked (pid ${pid}) is no longer waiting`,
-            decidedAt: new Date().toISOString(),
-            ...(record.approval
-              ? { fingerprint: record.approval.fingerprint }
-              : {}),
-          })
-        ).decision;
-      }
-      if (decision?.by !== 'timeout') continue;
-      await host.serial(async () => {
-        if (!host.current().requests[record.id]) return;
-        record.stage = 'expired';
-        await host.saveNow();
-        await host.emit({
-          type: 'request.expired',
-          requestId: record.id,
-          data: { decision: decision.decision, reason: decision.reason },
-        });
-        await host.finish(record);
-      });
-    }
-  }
-
-  async function markDeliveredByHook(record: RequestRecord): Promise<void> {
-    const s = host.current();
-    if (s.requests[record.id] !== record) return;
-    if (record.stage !== 'answered' && record.stage !== 'delivering') return;
-    record.stage = 'delivered';
-    record.deliveredAt = new Date().toISOString();
-    s.counters.delivered += 1;
-    await host.saveNow();
-    await host.emit({
-      type: 'request.delivered',
-      requestId: record.id,
-      data: {
-        method: 'stop-hook',
-        chars: record.response?.instructions.length ?? 0,
-      },
-    });
-    await host.finish(record);
-  }
-
-  /**
-   * Write the decision on a hook's approval for the waiting hook, once, and
-   * record who decided. The answer's first word decides unless `given`
-   * says (a rule). Runs under `serial`.
-   */
-  async function decideApproval(
-    record: RequestRecord,
-    given?: Decider & { decision: ApprovalDecision },
-  ): Promise<void> {
-    const answer = parseApprovalAnswer(
-      record.response?.instructions || record.response?.raw || '',
-    );
-    const decision = given?.decision ?? answer.decision;
-    const decider =
-      given ?? deciderOf(record.response?.source ?? '', record.response?.by);
-    const decidedAt = new Date().toISOString();
-    const stands = await decideOnce(paths, {
-      id: record.id,
-      decision,
-      ...(record.approval ? { fingerprint: record.approval.fingerprint } : {}),
-      by: decider.decidedBy,
-      via: decider.via,
-      reason: answer.reason,
-      decidedAt,
-    });
-    if (stands.first) {
-      record.stage = 'delivered';
-      record.deliveredAt = decidedAt;
-      record.decision = {
-        decision,
-        decidedBy: decider.decidedBy,
-        via: decider.via,
-        reason: answer.reason,
-        at: decidedAt,
-      };
-      host.current().counters.delivered += 1;
-      await host.saveNow();
-      await host.emit({
-        type: 'request.delivered',
-        requestId: record.id,
-        data: {
-          method: 'decision',
-          decision,
-          decidedBy: decider.decidedBy,
-          via: decider.via,
-          ...(given || answer.recognized ? {} : { unrecognized: true }),
-        },
-      });
-    } else {
-      record.stage = 'expired';
-      await host.saveNow();
-      await host.emit({
-        type: 'request.expired',
-        requestId: record.id,
-        data: {
-          decision: stands.decision.decision,
-          reason:
-            'the answer came after the hook stopped waiting; its default stood',
-        },
-      });
-    }
-    await host.finish(record);
-  }
-
-  /**
-   * The config's approval rules, before any answerer: a rule that matches
-   * decides the approval at once (`decidedBy: rule`). Runs under `serial`.
-   * True when a rule decided.
-   */
-  async function decideByRule(record: RequestRecord): Promise<boolean> {
-    const approval = record.approval;
-    if (!approval) return false;
-    const verdict = evaluateApprovalRules(
-      { tool: approval.tool, subjects: [approval.subject] },
-      host.config.policy,
-    );
-    if (!verdict) return false;
-    const { rule } = verdict;
-    await recordRuleAnswer(record, verdict, host);
-    await decideApproval(record, {
-      decision: verdict.decision,
-      decidedBy: 'rule',
-      via: rule.name,
-    });
-    return true;
-  }
-
   async function checkOnce(): Promise<void> {
     if (await refreshObservation()) {
       if (observation) await onObservation(observation);
     } else {
-      await applyConfirmations();
+      await deliveries.applyConfirmations(observation);
     }
-    await pickUpRequests();
-    await expireApprovals();
+    await approvals.pickUp();
+    await approvals.expire();
   }
 
   function check(): Promise<void> {
@@ -560,6 +227,27 @@ export function createHookLink(host: HookLinkHost): HookLink {
     }
   }
 
+  /** Claude Code's hooks not heard from in time: say they look inactive, and why. */
+  function watchForSilence(): void {
+    startTimer = setTimeout(() => {
+      void host
+        .serial(async () => {
+          const current = host.current();
+          if (stopped) return;
+          const hooks = statusAfterWait(current.hooks, agent, Date.now());
+          if (!hooks) return;
+          current.hooks = hooks;
+          await host.saveNow();
+          await host.emit({
+            type: 'hooks.inactive',
+            data: { reason: hooks.reason },
+          });
+        })
+        .catch(() => undefined);
+    }, HOOKS_START_TIMEOUT_MS);
+    startTimer.unref();
+  }
+
   return {
     async start() {
       startedAt = Date.now();
@@ -570,45 +258,14 @@ export function createHookLink(host: HookLinkHost): HookLink {
       await ensurePrivateDir(path.dirname(requestsDir));
       await ensurePrivateDir(requestsDir);
       await refreshObservation();
-      const at = observation ? Date.parse(observation.ts) : Number.NaN;
-      const seenRecently =
-        !Number.isNaN(at) && Date.now() - at < HOOKS_START_TIMEOUT_MS;
-      setHooksStatus(
-        kind === 'none'
-          ? { status: 'off', since: new Date().toISOString() }
-          : {
-              status: seenRecently ? 'active' : 'waiting',
-              since: new Date().toISOString(),
-              ...(observation
-                ? { lastEvent: observation.event, lastEventAt: observation.ts }
-                : {}),
-            },
-      );
-      if (kind !== 'none' && seenRecently && observation)
+      const status = statusAtStart(kind, observation, Date.now());
+      host.current().hooks = status;
+      if (status.status === 'active' && observation)
         await host.emit({
           type: 'hooks.active',
           data: { event: observation.event, at: observation.ts },
         });
-      if (kind === 'claude') {
-        startTimer = setTimeout(() => {
-          void host
-            .serial(async () => {
-              const current = host.current();
-              if (current.hooks?.status !== 'waiting' || stopped) return;
-              const reason = inactiveReason(agent, HOOKS_START_TIMEOUT_MS);
-              current.hooks = {
-                ...current.hooks,
-                status: 'inactive',
-                since: new Date().toISOString(),
-                reason,
-              };
-              await host.saveNow();
-              await host.emit({ type: 'hooks.inactive', data: { reason } });
-            })
-            .catch(() => undefined);
-        }, HOOKS_START_TIMEOUT_MS);
-        startTimer.unref();
-      }
+      if (kind === 'claude') watchForSilence();
       // A preset without hooks: no hook speaks for it (a call that claims
       // to is refused and recorded), so nothing here is watched or polled.
       if (kind !== 'none') {
@@ -643,33 +300,17 @@ export function createHookLink(host: HookLinkHost): HookLink {
       );
       memo = result.memo;
       if (result.report) {
-        emitQuietly({ type: 'state.disagreement', data: { ...result.report } });
+        void host
+          .emit({ type: 'state.disagreement', data: { ...result.report } })
+          .catch(() => undefined);
       }
       return { state: result.state, source: result.source };
     },
-    signalFor(requestId) {
-      let controller = cancels.get(requestId);
-      if (!controller) {
-        controller = new AbortController();
-        cancels.set(requestId, controller);
-      }
-      return controller.signal;
-    },
-    async deliveredByHook(record) {
-      return (await readClaim(paths, record.id))?.by === 'hook';
-    },
-    async claimForTyping(record) {
-      const result = await claimRequest(paths, record.id, 'bridge');
-      const ours = result.type === 'claimed' || result.claim?.by === 'bridge';
-      if (ours) typing.set(record.id, { record, at: Date.now() });
-      cancels.delete(record.id);
-      return ours;
-    },
-    markDeliveredByHook: (record) => {
-      cancels.delete(record.id);
-      return markDeliveredByHook(record);
-    },
-    decideApproval,
+    signalFor: deliveries.signalFor,
+    deliveredByHook: deliveries.deliveredByHook,
+    claimForTyping: deliveries.claimForTyping,
+    markDeliveredByHook: deliveries.markDeliveredByHook,
+    decideApproval: approvals.decide,
     noteSubmitted(at = Date.now()) {
       // Only Claude Code's hooks report prompts, and only hooks seen working
       // will speak again; other agents keep the screen.
@@ -679,31 +320,4 @@ export function createHookLink(host: HookLinkHost): HookLink {
     latest: () => observation,
     check,
   };
-}
-
-/**
- * Record the answer an approval rule's verdict stands for on its request
- * (`answered`, saved, `request.answered`), for the hook and the screen
- * approvals alike. `data`: more for the event. Runs under `serial`.
- */
-export async function recordRuleAnswer(
-  record: RequestRecord,
-  verdict: ApprovalRuleVerdict,
-  host: Pick<HookLinkHost, 'saveNow' | 'emit'>,
-  data: Record<string, unknown> = {},
-): Promise<void> {
-  const now = new Date().toISOString();
-  record.response = ruleAnswer(verdict, now);
-  record.answeredAt = now;
-  record.stage = 'answered';
-  await host.saveNow();
-  await host.emit({
-    type: 'request.answered',
-    requestId: record.id,
-    data: {
-      source: record.response.source,
-      ...data,
-      chars: record.response.instructions.length,
-    },
-  });
 }
