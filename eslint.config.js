@@ -119,6 +119,11 @@ export default tseslint.config(
     },
     rules: {
       'import/no-cycle': ['error', { ignoreExternal: true }],
+      // A module small enough to read in one sitting (docs/architecture.md).
+      'max-lines': [
+        'error',
+        { max: 400, skipBlankLines: false, skipComments: false },
+      ],
     },
   },
   ...layerRules,
