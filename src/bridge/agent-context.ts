@@ -77,7 +77,8 @@ export interface AgentContext {
   incarnation: () => AgentIncarnation;
 }
 
-export function createAgentContext(options: {
+/** Who and where the agent is, and what its supervision writes to. */
+export interface AgentContextOptions {
   agent: string;
   pane: string;
   profile: AgentProfile;
@@ -86,8 +87,14 @@ export function createAgentContext(options: {
   tmux: TmuxClient;
   events: EventSink;
   log: Logger;
+  /**
+   * The `macs start` session this bridge serves (`.macs/session.json`):
+   * requests carry it, and one of another session is never answered.
+   */
   session?: string;
-}): AgentContext {
+}
+
+export function createAgentContext(options: AgentContextOptions): AgentContext {
   const { agent, pane, paths, events, log } = options;
   const serial = createSerialQueue();
   const abort = new AbortController();

@@ -86,7 +86,8 @@ function exitWords(exit: { exitCode?: number; exitSignal?: number }): string {
   return 'is gone';
 }
 
-export interface SlotLifeOptions {
+/** What every agent of a fleet shares. */
+export interface FleetParts {
   paths: HomePaths;
   config: MacsConfig;
   tmux: TmuxClient;
@@ -94,7 +95,11 @@ export interface SlotLifeOptions {
   log: Logger;
   backend: SharedBackend;
   deliverer: Deliverer;
+  /** The `macs start` session these agents belong to (`.macs/session.json`). */
   session?: string;
+}
+
+export interface SlotLifeOptions extends FleetParts {
   resolvePane: (
     agent: MultiAgent,
     options?: { ownPaneOnly?: boolean },

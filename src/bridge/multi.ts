@@ -8,22 +8,19 @@
  * agents of the session are taken on, and each gets its first message
  * (first-message.ts) once.
  */
-import type { MacsConfig } from '../config/schema.js';
 import { errorMessage, type AgentError } from '../errors.js';
-import { emitSafely, type EventSink } from '../events/log.js';
+import { emitSafely } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
-import type { Logger } from '../log/logger.js';
-import type { HomePaths } from '../home/paths.js';
-import type { PaneInfo, TmuxClient } from '../tmux/client.js';
+import type { PaneInfo } from '../tmux/client.js';
 import {
   createSlotLife,
   newSlot,
+  type FleetParts,
   type MultiAgent,
   type SharedBackend,
   type Slot,
   type SlotStatus,
 } from './agent-slot.js';
-import type { Deliverer } from './deliver.js';
 import { promptOnce } from './first-message.js';
 import { answerHandler } from './slot-backend.js';
 
@@ -47,15 +44,8 @@ const START_CONCURRENCY = 16;
 /** New `@macs_agent` panes are looked for this often. */
 const DISCOVERY_POLL_MS = 5000;
 
-export interface MultiBridgeOptions {
+export interface MultiBridgeOptions extends FleetParts {
   agents: readonly MultiAgent[];
-  paths: HomePaths;
-  config: MacsConfig;
-  tmux: TmuxClient;
-  events: EventSink;
-  log: Logger;
-  backend: SharedBackend;
-  deliverer: Deliverer;
   /**
    * Find an agent's pane (pane discovery, SPEC §5); throws when there is
    * none or several. With `ownPaneOnly`, only the agent's pin and
@@ -66,8 +56,6 @@ export interface MultiBridgeOptions {
     agent: MultiAgent,
     options?: { ownPaneOnly?: boolean },
   ) => Promise<string>;
-  /** The `macs start` session these agents belong to (`.macs/session.json`). */
-  session?: string;
   /** Agents that appeared since (panes newly tagged `@macs_agent`). */
   findNewAgents?: (known: ReadonlySet<string>) => Promise<MultiAgent[]>;
   /** A line for the person running the bridge (stderr). */

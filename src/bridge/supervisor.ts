@@ -21,13 +21,9 @@ import type {
   BackendAnswer,
   ControllerBackend,
 } from '../backends/types.js';
-import type { MacsConfig } from '../config/schema.js';
 import type { AgentError } from '../errors.js';
-import type { EventSink } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
 import { ensureHomeDirs } from '../home/fs.js';
-import type { HomePaths } from '../home/paths.js';
-import type { Logger } from '../log/logger.js';
 import { createActivityTracker } from '../screen/activity.js';
 import { createPauseGate } from '../state/control.js';
 import {
@@ -36,10 +32,10 @@ import {
 } from '../state/request-ids.js';
 import { acquireAgentLock, loadAgentState } from '../state/store.js';
 import type { AgentStateFile } from '../state/types.js';
-import type { TmuxClient } from '../tmux/client.js';
 import {
   createAgentContext,
   type AgentContext,
+  type AgentContextOptions,
   type AgentProfile,
 } from './agent-context.js';
 import { ACTIVITY_QUIET_MS, createAgentStateReader } from './agent-state.js';
@@ -56,23 +52,10 @@ import { createScreenApprovals } from './screen-approvals.js';
 
 export type { AgentProfile };
 
-export interface SupervisorOptions {
-  agent: string;
-  pane: string;
-  profile: AgentProfile;
-  paths: HomePaths;
-  config: MacsConfig;
-  tmux: TmuxClient;
-  events: EventSink;
-  log: Logger;
+export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;
   /** Routes a request to its answerer. */
   backend: ControllerBackend;
-  /**
-   * The `macs start` session this bridge serves (`.macs/session.json`):
-   * requests carry it, and one of another session is never answered.
-   */
-  session?: string;
   /**
    * Told once when the agent's pane no longer exists (killed, its window
    * closed) while its tmux server runs: a pane id never comes back, so a
