@@ -409,6 +409,9 @@ describe('requests: from a detected block to a routed request', () => {
       await f.ctx.serial(() => requests.onIdleScreen(idle));
       await f.ctx.serial(() => requests.onIdleScreen(idle));
       expect(submitted).toHaveLength(1);
+      // Not even looked at again (not a duplicate dropped later).
+      expect(f.eventsOf('request.duplicate')).toEqual([]);
+      expect(f.state().counters.duplicates).toBe(0);
       const [record] = Object.values(f.state().requests);
       expect(record).toMatchObject({
         type: 'heuristic',
