@@ -291,6 +291,11 @@ describe('agent state', () => {
       expect(relaunched).toHaveBeenCalledTimes(1);
       expect(relaunched).toHaveBeenCalledWith('claude');
       expect(asked.stage).toBe('expired');
+      // What the new program asks is its own.
+      const askedAgain = f.addRecord({ stage: 'routed' });
+      await reader.readState();
+      expect(relaunched).toHaveBeenCalledTimes(1);
+      expect(askedAgain.stage).toBe('routed');
     });
 
     it('a shell before the agent ever ran is read by the screen', async () => {
