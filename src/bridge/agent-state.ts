@@ -137,9 +137,12 @@ export function createAgentStateReader(
     const s = ctx.current();
     if (
       next !== 'dead' &&
-      (s.exitCode !== undefined || s.exitSignal !== undefined)
+      (s.exitCode !== undefined ||
+        s.exitSignal !== undefined ||
+        s.lastLines !== undefined)
     ) {
-      // The pane runs again (respawn-pane): the old exit status is history.
+      // The pane runs again (respawn-pane, or the agent started again in
+      // the shell it exited to): how the last run ended is history.
       delete s.exitCode;
       delete s.exitSignal;
       delete s.lastLines;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../home/fs.js';
 import {
   closeRecord,
+  recordStep,
   retireRecord,
   type UnansweredEnd,
 } from '../state/ledger.js';
@@ -123,7 +124,7 @@ export function createRequestSteps(
     },
 
     async recordUnconfirmed(record, reason) {
-      record.stage = 'unconfirmed';
+      recordStep(record, { type: 'unconfirmed' });
       await ctx.saveNow();
       await ctx.emit({
         type: 'delivery.unconfirmed',
@@ -134,8 +135,8 @@ export function createRequestSteps(
 
     async markDelivered(record, delivery) {
       if (record.deliveredAt !== undefined) return;
-      if (record.stage !== 'confirmed') record.stage = 'delivered';
-      record.deliveredAt = new Date().toISOString();
+      // (A hook may have confirmed it first: the stage stays `confirmed`.)
+      recordStep(record, { type: 'delivered', at: new Date().toISOString() });
       ctx.current().counters.delivered += 1;
       await ctx.saveNow();
       await ctx.emit({
@@ -150,8 +151,7 @@ export function createRequestSteps(
     },
 
     async recordResumedDelivery(record, method) {
-      record.stage = 'delivered';
-      record.deliveredAt = new Date().toISOString();
+      recordStep(record, { type: 'delivered', at: new Date().toISOString() });
       ctx.current().counters.delivered += 1;
       await ctx.saveNow();
       await ctx.emit({

@@ -59,7 +59,10 @@ export function overLimit(
       count: recentCount + 1,
       limit: limits.maxRequestsPerMinute,
     };
-  const bytes = open.reduce((n, r) => n + r.body.length, body.length);
+  const bytes = open.reduce(
+    (n, r) => n + Buffer.byteLength(r.body),
+    Buffer.byteLength(body),
+  );
   if (bytes > limits.maxPendingBytes)
     return {
       reason: 'pending-bytes',

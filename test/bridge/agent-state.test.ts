@@ -291,6 +291,8 @@ describe('agent state', () => {
       expect(relaunched).toHaveBeenCalledTimes(1);
       expect(relaunched).toHaveBeenCalledWith('claude');
       expect(asked.stage).toBe('expired');
+      // How the old run ended is history once the agent runs again.
+      expect(f.state().lastLines).toBeUndefined();
       // What the new program asks is its own.
       const askedAgain = f.addRecord({ stage: 'routed' });
       await reader.readState();

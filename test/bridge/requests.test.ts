@@ -79,6 +79,14 @@ describe('overLimit', () => {
       trip: { reason: 'pending-bytes', count: 11, limit: 10 },
     },
     {
+      // Bytes as UTF-8 (docs/config.md): six characters, twelve bytes.
+      name: 'bytes, not characters',
+      open: open(''),
+      recent: 0,
+      body: 'éééééé',
+      trip: { reason: 'pending-bytes', count: 12, limit: 10 },
+    },
+    {
       name: 'the open requests first of all',
       open: open('123456789', '123456789'),
       recent: 9,
