@@ -124,3 +124,29 @@ export function createArchivedAnswers(
     return response;
   };
 }
+
+/**
+ * The agents of the running session (`.macs/session.json`), or null when no
+ * session runs: status then shows every agent with a state file.
+ */
+export async function readSessionAgents(
+  paths: Pick<HomePaths, 'sessionFile'>,
+): Promise<ReadonlySet<string> | null> {
+  try {
+    const record = JSON.parse(await readFile(paths.sessionFile, 'utf8')) as {
+      agents?: unknown;
+    };
+    if (!Array.isArray(record.agents)) return null;
+    return new Set(
+      record.agents.flatMap((a: unknown) =>
+        typeof a === 'object' &&
+        a !== null &&
+        typeof (a as { name?: unknown }).name === 'string'
+          ? [(a as { name: string }).name]
+          : [],
+      ),
+    );
+  } catch {
+    return null;
+  }
+}

@@ -19,6 +19,7 @@ import {
   readInboxContext,
   readInboxIds,
   readSession,
+  readSessionAgents,
 } from './snapshot-files.js';
 import {
   approvalsOf,
@@ -121,17 +122,28 @@ export function createSnapshotReader(
     },
     async read(at = new Date()) {
       const now = at.getTime();
-      const [states, paused, events, inbox, session] = await Promise.all([
-        readAllAgentStates(paths),
-        readPausedAgents(paths),
-        readRecentEvents(),
-        readInboxIds(paths.inbox),
-        readSession(paths),
-      ]);
+      const [states, paused, events, inbox, session, sessionAgents] =
+        await Promise.all([
+          readAllAgentStates(paths),
+          readPausedAgents(paths),
+          readRecentEvents(),
+          readInboxIds(paths.inbox),
+          readSession(paths),
+          readSessionAgents(paths),
+        ]);
       const agents: AgentSnapshot[] = [];
       const requests: RequestSnapshot[] = [];
       const approvals: ApprovalSnapshot[] = [];
       for (const state of states.map(normalizeAgentState)) {
+        const bridge = await readBridge(paths.state, state.agent);
+        // An agent of an earlier session, done with: not this session's.
+        if (
+          sessionAgents &&
+          !sessionAgents.has(state.agent) &&
+          !bridge.running &&
+          Object.keys(state.requests).length === 0
+        )
+          continue;
         approvals.push(...approvalsOf(state));
         for (const record of Object.values(state.requests)) {
           const inInbox = inbox.has(record.id);
@@ -146,7 +158,7 @@ export function createSnapshotReader(
             now,
             paused: paused.has(state.agent),
             inbox,
-            bridge: await readBridge(paths.state, state.agent),
+            bridge,
             lastResponse: await lastResponseOf(state),
           }),
         );

@@ -32,6 +32,35 @@ describe('buildSnapshot', () => {
     });
   });
 
+  it("shows a running session's agents, not those an earlier session left done with", async () => {
+    await fx.writeState('worker-1');
+    // Of an earlier session: ended, nothing open, no bridge.
+    await fx.writeState('old-worker', (s) => {
+      s.state = 'dead';
+    });
+    // Not in the session either, but a request of it is still open.
+    await fx.writeState('asking', (s) => {
+      s.requests['asking-q-1'] = makeRecord({
+        id: 'asking-q-1',
+        agent: 'asking',
+      });
+    });
+    const names = async () =>
+      (await buildSnapshot(fx.paths, NOW)).agents.map((a) => a.name).sort();
+    // No session: every agent with a state file.
+    expect(await names()).toEqual(['asking', 'old-worker', 'worker-1']);
+    mkdirSync(path.dirname(fx.paths.sessionFile), { recursive: true });
+    writeFileSync(
+      fx.paths.sessionFile,
+      JSON.stringify({
+        id: 's-2',
+        createdAt: NOW.toISOString(),
+        agents: [{ name: 'worker-1' }],
+      }),
+    );
+    expect(await names()).toEqual(['asking', 'worker-1']);
+  });
+
   it('lists decided approvals, newest first, with who decided', async () => {
     await fx.writeState('worker-1', (s) => {
       s.recent = [
