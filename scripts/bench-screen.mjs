@@ -81,14 +81,32 @@ function inlineAgent(bytes) {
   return out;
 }
 
+/**
+ * The reader's clock in these runs. A block a full-screen program draws is
+ * reported once it has stayed the same for LIVE_STABLE_MS (300 ms,
+ * src/screen/live.ts), so time must pass between reads as it does in a
+ * pane: the clock moves on by `stepMs` at each write, and the reader is
+ * settled after each one, as the bridge does when output pauses.
+ */
+function steppedClock(stepMs) {
+  let t = 0;
+  return { now: () => t, step: () => (t += stepMs) };
+}
+
 async function throughput(name, data, chunk) {
-  const reader = createScreenReader({ cols: COLS, rows: ROWS });
+  const clock = steppedClock(1000);
+  const reader = createScreenReader({ cols: COLS, rows: ROWS, now: clock.now });
   const started = performance.now();
   let found = 0;
   for (let at = 0; at < data.length; at += chunk) {
-    const events = await reader.write(data.slice(at, at + chunk));
+    clock.step();
+    const events = [
+      ...(await reader.write(data.slice(at, at + chunk))),
+      ...reader.settle(),
+    ];
     found += events.filter((e) => e.type === 'request').length;
   }
+  clock.step();
   found += reader.settle().filter((e) => e.type === 'request').length;
   const seconds = (performance.now() - started) / 1000;
   reader.dispose();
@@ -152,9 +170,13 @@ async function latency() {
   const frames = fullScreenFrames(4 * MB)
     .split('\x1b[?2026h')
     .filter(Boolean);
-  const reader = createScreenReader({ cols: COLS, rows: ROWS });
+  // A frame every 100 ms: a request is reported in the fourth frame that
+  // shows it unchanged.
+  const clock = steppedClock(100);
+  const reader = createScreenReader({ cols: COLS, rows: ROWS, now: clock.now });
   const samples = [];
   for (const frame of frames) {
+    clock.step();
     const started = performance.now();
     const events = await reader.write(`\x1b[?2026h${frame}`);
     if (events.some((e) => e.type === 'request'))
