@@ -1,6 +1,6 @@
 import { MacsError } from '../errors.js';
 import { SESSION_NAME } from '../session/record.js';
-import { checkTmux, isSessionRunning } from '../session/start.js';
+import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
 import { createContext, type CliDeps, type CommonOptions } from './common.js';
