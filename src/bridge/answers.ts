@@ -6,7 +6,7 @@
  * a worker's answer to delivery, an empty one straight to the archive.
  */
 import type { AnswerVerdict, BackendAnswer } from '../backends/types.js';
-import { DISMISS_SUFFIX } from '../backends/file.js';
+import { DISMISS_SUFFIX } from '../backends/outbox-names.js';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deciderOf, parseApprovalAnswer } from '../protocol/approval.js';
