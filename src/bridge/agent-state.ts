@@ -15,7 +15,7 @@ import type { AgentStateName, StateSource } from '../state/types.js';
 import { PaneNotFoundError, type PaneInfo } from '../tmux/client.js';
 import { readPaneExit } from '../tmux/pane-exit.js';
 import type { AgentContext } from './agent-context.js';
-import { canTypeInto } from './deliver.js';
+import { canTypeInto } from './deliver-wait.js';
 import type { RequestSteps } from './request-steps.js';
 
 /** A screen no rule matches counts as `working` for this long after output. */

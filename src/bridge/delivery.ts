@@ -14,7 +14,7 @@ import type { AgentStateName, RequestRecord } from '../state/types.js';
 import type { AgentContext } from './agent-context.js';
 import type { Deliverer } from './deliver.js';
 import type { RequestSteps } from './request-steps.js';
-import { isScreenApproval } from './screen-approvals.js';
+import { isScreenApproval } from './dialog-approval.js';
 
 /** With working hooks, a confirmation waits this long for UserPromptSubmit. */
 const HOOK_CONFIRM_WAIT_MS = 3_000;

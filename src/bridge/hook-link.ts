@@ -52,9 +52,6 @@ import {
 } from './hook-observation.js';
 import { arbitrateState, type ArbiterMemo } from './hook-state.js';
 
-export { recordRuleAnswer } from './approval-rules.js';
-export { HOOKS_START_TIMEOUT_MS, inactiveReason } from './hook-observation.js';
-
 /** Claims of finished requests are kept this long (a slow hook must not re-claim). */
 export const CLAIM_KEEP_MS = 24 * 3600 * 1000;
 /** After an observation, the state is read once more when the screen has caught up. */

@@ -27,9 +27,6 @@ import type { Deliverer } from './deliver.js';
 import { promptOnce } from './first-message.js';
 import { answerHandler } from './slot-backend.js';
 
-export type { MultiAgent, SharedBackend, SlotStatus };
-export type { FirstMessageSpec } from './first-message.js';
-
 /** How often every pane is looked at (deaths, revivals, the controller's state). */
 export const HEALTH_POLL_MS = 500;
 /**

@@ -36,9 +36,6 @@ import {
   type DialogMemory,
 } from './dialog-approval.js';
 
-export { DIALOG_CONFIRM_MS } from './dialog-apply.js';
-export { DIALOG_TOOL, isScreenApproval } from './dialog-approval.js';
-
 /** What screen approvals need from their supervisor. */
 export interface ScreenApprovalHost {
   agent: string;

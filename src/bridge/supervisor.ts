@@ -54,8 +54,6 @@ import { createRequests } from './requests.js';
 import { corruptStateWarning, resumeRequests } from './resume.js';
 import { createScreenApprovals } from './screen-approvals.js';
 
-export type { AgentProfile };
-
 export interface SupervisorOptions {
   agent: string;
   pane: string;

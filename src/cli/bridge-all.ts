@@ -4,7 +4,7 @@
  * (bridge-runtime.ts); agents added later are taken on as they appear.
  */
 import type { ControllerPane } from '../bridge/answerers.js';
-import type { MultiAgent } from '../bridge/multi.js';
+import type { MultiAgent } from '../bridge/agent-slot.js';
 import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
 import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';

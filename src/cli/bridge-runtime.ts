@@ -10,10 +10,10 @@ import { createAnswerers, type ControllerPane } from '../bridge/answerers.js';
 import { createDeliverer } from '../bridge/deliver.js';
 import {
   createMultiBridge,
-  type MultiAgent,
   type MultiBridge,
   type MultiBridgeOptions,
 } from '../bridge/multi.js';
+import type { MultiAgent } from '../bridge/agent-slot.js';
 import type { MacsConfig } from '../config/schema.js';
 import { createEventLog } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';
