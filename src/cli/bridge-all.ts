@@ -27,9 +27,9 @@ import { runBridgeRuntime } from './bridge-runtime.js';
 import {
   createContext,
   createLongLivedTmuxClient,
-  type CliDeps,
   type CommandContext,
 } from './common.js';
+import type { CliDeps } from './options.js';
 
 interface AgentEntry {
   name: string;

@@ -19,12 +19,8 @@ import { createEventLog } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { BridgeOptions } from './bridge-options.js';
-import {
-  watchCrash,
-  watchTmuxServer,
-  type CliDeps,
-  type CommandContext,
-} from './common.js';
+import { watchCrash, watchTmuxServer, type CommandContext } from './common.js';
+import type { CliDeps } from './options.js';
 import { formatEventLine } from './events.js';
 
 export interface BridgeRun {

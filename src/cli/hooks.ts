@@ -17,7 +17,7 @@ import type { HomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { loadConfig } from '../config/load.js';
 import { resolveHomePaths } from '../home/paths.js';
-import { type CliDeps, type CommonOptions } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export interface HooksOptions extends CommonOptions {
   dir?: string;

@@ -10,7 +10,8 @@ import {
 import type { RunEditor } from '../../src/backends/editor.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { createContext, type CliDeps } from '../../src/cli/common.js';
+import { createContext } from '../../src/cli/common.js';
+import type { CliDeps } from '../../src/cli/options.js';
 import { runStatus, type StatusTerminal } from '../../src/cli/status.js';
 import { createStatusIntents } from '../../src/cli/status-live.js';
 import { createAttentionBell } from '../../src/cli/status-attention.js';
