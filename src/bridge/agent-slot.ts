@@ -20,7 +20,8 @@ import {
   loadAgentState,
   saveAgentState,
 } from '../state/store.js';
-import type { AgentStateFile, AgentStateName } from '../state/types.js';
+import type { AgentStateFile } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import {
   PaneNotFoundError,
   type PaneInfo,

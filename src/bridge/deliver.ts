@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError } from '../tmux/client.js';
 import { composerProbe, typedText } from './composer.js';

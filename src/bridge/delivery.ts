@@ -10,7 +10,8 @@
  */
 import { errorMessage } from '../errors.js';
 import { recordStep } from '../state/ledger.js';
-import type { AgentStateName, RequestRecord } from '../state/types.js';
+import type { RequestRecord } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { AgentContext } from './agent-context.js';
 import type { Deliverer } from './deliver.js';
 import type { RequestSteps } from './request-steps.js';

@@ -8,7 +8,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { MacsConfig } from '../config/schema.js';
 import type { EventInput } from '../events/types.js';
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { Slot } from './agent-slot.js';
 import type { DeliveryRules, Deliverer } from './deliver.js';

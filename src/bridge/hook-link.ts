@@ -38,10 +38,10 @@ import {
 import type { HomePaths } from '../home/paths.js';
 import type {
   AgentStateFile,
-  AgentStateName,
   RequestRecord,
   StateSource,
 } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import { createHookApprovals } from './hook-approvals.js';
 import { createHookDeliveries } from './hook-deliveries.js';
 import {

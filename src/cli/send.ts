@@ -14,7 +14,7 @@ import { sanitizeText } from '../protocol/sanitize.js';
 import { discoverPane } from '../session/discover.js';
 import { readSessionRecord } from '../session/record.js';
 import { readAgentState } from '../state/store.js';
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import {
   createTmuxClient,
   PaneNotFoundError,

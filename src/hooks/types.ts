@@ -6,7 +6,8 @@
  */
 import type { PolicyConfig } from '../config/policy.js';
 import type { ApprovalOutcome, HookObservation } from '../state/hook-files.js';
-import type { AgentStateFile, AgentStateName } from '../state/types.js';
+import type { AgentStateFile } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 
 export interface HookContext {
   agent: string;

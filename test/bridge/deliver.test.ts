@@ -5,7 +5,7 @@ import {
   type DeliveryRequest,
 } from '../../src/bridge/deliver.js';
 import { composerHolds } from '../../src/bridge/pane-composer.js';
-import type { AgentStateName } from '../../src/state/types.js';
+import type { AgentStateName } from '../../src/config/states.js';
 import { FakeTmuxClient, type FakePane } from '../helpers/fake-tmux.js';
 
 /**
