@@ -4,7 +4,7 @@ import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import type { MacsConfig } from '../config/schema.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
-import type { Snapshot } from '../state/snapshot.js';
+import type { Snapshot } from '../state/snapshot-schema.js';
 import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
 import type { StatusIntents } from '../ui/intents.js';
 import { runEditorSync, type RunEditor } from '../backends/editor.js';

@@ -8,8 +8,10 @@ import * as z from 'zod';
 import type { HomePaths } from '../home/paths.js';
 import { sanitizeText } from '../protocol/sanitize.js';
 import { readSessionRecord } from '../session/record.js';
-import type { AgentSnapshot } from '../state/snapshot.js';
-import { RequestStageSchema } from '../state/snapshot-schema.js';
+import {
+  RequestStageSchema,
+  type AgentSnapshot,
+} from '../state/snapshot-schema.js';
 import { PaneNotFoundError } from '../tmux/client.js';
 import {
   agentLine,

@@ -7,7 +7,7 @@
  * controller can call again.
  */
 import * as z from 'zod';
-import type { RequestSnapshot } from '../state/snapshot.js';
+import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import { requestDetail, requestText } from './format.js';
 import {
   agentName,

@@ -17,10 +17,10 @@ import { createStatusIntents } from '../../src/cli/status-live.js';
 import { createAttentionBell } from '../../src/cli/status-attention.js';
 import { readEvents } from '../../src/events/log.js';
 import { isDeliveryPaused } from '../../src/state/control.js';
-import type { EventSnapshot } from '../../src/state/snapshot.js';
 import {
   AnswerSnapshotSchema,
   SnapshotSchema,
+  type EventSnapshot,
 } from '../../src/state/snapshot-schema.js';
 import type { RunTmux } from '../../src/tmux/run.js';
 import { REPO_ROOT } from '../helpers/macs.js';
