@@ -31,8 +31,8 @@ import {
 } from './tool.js';
 
 /** `read_screen`: default and most lines. */
-export const SCREEN_DEFAULT_LINES = 40;
-export const SCREEN_MAX_LINES = 2000;
+const SCREEN_DEFAULT_LINES = 40;
+const SCREEN_MAX_LINES = 2000;
 
 /** The pane of an agent: its state file's, else the session record's. */
 async function paneOf(
