@@ -37,7 +37,7 @@ export interface LimitTrip {
  * would break: open requests, requests in the last minute (`recent`, the
  * times of the last detections), bytes of open bodies.
  */
-export function overLimit(
+function overLimit(
   limits: {
     maxPendingRequests: number;
     maxRequestsPerMinute: number;

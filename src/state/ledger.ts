@@ -116,10 +116,7 @@ const STAGE_TIME: Partial<
  * would move it back leaves the stage as it is, e.g. `delivered` after a
  * hook confirmed the request); the step's own fields are recorded anyway.
  */
-export function applyStep(
-  record: RequestRecord,
-  step: LedgerStep,
-): RequestRecord {
+function applyStep(record: RequestRecord, step: LedgerStep): RequestRecord {
   const next: RequestRecord = { ...record };
   const moveTo = (stage: RequestStage): void => {
     if (STAGE_RANK[stage] > STAGE_RANK[next.stage]) next.stage = stage;

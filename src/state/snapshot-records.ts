@@ -46,7 +46,7 @@ export function isWaitingForPerson(
   );
 }
 
-export function answerOf(
+function answerOf(
   requestId: string,
   stage: RequestSnapshot['stage'],
   response: StoredResponse,
@@ -96,7 +96,7 @@ export function lastAnswerOf(
   };
 }
 
-export function toDecisionSnapshot(
+function toDecisionSnapshot(
   verdict: ApprovalVerdict | undefined,
 ): DecisionSnapshot | null {
   if (!verdict) return null;
