@@ -33,7 +33,7 @@ export function createAnswers(
   ctx: AgentContext,
   deps: {
     steps: RequestSteps;
-    /** A hook's approval: its decision file (hook-link.ts). */
+    /** A hook's approval: its decision file (hook-approvals.ts). */
     decideByHook(record: RequestRecord): Promise<void>;
     /** A worker's answer: type it (delivery.ts). */
     deliver(record: RequestRecord): void;

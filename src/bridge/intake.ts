@@ -174,7 +174,7 @@ export function createIntake(
       void serial(async () => {
         if (reader && (await handleFound(reader.settle()))) await ctx.saveNow();
         // A block drawn by a full-screen program is reported once it has
-        // stayed the same a moment (screen/reader.ts): look again then.
+        // stayed the same a moment (screen/live.ts): look again then.
         if (!ctx.stopped && reader?.hasHeld()) {
           clearTimeout(readerSettleTimer);
           readerSettleTimer = setTimeout(settleReader, LIVE_STABLE_MS);

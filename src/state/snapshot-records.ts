@@ -3,7 +3,8 @@
  * record becomes a request row, an agent's state file an agent row, an
  * event an event row. Pure (no file is read here), so each rule of what
  * `macs status` shows can be tested on plain values; snapshot.ts reads the
- * home and puts the parts together.
+ * home (with snapshot-files.ts and snapshot-events.ts) and puts the parts
+ * together.
  */
 import type { MacsEvent } from '../events/types.js';
 import { escapeInvisible } from '../protocol/sanitize.js';
