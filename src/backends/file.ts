@@ -30,22 +30,6 @@ import type {
   ControllerBackend,
 } from './types.js';
 
-// The file backend's names, importable from here as before.
-export { MAX_OUTBOX_BYTES };
-export type { InboxMeta } from './inbox-files.js';
-export {
-  DISMISS_SUFFIX,
-  classifyOutboxName,
-  parseDismissFile,
-  type DismissFile,
-  type OutboxRejection,
-} from './outbox-names.js';
-export {
-  BRIDGE_EVENT_AGENT,
-  REJECTED_DIR,
-  REJECT_GRACE_MS,
-} from './outbox-reject.js';
-
 /**
  * A temp file is reported only if it lingers this long: write-then-rename
  * (the recommended way to answer) leaves one for a moment, which is not news.

@@ -9,7 +9,7 @@ import {
   formatEnvelope,
   scanControllerScreen,
 } from '../protocol/envelope.js';
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError } from '../tmux/client.js';
 import { createPriorityQueue } from './queue.js';

@@ -26,12 +26,12 @@ export const REJECTED_DIR = 'rejected';
  * that does not write then rename may still be filling it (empty now, or
  * cut in the middle of a character). Until then it is only reported.
  */
-export const REJECT_GRACE_MS = 1000;
+const REJECT_GRACE_MS = 1000;
 /** The agent name under which bridge-wide warnings (no agent known) are logged. */
 export const BRIDGE_EVENT_AGENT = 'bridge';
 
 /** What each refusal means, for the note next to a moved file. */
-export const REJECTION_WORDS: Record<OutboxRejection, string> = {
+const REJECTION_WORDS: Record<OutboxRejection, string> = {
   'temp-file': 'an editor temp file',
   'not-txt': 'not <id>.txt or <id>.dismiss',
   'bad-name': 'the name is not a request id',

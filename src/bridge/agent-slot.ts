@@ -20,7 +20,8 @@ import {
   loadAgentState,
   saveAgentState,
 } from '../state/store.js';
-import type { AgentStateFile, AgentStateName } from '../state/types.js';
+import type { AgentStateFile } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import {
   PaneNotFoundError,
   type PaneInfo,
@@ -34,7 +35,7 @@ import { backendFor } from './slot-backend.js';
 import { createSupervisor, type Supervisor } from './supervisor.js';
 
 /** A failed start is retried after this, doubling up to the maximum. */
-export const RETRY_FIRST_MS = 1000;
+const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
 
 export interface MultiAgent {

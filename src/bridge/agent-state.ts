@@ -11,11 +11,12 @@ import { AgentError } from '../errors.js';
 import { isShellCommand } from '../config/presets/shell.js';
 import type { ActivityTracker } from '../screen/activity.js';
 import { lastScreenLines } from '../screen/classify.js';
-import type { AgentStateName, StateSource } from '../state/types.js';
+import type { StateSource } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import { PaneNotFoundError, type PaneInfo } from '../tmux/client.js';
 import { readPaneExit } from '../tmux/pane-exit.js';
 import type { AgentContext } from './agent-context.js';
-import { canTypeInto } from './deliver.js';
+import { canTypeInto } from './deliver-wait.js';
 import type { RequestSteps } from './request-steps.js';
 
 /** A screen no rule matches counts as `working` for this long after output. */

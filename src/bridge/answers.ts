@@ -6,7 +6,7 @@
  * a worker's answer to delivery, an empty one straight to the archive.
  */
 import type { AnswerVerdict, BackendAnswer } from '../backends/types.js';
-import { DISMISS_SUFFIX } from '../backends/file.js';
+import { DISMISS_SUFFIX } from '../backends/outbox-names.js';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deciderOf, parseApprovalAnswer } from '../protocol/approval.js';
@@ -33,7 +33,7 @@ export function createAnswers(
   ctx: AgentContext,
   deps: {
     steps: RequestSteps;
-    /** A hook's approval: its decision file (hook-link.ts). */
+    /** A hook's approval: its decision file (hook-approvals.ts). */
     decideByHook(record: RequestRecord): Promise<void>;
     /** A worker's answer: type it (delivery.ts). */
     deliver(record: RequestRecord): void;

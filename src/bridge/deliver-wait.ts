@@ -6,7 +6,7 @@
  * agent that stays busy too long rather than typing into it.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { DeliveryRequest } from './deliver.js';
 

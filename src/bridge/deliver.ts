@@ -1,19 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError } from '../tmux/client.js';
 import { composerProbe, typedText } from './composer.js';
 import { preferHook, watchSubmit } from './deliver-confirm.js';
 import { waitTypeable } from './deliver-wait.js';
 import { readPaneView } from './pane-composer.js';
-
-export { composerProbe, composerText, typedText } from './composer.js';
-export { canTypeInto } from './deliver-wait.js';
-export {
-  COMPOSER_QUIET_MAX_MS,
-  COMPOSER_QUIET_MS,
-  composerHolds,
-} from './pane-composer.js';
 
 /** How text is typed into one kind of agent (from its preset). */
 export interface DeliveryRules {

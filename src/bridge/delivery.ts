@@ -1,20 +1,22 @@
 /**
  * Delivery of one request's answer, as the ledger sees it: claim it (so a
  * Stop hook and the bridge never both hand it over), type it through the
- * pane's deliverer (deliver.ts: wait for a typeable state, paste, submit,
- * confirm), and record each step before the next one begins: `delivering`
- * before the first key, `pasted`, `delivered` once the submit key is
- * pressed, then `confirmed` or `unconfirmed`. Approvals never reach the
- * deliverer: a dialog's decision is keys on a re-checked screen
- * (screen-approvals.ts), a hook's is a decision file (hook-link.ts).
+ * pane's deliverer (deliver.ts: wait for a typeable state, deliver-wait.ts;
+ * paste, submit; confirm, deliver-confirm.ts), and record each step before
+ * the next one begins: `delivering` before the first key, `pasted`,
+ * `delivered` once the submit key is pressed, then `confirmed` or
+ * `unconfirmed`. Approvals never reach the deliverer: a dialog's decision is
+ * keys on a re-checked screen (dialog-apply.ts), a hook's is a decision file
+ * (hook-approvals.ts).
  */
 import { errorMessage } from '../errors.js';
 import { recordStep } from '../state/ledger.js';
-import type { AgentStateName, RequestRecord } from '../state/types.js';
+import type { RequestRecord } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { AgentContext } from './agent-context.js';
 import type { Deliverer } from './deliver.js';
 import type { RequestSteps } from './request-steps.js';
-import { isScreenApproval } from './screen-approvals.js';
+import { isScreenApproval } from './dialog-approval.js';
 
 /** With working hooks, a confirmation waits this long for UserPromptSubmit. */
 const HOOK_CONFIRM_WAIT_MS = 3_000;
@@ -44,7 +46,7 @@ export function createDelivery(
     steps: RequestSteps;
     deliverer: Deliverer;
     hooks: DeliveryHooks;
-    /** Apply a dialog's decision (screen-approvals.ts), if the preset has one. */
+    /** Apply a dialog's decision (dialog-apply.ts), if the preset has one. */
     applyDialog?: (record: RequestRecord, signal: AbortSignal) => Promise<void>;
     deliveryState(): Promise<AgentStateName>;
     stillAsked(record: RequestRecord): Promise<boolean>;
@@ -132,7 +134,8 @@ export function createDelivery(
       rules: profile.rules,
       readState: () => deps.deliveryState(),
       classify: profile.classify,
-      // SPEC §6 step 6; a UserPromptSubmit hook (hook-link.ts) confirms too.
+      // SPEC §6 step 6; a UserPromptSubmit hook confirms too
+      // (hook-deliveries.ts).
       confirm: {
         retries: config.submitRetries,
         confirmed: () => record.stage === 'confirmed',

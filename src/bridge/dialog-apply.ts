@@ -23,7 +23,7 @@ import {
 import type { ScreenApprovalHost } from './screen-approvals.js';
 
 /** After the keys, the dialog must leave the screen within this long. */
-export const DIALOG_CONFIRM_MS = 5_000;
+const DIALOG_CONFIRM_MS = 5_000;
 /** How often the screen is read while waiting for the dialog to leave. */
 const DIALOG_CONFIRM_POLL_MS = 100;
 /** How often a paused delivery looks whether it may go on. */

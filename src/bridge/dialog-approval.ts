@@ -8,7 +8,8 @@
 import { hashBody } from '../protocol/ids.js';
 import { normalizeDialogText, type DialogReading } from '../screen/dialog.js';
 import { detectedRecord } from '../state/ledger.js';
-import type { AgentStateName, RequestRecord } from '../state/types.js';
+import type { RequestRecord } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { PaneInfo } from '../tmux/client.js';
 
 /** The tool name screen approvals carry for the approval rules. */

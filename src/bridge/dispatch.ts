@@ -29,8 +29,6 @@ import {
 import { personCall } from './person-call.js';
 import { checkGuards, chooseRoute, type GuardTrip } from './router.js';
 
-export { contextArchivePath } from './context-archive.js';
-
 export interface DispatcherOptions {
   config: MacsConfig;
   paths: HomePaths;

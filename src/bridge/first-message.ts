@@ -8,7 +8,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { MacsConfig } from '../config/schema.js';
 import type { EventInput } from '../events/types.js';
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { Slot } from './agent-slot.js';
 import type { DeliveryRules, Deliverer } from './deliver.js';
@@ -29,7 +29,7 @@ export interface FirstMessageSpec {
 }
 
 /** Wait until the screen shows something and has stopped changing. */
-export async function waitSettled(
+async function waitSettled(
   tmux: TmuxClient,
   pane: string,
   signal: AbortSignal,
@@ -52,7 +52,7 @@ export async function waitSettled(
  * Type the message into the agent's pane once the screen settles; marks it
  * sent and records `agent.prompted` when it went in. Returns whether it did.
  */
-export async function sendFirstMessage(options: {
+async function sendFirstMessage(options: {
   agent: string;
   pane: string;
   message: FirstMessageSpec;

@@ -38,10 +38,10 @@ import {
 import type { HomePaths } from '../home/paths.js';
 import type {
   AgentStateFile,
-  AgentStateName,
   RequestRecord,
   StateSource,
 } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import { createHookApprovals } from './hook-approvals.js';
 import { createHookDeliveries } from './hook-deliveries.js';
 import {
@@ -51,9 +51,6 @@ import {
   statusOnCall,
 } from './hook-observation.js';
 import { arbitrateState, type ArbiterMemo } from './hook-state.js';
-
-export { recordRuleAnswer } from './approval-rules.js';
-export { HOOKS_START_TIMEOUT_MS, inactiveReason } from './hook-observation.js';
 
 /** Claims of finished requests are kept this long (a slow hook must not re-claim). */
 export const CLAIM_KEEP_MS = 24 * 3600 * 1000;

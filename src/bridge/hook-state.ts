@@ -13,7 +13,8 @@
  * Time is passed in; the caller keeps the memo between calls.
  */
 import type { HookObservation } from '../state/hook-files.js';
-import type { AgentStateName, StateSource } from '../state/types.js';
+import type { StateSource } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 
 /** A disagreement the hooks do not resolve for this long goes to the screen. */
 export const HOOK_STALE_MS = 15_000;

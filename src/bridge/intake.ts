@@ -11,11 +11,8 @@ import { open, stat } from 'node:fs/promises';
 import { createHiddenTextTracker } from '../protocol/hidden-text.js';
 import type { BridgeEvent } from '../protocol/request-parser.js';
 import type { ActivityTracker } from '../screen/activity.js';
-import {
-  createScreenReader,
-  LIVE_STABLE_MS,
-  type ScreenReader,
-} from '../screen/reader.js';
+import { createScreenReader, type ScreenReader } from '../screen/reader.js';
+import { LIVE_STABLE_MS } from '../screen/live.js';
 import type { PaneInfo } from '../tmux/client.js';
 import type { AgentContext } from './agent-context.js';
 import { STATE_SETTLE_MS } from './agent-state.js';
@@ -177,7 +174,7 @@ export function createIntake(
       void serial(async () => {
         if (reader && (await handleFound(reader.settle()))) await ctx.saveNow();
         // A block drawn by a full-screen program is reported once it has
-        // stayed the same a moment (screen/reader.ts): look again then.
+        // stayed the same a moment (screen/live.ts): look again then.
         if (!ctx.stopped && reader?.hasHeld()) {
           clearTimeout(readerSettleTimer);
           readerSettleTimer = setTimeout(settleReader, LIVE_STABLE_MS);

@@ -17,15 +17,11 @@ import {
   newSlot,
   type FleetParts,
   type MultiAgent,
-  type SharedBackend,
   type Slot,
   type SlotStatus,
 } from './agent-slot.js';
 import { promptOnce } from './first-message.js';
 import { answerHandler } from './slot-backend.js';
-
-export type { MultiAgent, SharedBackend, SlotStatus };
-export type { FirstMessageSpec } from './first-message.js';
 
 /** How often every pane is looked at (deaths, revivals, the controller's state). */
 export const HEALTH_POLL_MS = 500;

@@ -51,9 +51,9 @@ export async function readPaneView(
 }
 
 /** How long a pane must not change before its composer is read after a restart. */
-export const COMPOSER_QUIET_MS = 500;
+const COMPOSER_QUIET_MS = 500;
 /** The longest wait for that quiet (a pane that never stops changing). */
-export const COMPOSER_QUIET_MAX_MS = 5000;
+const COMPOSER_QUIET_MAX_MS = 5000;
 /** How often the pane is read while waiting for that quiet. */
 const COMPOSER_POLL_MS = 50;
 

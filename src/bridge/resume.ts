@@ -12,9 +12,9 @@ import type { LoadStateResult } from '../state/store.js';
 import { isOpenStage, type RequestRecord } from '../state/types.js';
 import type { AgentContext } from './agent-context.js';
 import { removeRequestFiles } from './archive.js';
-import { composerHolds } from './deliver.js';
+import { composerHolds } from './pane-composer.js';
 import type { RequestSteps } from './request-steps.js';
-import { isScreenApproval } from './screen-approvals.js';
+import { isScreenApproval } from './dialog-approval.js';
 
 /**
  * The state file could not be read: it was moved aside and the state

@@ -18,11 +18,8 @@ import type { EventInput } from '../events/types.js';
 import { makeRequestId } from '../protocol/ids.js';
 import { readDialog, type DialogReading } from '../screen/dialog.js';
 import { addDetected } from '../state/ledger.js';
-import type {
-  AgentStateFile,
-  AgentStateName,
-  RequestRecord,
-} from '../state/types.js';
+import type { AgentStateFile, RequestRecord } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { dialogRuleVerdict, recordRuleAnswer } from './approval-rules.js';
 import { createDialogApply } from './dialog-apply.js';
@@ -35,9 +32,6 @@ import {
   staleReason,
   type DialogMemory,
 } from './dialog-approval.js';
-
-export { DIALOG_CONFIRM_MS } from './dialog-apply.js';
-export { DIALOG_TOOL, isScreenApproval } from './dialog-approval.js';
 
 /** What screen approvals need from their supervisor. */
 export interface ScreenApprovalHost {

@@ -36,7 +36,6 @@ import {
   createAgentContext,
   type AgentContext,
   type AgentContextOptions,
-  type AgentProfile,
 } from './agent-context.js';
 import { ACTIVITY_QUIET_MS, createAgentStateReader } from './agent-state.js';
 import { createAnswers } from './answers.js';
@@ -49,8 +48,6 @@ import { createRequestSteps } from './request-steps.js';
 import { createRequests } from './requests.js';
 import { corruptStateWarning, resumeRequests } from './resume.js';
 import { createScreenApprovals } from './screen-approvals.js';
-
-export type { AgentProfile };
 
 export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;

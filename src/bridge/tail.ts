@@ -9,8 +9,6 @@ import {
   type OpenLog,
 } from './log-file.js';
 
-export { incompleteUtf8TailLength } from './utf8-boundary.js';
-
 /** What a log tail reports, in file order. */
 export type TailEvent =
   /** Bytes [start, end) of the file decoded as UTF-8; `end` is the offset to resume from. */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { splitResponse } from '../protocol/response.js';
 import type { RunEditor } from '../backends/editor.js';
 import type { HomePaths } from '../home/paths.js';
-import type { RequestSnapshot } from '../state/snapshot.js';
+import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import type { IntentResult } from '../ui/intents.js';
 import { describeAnswerResult } from './status-answer.js';
 import { writeOutboxAnswer } from '../state/outbox.js';

@@ -1,9 +1,10 @@
 import { MacsError } from '../errors.js';
 import { SESSION_NAME } from '../session/record.js';
-import { checkTmux, isSessionRunning } from '../session/start.js';
+import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 import {
   hintCommand,
   isOnTerminal,

@@ -4,7 +4,7 @@
  * (bridge-runtime.ts); agents added later are taken on as they appear.
  */
 import type { ControllerPane } from '../bridge/answerers.js';
-import type { MultiAgent } from '../bridge/multi.js';
+import type { MultiAgent } from '../bridge/agent-slot.js';
 import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
 import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
@@ -27,9 +27,9 @@ import { runBridgeRuntime } from './bridge-runtime.js';
 import {
   createContext,
   createLongLivedTmuxClient,
-  type CliDeps,
   type CommandContext,
 } from './common.js';
+import type { CliDeps } from './options.js';
 
 interface AgentEntry {
   name: string;

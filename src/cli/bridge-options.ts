@@ -1,5 +1,5 @@
 import type { MacsConfig } from '../config/schema.js';
-import type { CommonOptions } from './common.js';
+import type { CommonOptions } from './options.js';
 
 /** The options of `macs bridge` (one pane, or `--all`). */
 export interface BridgeOptions extends CommonOptions {

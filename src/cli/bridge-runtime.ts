@@ -10,21 +10,17 @@ import { createAnswerers, type ControllerPane } from '../bridge/answerers.js';
 import { createDeliverer } from '../bridge/deliver.js';
 import {
   createMultiBridge,
-  type MultiAgent,
   type MultiBridge,
   type MultiBridgeOptions,
 } from '../bridge/multi.js';
+import type { MultiAgent } from '../bridge/agent-slot.js';
 import type { MacsConfig } from '../config/schema.js';
 import { createEventLog } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { BridgeOptions } from './bridge-options.js';
-import {
-  watchCrash,
-  watchTmuxServer,
-  type CliDeps,
-  type CommandContext,
-} from './common.js';
+import { watchCrash, watchTmuxServer, type CommandContext } from './common.js';
+import type { CliDeps } from './options.js';
 import { formatEventLine } from './events.js';
 
 export interface BridgeRun {

@@ -17,9 +17,8 @@ import type { TmuxClient } from '../tmux/client.js';
 import { runBridgeAll } from './bridge-all.js';
 import { impliedBackend, type BridgeOptions } from './bridge-options.js';
 import { runBridgeRuntime } from './bridge-runtime.js';
-import { createContext, type CliDeps } from './common.js';
-
-export { impliedBackend, type BridgeOptions };
+import { createContext } from './common.js';
+import type { CliDeps } from './options.js';
 
 /** The controller pane (`--controller-pane`, else `controller.pane` in the config). */
 async function resolveController(

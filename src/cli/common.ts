@@ -5,12 +5,6 @@ import { ConfigError, MacsError, TmuxError, errorMessage } from '../errors.js';
 import type { MacsConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import type { CliDeps, CommonOptions } from './options.js';
-
-export {
-  addCommonOptions,
-  type CliDeps,
-  type CommonOptions,
-} from './options.js';
 import { assertSafe, homePolicy } from '../home/fs.js';
 import { findHome, resolveHomePaths, type HomePaths } from '../home/paths.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';

@@ -9,7 +9,8 @@ import type { HomePaths } from '../home/paths.js';
 import { listOpenRequests } from '../state/pending.js';
 import { readAgentState } from '../state/store.js';
 import type { RequestRecord } from '../state/types.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export interface DismissOptions extends CommonOptions {
   reason?: string;

@@ -11,7 +11,8 @@ import {
 } from '../events/log.js';
 import { computeEventStats, formatEventStats } from '../events/stats.js';
 import type { MacsEvent } from '../events/types.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export interface EventsOptions extends CommonOptions {
   agent?: string;

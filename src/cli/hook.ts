@@ -1,5 +1,5 @@
 import { runHook } from '../hooks/runner.js';
-import type { CliDeps } from './common.js';
+import type { CliDeps } from './options.js';
 
 export interface HookOptions {
   home?: string;

@@ -2,20 +2,22 @@ import path from 'node:path';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import { ConfigError, MacsError } from '../errors.js';
+import type { HooksKind } from '../hooks/install.js';
 import {
   buildCodexNotifyArgs,
   defaultMacsCommand,
+} from '../hooks/hook-command.js';
+import {
   installClaudeHooks,
   localSettingsPath,
   uninstallClaudeHooks,
-  type HooksKind,
-} from '../hooks/install.js';
+} from '../hooks/local-settings.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { loadConfig } from '../config/load.js';
 import { resolveHomePaths } from '../home/paths.js';
-import { type CliDeps, type CommonOptions } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export interface HooksOptions extends CommonOptions {
   dir?: string;

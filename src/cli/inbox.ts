@@ -1,10 +1,6 @@
 import { listOpenRequests } from '../state/pending.js';
-import {
-  createContext,
-  formatAge,
-  type CliDeps,
-  type CommonOptions,
-} from './common.js';
+import { createContext, formatAge } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export interface InboxOptions extends CommonOptions {
   json?: boolean;

@@ -1,5 +1,6 @@
 import { VERSION } from '../version.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export type McpOptions = CommonOptions;
 

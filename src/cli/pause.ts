@@ -4,7 +4,8 @@ import { readSessionRecord } from '../session/record.js';
 import { setDeliveryPaused } from '../state/control.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 /**
  * Hold or release deliveries to an agent (`macs pause|resume`, `p` in the

@@ -6,7 +6,7 @@
 import { getPreset } from '../config/presets/index.js';
 import { errorMessage } from '../errors.js';
 import { classifyScreen } from '../screen/classify.js';
-import type { AgentStateName } from '../config/presets/types.js';
+import type { AgentStateName } from '../config/states.js';
 
 export interface PresetTestOptions {
   preset: string;

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAttachCommand } from './commands/attach.js';
 import { registerBridgeCommand } from './commands/bridge.js';
-import type { CliDeps } from './common.js';
+import type { CliDeps } from './options.js';
 import { registerAddCommand } from './commands/add.js';
 import { registerDismissCommand } from './commands/dismiss.js';
 import { registerPauseCommands } from './commands/pause.js';
@@ -19,8 +19,6 @@ import { registerStatusCommand } from './commands/status.js';
 import { registerStopCommand } from './commands/stop.js';
 import { registerTargetCommand } from './commands/target.js';
 import { VERSION } from '../version.js';
-
-export { VERSION } from '../version.js';
 
 export interface Program {
   command: Command;

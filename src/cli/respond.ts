@@ -3,7 +3,8 @@ import path from 'node:path';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
 import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export interface RespondOptions extends CommonOptions {
   file?: string;

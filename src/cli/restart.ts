@@ -1,6 +1,7 @@
 import { createEventLog } from '../events/log.js';
 import { restartAgent } from '../session/agents.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 import { hintCommand, openRunningSession } from './session-common.js';
 
 /** `macs restart <agent>`: run a dead or stuck agent's program again in its pane. */

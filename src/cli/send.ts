@@ -14,7 +14,7 @@ import { sanitizeText } from '../protocol/sanitize.js';
 import { discoverPane } from '../session/discover.js';
 import { readSessionRecord } from '../session/record.js';
 import { readAgentState } from '../state/store.js';
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import {
   createTmuxClient,
   PaneNotFoundError,
@@ -22,12 +22,8 @@ import {
   type TmuxClient,
 } from '../tmux/client.js';
 import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
-import {
-  createContext,
-  type CliDeps,
-  type CommandContext,
-  type CommonOptions,
-} from './common.js';
+import { createContext, type CommandContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 /** `macs send -` reads at most this much of stdin. */
 const MAX_SEND_BYTES = 1024 * 1024;

@@ -4,10 +4,10 @@ import { builtFile, packageDir } from '../config/package.js';
 import { ConfigError, MacsError } from '../errors.js';
 import { defaultSocketName, tmuxSocketPath } from '../session/layout.js';
 import { readSessionRecord, type SessionRecord } from '../session/record.js';
-import { isSessionRunning } from '../session/start.js';
+import { isSessionRunning } from '../session/tmux-check.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { HomePaths } from '../home/paths.js';
-import type { CliDeps, CommonOptions } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 /**
  * How to run macs itself in the session's bridge and status windows: the

@@ -25,10 +25,12 @@ import {
   type ExpiryReport,
 } from '../session/requests.js';
 import { restartSessionWindows } from '../session/resume.js';
-import { checkTmux, isSessionRunning, startSession } from '../session/start.js';
+import { startSession } from '../session/start.js';
+import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 import {
   defaultSessionSocket,
   hintCommand,

@@ -1,5 +1,5 @@
 import type { MacsConfig } from '../config/schema.js';
-import type { EventSnapshot, Snapshot } from '../state/snapshot.js';
+import type { EventSnapshot, Snapshot } from '../state/snapshot-schema.js';
 
 export interface AttentionBellOptions {
   config: MacsConfig['attention'];

@@ -3,7 +3,7 @@ import type {
   AgentSnapshot,
   DecisionSnapshot,
   Snapshot,
-} from '../state/snapshot.js';
+} from '../state/snapshot-schema.js';
 import {
   describeEventData,
   formatAgeAt,

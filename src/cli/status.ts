@@ -1,6 +1,7 @@
 import { buildSnapshot } from '../state/snapshot.js';
 import type { RunEditor } from '../backends/editor.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export interface StatusOptions extends CommonOptions {
   json?: boolean;

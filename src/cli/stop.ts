@@ -2,10 +2,12 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { readSessionRecord } from '../session/record.js';
 import { listOpenRequests } from '../state/pending.js';
-import { checkTmux } from '../session/start.js';
-import { stopSession, type StoppedPane } from '../session/stop.js';
+import { checkTmux } from '../session/tmux-check.js';
+import { stopSession } from '../session/stop.js';
+import type { StoppedPane } from '../session/stop-panes.js';
 import { createTmuxClient } from '../tmux/client.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 import { hintCommand, resolveSessionSocket } from './session-common.js';
 
 export interface StopOptions extends CommonOptions {

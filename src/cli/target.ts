@@ -3,7 +3,8 @@ import { isValidAgentName } from '../protocol/ids.js';
 import { describePane, discoverPane } from '../session/discover.js';
 import { readPins, readSessionRecord, writePin } from '../session/record.js';
 import { createTmuxClient } from '../tmux/client.js';
-import { createContext, type CliDeps, type CommonOptions } from './common.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
 
 export interface TargetOptions extends CommonOptions {
   clear?: boolean;

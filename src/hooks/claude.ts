@@ -8,7 +8,7 @@
  * approvals in claude-approval.ts. Nothing here reads files, the clock or
  * the environment; the runner passes all of it in.
  */
-import type { AgentStateName } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import { planPermissionRequest, planPreToolUse } from './claude-approval.js';
 import { planStop, planStopFailure } from './claude-stop.js';
 import {

@@ -35,14 +35,6 @@ import {
   type HookCommandOptions,
 } from './hook-command.js';
 
-// What `macs hooks` (cli/hooks.ts) and the MCP wiring import from here.
-export { buildCodexNotifyArgs, defaultMacsCommand } from './hook-command.js';
-export {
-  installClaudeHooks,
-  localSettingsPath,
-  uninstallClaudeHooks,
-} from './local-settings.js';
-
 export type HooksKind = 'claude' | 'codex' | 'none';
 
 export interface AgentHookSetup {

@@ -1,12 +1,13 @@
 /**
  * What a hook handler gets and gives. Handlers are pure: (input, context) →
  * plan. The runner (runner.ts) does the I/O a plan asks for: it claims a
- * request, asks the controller and waits, writes the observation and the
- * events, and prints the reply.
+ * request, asks the controller and waits (ask.ts), writes the observation
+ * (merged in observation.ts) and the events, and prints the reply.
  */
 import type { PolicyConfig } from '../config/policy.js';
 import type { ApprovalOutcome, HookObservation } from '../state/hook-files.js';
-import type { AgentStateFile, AgentStateName } from '../state/types.js';
+import type { AgentStateFile } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 
 export interface HookContext {
   agent: string;

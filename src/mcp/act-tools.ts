@@ -17,7 +17,7 @@ import {
 
 /** `send_message`: default and longest wait for the agent to be idle. */
 export const SEND_DEFAULT_SEC = 60;
-export const SEND_MAX_SEC = 600;
+const SEND_MAX_SEC = 600;
 /** Longest answer or message text (an outbox file's limit, SPEC §4). */
 const MAX_TEXT_CHARS = 256 * 1024;
 

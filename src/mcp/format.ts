@@ -4,7 +4,10 @@
  * request in full, for the model) and its structured data (for programs).
  * The field names of the data are part of the tools' contract (docs/mcp.md).
  */
-import type { AgentSnapshot, RequestSnapshot } from '../state/snapshot.js';
+import type {
+  AgentSnapshot,
+  RequestSnapshot,
+} from '../state/snapshot-schema.js';
 
 /** A request's data in a list: what it is, where it stands, its first line. */
 export function requestSummary(r: RequestSnapshot): Record<string, unknown> {

@@ -8,8 +8,10 @@ import * as z from 'zod';
 import type { HomePaths } from '../home/paths.js';
 import { sanitizeText } from '../protocol/sanitize.js';
 import { readSessionRecord } from '../session/record.js';
-import type { AgentSnapshot } from '../state/snapshot.js';
-import { RequestStageSchema } from '../state/snapshot-schema.js';
+import {
+  RequestStageSchema,
+  type AgentSnapshot,
+} from '../state/snapshot-schema.js';
 import { PaneNotFoundError } from '../tmux/client.js';
 import {
   agentLine,
@@ -29,8 +31,8 @@ import {
 } from './tool.js';
 
 /** `read_screen`: default and most lines. */
-export const SCREEN_DEFAULT_LINES = 40;
-export const SCREEN_MAX_LINES = 2000;
+const SCREEN_DEFAULT_LINES = 40;
+const SCREEN_MAX_LINES = 2000;
 
 /** The pane of an agent: its state file's, else the session record's. */
 async function paneOf(

@@ -12,7 +12,8 @@ import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import { splitResponse } from '../protocol/response.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
 import { requestIdsDir } from '../state/request-ids.js';
-import type { RequestSnapshot, SnapshotReader } from '../state/snapshot.js';
+import type { SnapshotReader } from '../state/snapshot.js';
+import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import { ToolRefusal } from './tool.js';
 
 /** The tool an answer came through, noted for the bridge. */

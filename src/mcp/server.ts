@@ -31,12 +31,6 @@ import {
 } from './tool.js';
 import { registerWaitTool } from './wait-tool.js';
 
-export { SEND_DEFAULT_SEC, SEND_MAX_SEC } from './act-tools.js';
-export { SCREEN_DEFAULT_LINES, SCREEN_MAX_LINES } from './read-tools.js';
-export { composeAnswer } from './requests.js';
-export { MCP_EVENT_AGENT, ToolRefusal } from './tool.js';
-export { WAIT_DEFAULT_SEC, WAIT_MAX_SEC } from './wait-tool.js';
-
 export interface MacsMcpOptions {
   ctx: CommandContext;
   /**

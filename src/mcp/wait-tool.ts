@@ -7,7 +7,7 @@
  * controller can call again.
  */
 import * as z from 'zod';
-import type { RequestSnapshot } from '../state/snapshot.js';
+import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import { requestDetail, requestText } from './format.js';
 import {
   agentName,
@@ -20,8 +20,8 @@ import {
  * `wait_for_request`: default and longest wait, in seconds. The default stays
  * under the 60 s many MCP clients allow a call before they give up on it.
  */
-export const WAIT_DEFAULT_SEC = 45;
-export const WAIT_MAX_SEC = 600;
+const WAIT_DEFAULT_SEC = 45;
+const WAIT_MAX_SEC = 600;
 /** How often a waiting `wait_for_request` sends progress (with a token). */
 const WAIT_PROGRESS_MS = 10_000;
 

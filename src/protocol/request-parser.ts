@@ -55,9 +55,6 @@ import {
 import { renderLine } from './text.js';
 import { shorten, tailByWeight, utf8Bytes, weightOf } from './text-limits.js';
 
-export { cleanBody };
-export { REQUEST_END, REQUEST_START } from './request-markers.js';
-
 export interface ParserOptions {
   /** Most body lines a block may have (default 500). */
   maxBlockLines?: number;

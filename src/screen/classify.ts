@@ -24,11 +24,11 @@
 import {
   BUSY_MARKER_LINES,
   SCREEN_STATES,
-  type AgentStateName,
   type Preset,
   type ScreenRule,
   type ScreenStateName,
 } from '../config/presets/types.js';
+import type { AgentStateName } from '../config/states.js';
 
 export interface ClassifyResult {
   state: AgentStateName;

@@ -12,7 +12,8 @@ import {
   DEFAULT_PRESET_NAME,
   getPreset,
 } from '../config/presets/index.js';
-import type { AgentStateName, Preset } from '../config/presets/types.js';
+import type { Preset } from '../config/presets/types.js';
+import type { AgentStateName } from '../config/states.js';
 import { classifyScreen } from './classify.js';
 
 /** Where the corpus lives relative to the repository root (SPEC §6). */

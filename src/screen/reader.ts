@@ -62,8 +62,6 @@ import { splitPieces } from './pieces.js';
 import { clearsScrollback, findSizeHint, HINT_CARRY_CHARS } from './redraw.js';
 import { createScreen, type Screen } from './terminal.js';
 
-export { LIVE_STABLE_MS } from './live.js';
-
 export interface ScreenReaderOptions extends ParserOptions {
   /** The clock (ms), for tests; default Date.now. */
   now?: () => number;

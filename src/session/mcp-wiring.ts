@@ -25,7 +25,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { MacsConfig } from '../config/schema.js';
-import { defaultMacsCommand } from '../hooks/install.js';
+import { defaultMacsCommand } from '../hooks/hook-command.js';
 import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 

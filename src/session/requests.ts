@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { DISMISS_SUFFIX, type DismissFile } from '../backends/file.js';
+import { DISMISS_SUFFIX, type DismissFile } from '../backends/outbox-names.js';
 import { endRequestsOffline, type EndedRequest } from '../bridge/close.js';
 import { AgentError } from '../errors.js';
 import type { EventSink } from '../events/log.js';

@@ -47,10 +47,6 @@ import {
 } from './session-panes.js';
 import { isSessionRunning } from './tmux-check.js';
 
-// Importers of the session commands reach these through start.ts.
-export { MIN_TMUX_VERSION, checkTmux, isSessionRunning } from './tmux-check.js';
-export { headlessEnvOf, isProgramOnPath } from './prepare-agents.js';
-
 export interface StartSessionOptions {
   tmux: TmuxClient;
   paths: HomePaths;

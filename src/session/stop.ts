@@ -34,18 +34,6 @@ import {
   type StoppedPane,
 } from './stop-panes.js';
 
-// Importers of `macs stop` reach these through stop.ts.
-export {
-  INTERRUPT_KEY,
-  type PaneEnding,
-  type StoppedPane,
-} from './stop-panes.js';
-export {
-  listSessionProcesses,
-  listTaggedProcesses,
-  processTree,
-} from './session-processes.js';
-
 /** After the server is gone, a leftover process gets this long after SIGTERM. */
 const LEFTOVER_GRACE_MS = 1000;
 

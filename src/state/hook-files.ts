@@ -20,8 +20,7 @@ import {
   ensurePrivateDir,
   writeFileAtomic,
 } from '../home/fs.js';
-import { AGENT_STATE_NAMES } from '../config/states.js';
-import type { AgentStateName } from './types.js';
+import { AGENT_STATE_NAMES, type AgentStateName } from '../config/states.js';
 
 export function hooksDir(paths: HomePaths): string {
   return path.join(paths.runtime, 'hooks');

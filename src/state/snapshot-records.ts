@@ -3,7 +3,8 @@
  * record becomes a request row, an agent's state file an agent row, an
  * event an event row. Pure (no file is read here), so each rule of what
  * `macs status` shows can be tested on plain values; snapshot.ts reads the
- * home and puts the parts together.
+ * home (with snapshot-files.ts and snapshot-events.ts) and puts the parts
+ * together.
  */
 import type { MacsEvent } from '../events/types.js';
 import { escapeInvisible } from '../protocol/sanitize.js';
@@ -46,7 +47,7 @@ export function isWaitingForPerson(
   );
 }
 
-export function answerOf(
+function answerOf(
   requestId: string,
   stage: RequestSnapshot['stage'],
   response: StoredResponse,
@@ -96,7 +97,7 @@ export function lastAnswerOf(
   };
 }
 
-export function toDecisionSnapshot(
+function toDecisionSnapshot(
   verdict: ApprovalVerdict | undefined,
 ): DecisionSnapshot | null {
   if (!verdict) return null;

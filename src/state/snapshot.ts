@@ -3,10 +3,7 @@ import type {
   AgentSnapshot,
   AnswerSnapshot,
   ApprovalSnapshot,
-  DecisionSnapshot,
-  EventSnapshot,
   RequestSnapshot,
-  SessionSnapshot,
   Snapshot,
 } from './snapshot-schema.js';
 import { readPausedAgents } from './control.js';
@@ -37,8 +34,9 @@ import type { AgentStateFile } from './types.js';
  * output of `macs status --json` and the input of the live view. The schema
  * is versioned and documented field by field in docs/status.md; fields may
  * be added in a minor release, never renamed or removed without a new
- * `version`. Its zod schema is in snapshot-schema.ts, which only tests and
- * the MCP server load: building a snapshot needs only its types.
+ * `version`. Its zod schema and types are in snapshot-schema.ts, which only
+ * tests and the MCP server load: building or reading a snapshot needs only
+ * its types (type imports, gone at run time).
  *
  * This module reads a home into a snapshot. The rows are made in
  * snapshot-records.ts (pure), the home's small files are read in
@@ -46,18 +44,6 @@ import type { AgentStateFile } from './types.js';
  * snapshots, for the live views, is in snapshot-changes.ts.
  */
 export const SNAPSHOT_VERSION = 1;
-
-// The types, for the modules that read snapshots (no zod at run time).
-export type {
-  AgentSnapshot,
-  AnswerSnapshot,
-  ApprovalSnapshot,
-  DecisionSnapshot,
-  EventSnapshot,
-  RequestSnapshot,
-  SessionSnapshot,
-  Snapshot,
-};
 
 /** How many decided approvals a snapshot carries. */
 export const SNAPSHOT_APPROVALS = 10;

@@ -1,8 +1,6 @@
+import type { AgentStateName } from '../config/states.js';
 import type { DedupState } from '../protocol/dedup.js';
 
-/** Agent states (SPEC §6), defined with the presets' rules. */
-export type { AgentStateName } from '../config/states.js';
-import type { AgentStateName } from '../config/states.js';
 export type StateSource =
   | 'hook'
   | 'screen'

@@ -1,11 +1,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { controlDir } from './control.js';
 import type { HomePaths } from '../home/paths.js';
-import {
-  createSnapshotReader,
-  type Snapshot,
-  type SnapshotReader,
-} from './snapshot.js';
+import { createSnapshotReader, type SnapshotReader } from './snapshot.js';
+import type { Snapshot } from './snapshot-schema.js';
 import { snapshotSignature } from './snapshot-changes.js';
 
 /** A live source of snapshots: the status view subscribes to it. */

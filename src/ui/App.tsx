@@ -1,7 +1,7 @@
 import { Box, Text, useApp, useInput, type Key } from 'ink';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { errorMessage } from '../errors.js';
-import type { Snapshot } from '../state/snapshot.js';
+import type { Snapshot } from '../state/snapshot-schema.js';
 import { AgentTable } from './AgentTable.js';
 import { AnswerEditor, ANSWER_EDITOR_CHROME } from './AnswerEditor.js';
 import { Mark } from './Cell.js';

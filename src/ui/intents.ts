@@ -1,4 +1,4 @@
-import type { RequestSnapshot, Snapshot } from '../state/snapshot.js';
+import type { RequestSnapshot, Snapshot } from '../state/snapshot-schema.js';
 
 /** What an intent reports back to the view (shown on the message line). */
 export interface IntentResult {

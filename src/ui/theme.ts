@@ -2,7 +2,10 @@
  * Status to colour, as pure functions: the one place the view's colours are
  * decided. Colours are ink colour names.
  */
-import type { AgentSnapshot, RequestSnapshot } from '../state/snapshot.js';
+import type {
+  AgentSnapshot,
+  RequestSnapshot,
+} from '../state/snapshot-schema.js';
 
 export type Colour =
   'green' | 'yellow' | 'red' | 'cyan' | 'blue' | 'magenta' | 'gray' | 'white';

@@ -1,6 +1,6 @@
 import { useStdout } from 'ink';
 import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
-import type { Snapshot } from '../state/snapshot.js';
+import type { Snapshot } from '../state/snapshot-schema.js';
 import type { SnapshotSource } from './intents.js';
 
 /** The newest snapshot; re-renders when the source says something changed. */

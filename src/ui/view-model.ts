@@ -8,7 +8,7 @@ import type {
   EventSnapshot,
   RequestSnapshot,
   Snapshot,
-} from '../state/snapshot.js';
+} from '../state/snapshot-schema.js';
 import {
   describeEventData,
   formatAgeAt,

@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterEach, describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/config/presets/index.js';
 import { classifyScreen } from '../../src/screen/classify.js';
-import type { AgentStateName } from '../../src/state/types.js';
+import type { AgentStateName } from '../../src/config/states.js';
 import {
   findEvents,
   MACS_BIN,

@@ -12,7 +12,8 @@ import {
   createActivityTracker,
   type ActivityTracker,
 } from '../../src/screen/activity.js';
-import type { AgentStateName, StateSource } from '../../src/state/types.js';
+import type { AgentStateName } from '../../src/config/states.js';
+import type { StateSource } from '../../src/state/types.js';
 import type { PaneInfo } from '../../src/tmux/client.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { createStageFixture, type StageFixture } from './stage-fixture.js';

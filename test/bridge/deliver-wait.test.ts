@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_DELIVERY_RULES } from '../../src/bridge/deliver.js';
 import type { DeliveryRequest } from '../../src/bridge/deliver.js';
 import { canTypeInto, waitTypeable } from '../../src/bridge/deliver-wait.js';
-import type { AgentStateName } from '../../src/state/types.js';
+import type { AgentStateName } from '../../src/config/states.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 
 const POLL_MS = 2;

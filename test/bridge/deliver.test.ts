@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  composerHolds,
   createDeliverer,
   DEFAULT_DELIVERY_RULES,
   type DeliveryRequest,
 } from '../../src/bridge/deliver.js';
-import type { AgentStateName } from '../../src/state/types.js';
+import { composerHolds } from '../../src/bridge/pane-composer.js';
+import type { AgentStateName } from '../../src/config/states.js';
 import { FakeTmuxClient, type FakePane } from '../helpers/fake-tmux.js';
 
 /**

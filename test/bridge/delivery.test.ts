@@ -9,7 +9,8 @@ import {
   type Delivery,
   type DeliveryHooks,
 } from '../../src/bridge/delivery.js';
-import type { AgentStateName, RequestRecord } from '../../src/state/types.js';
+import type { AgentStateName } from '../../src/config/states.js';
+import type { RequestRecord } from '../../src/state/types.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   createStageFixture,

@@ -9,10 +9,8 @@ import type {
   BackendAnswer,
   BackendRequest,
 } from '../../src/backends/types.js';
-import {
-  contextArchivePath,
-  createDispatcher,
-} from '../../src/bridge/dispatch.js';
+import { createDispatcher } from '../../src/bridge/dispatch.js';
+import { contextArchivePath } from '../../src/bridge/context-archive.js';
 import { ConfigSchema, type MacsConfigInput } from '../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../src/events/log.js';
 import { createLogger } from '../../src/log/logger.js';

@@ -3,11 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createHookLink,
-  inactiveReason,
-  type HookLink,
-} from '../../src/bridge/hook-link.js';
+import { createHookLink, type HookLink } from '../../src/bridge/hook-link.js';
+import { inactiveReason } from '../../src/bridge/hook-observation.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import type { EventInput } from '../../src/events/types.js';
 import { createSilentLogger } from '../../src/log/logger.js';

@@ -7,7 +7,7 @@ import {
   type ArbiterMemo,
 } from '../../src/bridge/hook-state.js';
 import type { HookObservation } from '../../src/state/hook-files.js';
-import type { AgentStateName } from '../../src/state/types.js';
+import type { AgentStateName } from '../../src/config/states.js';
 
 const T0 = Date.parse('2026-11-21T10:00:00.000Z');
 const hook = (

@@ -7,12 +7,8 @@ import {
   createDeliverer,
   DEFAULT_DELIVERY_RULES,
 } from '../../src/bridge/deliver.js';
-import {
-  createMultiBridge,
-  type MultiAgent,
-  type MultiBridge,
-  type SharedBackend,
-} from '../../src/bridge/multi.js';
+import { createMultiBridge, type MultiBridge } from '../../src/bridge/multi.js';
+import type { MultiAgent, SharedBackend } from '../../src/bridge/agent-slot.js';
 import type { AnswerHandler } from '../../src/backends/types.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { AgentError } from '../../src/errors.js';

@@ -8,7 +8,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliDeps } from '../../src/cli/common.js';
+import type { CliDeps } from '../../src/cli/options.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { createEventLog } from '../../src/events/log.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliDeps } from '../../src/cli/common.js';
+import type { CliDeps } from '../../src/cli/options.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { runRespond } from '../../src/cli/respond.js';
 import { ConfigError } from '../../src/errors.js';

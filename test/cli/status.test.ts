@@ -10,16 +10,17 @@ import {
 import type { RunEditor } from '../../src/backends/editor.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { createContext, type CliDeps } from '../../src/cli/common.js';
+import { createContext } from '../../src/cli/common.js';
+import type { CliDeps } from '../../src/cli/options.js';
 import { runStatus, type StatusTerminal } from '../../src/cli/status.js';
 import { createStatusIntents } from '../../src/cli/status-live.js';
 import { createAttentionBell } from '../../src/cli/status-attention.js';
 import { readEvents } from '../../src/events/log.js';
 import { isDeliveryPaused } from '../../src/state/control.js';
-import type { EventSnapshot } from '../../src/state/snapshot.js';
 import {
   AnswerSnapshotSchema,
   SnapshotSchema,
+  type EventSnapshot,
 } from '../../src/state/snapshot-schema.js';
 import type { RunTmux } from '../../src/tmux/run.js';
 import { REPO_ROOT } from '../helpers/macs.js';

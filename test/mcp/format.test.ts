@@ -10,7 +10,7 @@ import {
 import type {
   AgentSnapshot,
   RequestSnapshot,
-} from '../../src/state/snapshot.js';
+} from '../../src/state/snapshot-schema.js';
 
 function request(over: Partial<RequestSnapshot> = {}): RequestSnapshot {
   return {

@@ -7,11 +7,11 @@ import {
   makeRequestId,
 } from '../../src/protocol/ids.js';
 import {
-  REQUEST_END,
   createBridgeParser,
   type BridgeEvent,
   type ParserOptions,
 } from '../../src/protocol/request-parser.js';
+import { REQUEST_END } from '../../src/protocol/request-markers.js';
 import { splitResponse } from '../../src/protocol/response.js';
 import { hasInvisible, sanitizeText } from '../../src/protocol/sanitize.js';
 

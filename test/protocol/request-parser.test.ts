@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
-  REQUEST_END,
-  REQUEST_START,
-  cleanBody,
   createBridgeParser,
   type BridgeEvent,
   type ParserOptions,
 } from '../../src/protocol/request-parser.js';
+import {
+  REQUEST_END,
+  REQUEST_START,
+} from '../../src/protocol/request-markers.js';
+import { cleanBody } from '../../src/protocol/clean-body.js';
 
 const ESC = '\u001b';
 const START = `${REQUEST_START}>>`;

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { BridgeEvent } from '../../src/protocol/request-parser.js';
-import { createScreenReader, LIVE_STABLE_MS } from '../../src/screen/reader.js';
+import { createScreenReader } from '../../src/screen/reader.js';
+import { LIVE_STABLE_MS } from '../../src/screen/live.js';
 
 const LOG = path.join(
   path.dirname(fileURLToPath(import.meta.url)),

@@ -6,10 +6,10 @@ import type { BridgeEvent } from '../../src/protocol/request-parser.js';
 import { fingerprintRequest } from '../../src/screen/fingerprint.js';
 import {
   createScreenReader,
-  LIVE_STABLE_MS,
   type ScreenReader,
   type ScreenReaderOptions,
 } from '../../src/screen/reader.js';
+import { LIVE_STABLE_MS } from '../../src/screen/live.js';
 
 const STREAMS = path.join(
   path.dirname(fileURLToPath(import.meta.url)),

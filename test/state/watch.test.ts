@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setDeliveryPaused } from '../../src/state/control.js';
 import {
   createSnapshotReader,
-  type Snapshot,
   type SnapshotReader,
 } from '../../src/state/snapshot.js';
+import type { Snapshot } from '../../src/state/snapshot-schema.js';
 import {
   createSnapshotFeed,
   type SnapshotFeed,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Snapshot } from '../../src/state/snapshot.js';
+import type { Snapshot } from '../../src/state/snapshot-schema.js';
 import { App } from '../../src/ui/App.js';
 import { KEYS, renderInk } from '../helpers/render.js';
 import {

@@ -3,7 +3,7 @@ import type {
   EventSnapshot,
   RequestSnapshot,
   Snapshot,
-} from '../../src/state/snapshot.js';
+} from '../../src/state/snapshot-schema.js';
 import type { IntentResult, StatusIntents } from '../../src/ui/intents.js';
 
 /** The fixed clock of the view tests: 2025-03-01 12:00:00 UTC. */

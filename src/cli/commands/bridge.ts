@@ -1,7 +1,7 @@
 // `macs bridge`: its flags; the command itself is loaded when it runs.
 import { Option, type Command } from 'commander';
 import { addCommonOptions, type CliDeps } from '../options.js';
-import type { BridgeOptions } from '../bridge.js';
+import type { BridgeOptions } from '../bridge-options.js';
 
 export function registerBridgeCommand(
   program: Command,

@@ -29,7 +29,8 @@ import {
   type PresetInput,
 } from './types.js';
 
-export type { AgentStateName, Preset, ScreenRule } from './types.js';
+export type { AgentStateName } from '../states.js';
+export type { Preset, ScreenRule } from './types.js';
 export { PresetSchema, CustomPresetSchema, parsePreset } from './types.js';
 
 /** The preset used for a program macs does not know. */

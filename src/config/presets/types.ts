@@ -12,12 +12,11 @@
 import * as z from 'zod/mini';
 import '../zod.js';
 import { ConfigError } from '../../errors.js';
-import type { AgentStateName } from '../states.js';
 
-/** Every state an agent can be in (SPEC §6). Screens never yield `dead`. */
-export type { AgentStateName };
-
-/** The states a preset has screen rules for, in classification order. */
+/**
+ * The states a preset has screen rules for, in classification order. Screens
+ * never yield `dead` (config/states.ts lists every state).
+ */
 export const SCREEN_STATES = ['approval', 'working', 'error', 'idle'] as const;
 export type ScreenStateName = (typeof SCREEN_STATES)[number];
 
