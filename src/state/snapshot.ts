@@ -122,10 +122,12 @@ export function createSnapshotReader(
       const approvals: ApprovalSnapshot[] = [];
       for (const state of states.map(normalizeAgentState)) {
         const bridge = await readBridge(paths.state, state.agent);
-        // An agent of an earlier session, done with: not this session's.
+        // An agent an earlier session left, ended and done with: not this
+        // session's.
         if (
           sessionAgents &&
           !sessionAgents.has(state.agent) &&
+          state.state === 'dead' &&
           !bridge.running &&
           Object.keys(state.requests).length === 0
         )

@@ -34,6 +34,10 @@ describe('buildSnapshot', () => {
 
   it("shows a running session's agents, not those an earlier session left done with", async () => {
     await fx.writeState('worker-1');
+    // Not in the session, but alive (a bridge of its own ran it).
+    await fx.writeState('elsewhere', (s) => {
+      s.state = 'idle';
+    });
     // Of an earlier session: ended, nothing open, no bridge.
     await fx.writeState('old-worker', (s) => {
       s.state = 'dead';
@@ -48,7 +52,12 @@ describe('buildSnapshot', () => {
     const names = async () =>
       (await buildSnapshot(fx.paths, NOW)).agents.map((a) => a.name).sort();
     // No session: every agent with a state file.
-    expect(await names()).toEqual(['asking', 'old-worker', 'worker-1']);
+    expect(await names()).toEqual([
+      'asking',
+      'elsewhere',
+      'old-worker',
+      'worker-1',
+    ]);
     mkdirSync(path.dirname(fx.paths.sessionFile), { recursive: true });
     writeFileSync(
       fx.paths.sessionFile,
@@ -58,7 +67,7 @@ describe('buildSnapshot', () => {
         agents: [{ name: 'worker-1' }],
       }),
     );
-    expect(await names()).toEqual(['asking', 'worker-1']);
+    expect(await names()).toEqual(['asking', 'elsewhere', 'worker-1']);
   });
 
   it('lists decided approvals, newest first, with who decided', async () => {
