@@ -17,7 +17,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config/load.js';
 import { packagedPromptsDir } from '../config/package.js';
-import { defaultPolicy } from '../config/policy.js';
+import { defaultPolicy } from '../config/policy-defaults.js';
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
