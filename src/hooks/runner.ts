@@ -39,7 +39,7 @@ import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
 import { mergeObservation } from './observation.js';
 import {
   hookOriginProblem,
-  presetHooksOf,
+  loadPresetHooks,
   resolveHookAgent,
 } from './origin.js';
 import { readHookInput } from './stdin.js';
@@ -204,7 +204,7 @@ export async function runHook(
       agent,
       ...(state ? { state } : {}),
       ...(deps.env.TMUX_PANE ? { tmuxPane: deps.env.TMUX_PANE } : {}),
-      presetHooks: presetHooksOf(state?.preset, config),
+      presetHooks: await loadPresetHooks(state?.preset, config),
     });
     if (foreign) {
       await recordError(`hook ${opts.event} refused: ${foreign}`, agent);
