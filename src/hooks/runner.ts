@@ -6,7 +6,8 @@
  * milliseconds; an approval waits at most `policy.askTimeoutSec`, and the
  * settings macs writes give the hook more time than that (hook-command.ts).
  *
- * One call: read the input (stdin.ts), find the agent and check the call
+ * One call: read the input (stdin.ts) and the config (config-cache.ts:
+ * validated once, then cached), find the agent and check the call
  * may speak for it (origin.ts), plan with the agent's handler, claim a
  * request the plan hands over, ask the controller for an approval
  * (ask.ts), print the reply, then write the observation (observation.ts)
@@ -15,7 +16,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../config/load.js';
 import { packagedPromptsDir } from '../config/package.js';
 import { defaultPolicy } from '../config/policy-defaults.js';
 import type { MacsConfig } from '../config/schema.js';
@@ -36,6 +36,7 @@ import {
   type CodexThreadInfo,
 } from './codex.js';
 import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
+import { loadHookConfig } from './config-cache.js';
 import { mergeObservation } from './observation.js';
 import {
   hookOriginProblem,
@@ -150,15 +151,13 @@ export async function runHook(
     let config: MacsConfig | undefined;
     let configError: string | undefined;
     try {
-      config = (
-        await loadConfig({
-          home: paths.home,
-          env: deps.env,
-          ...((opts.config ?? deps.env.MACS_CONFIG)
-            ? { path: opts.config ?? deps.env.MACS_CONFIG }
-            : {}),
-        })
-      ).config;
+      // Validated once, then read from a cache (config-cache.ts).
+      config = await loadHookConfig(paths, {
+        env: deps.env,
+        ...((opts.config ?? deps.env.MACS_CONFIG)
+          ? { path: opts.config ?? deps.env.MACS_CONFIG }
+          : {}),
+      });
     } catch (error) {
       configError = errorMessage(error);
     }
