@@ -16,7 +16,8 @@
  *   and no others, so agents with their own MACS_AGENT share one entry;
  * - this build of macs: its version, and the size, mtime and inode of this
  *   module's file (a rebuilt checkout keeps its version while the defaults
- *   the cache holds may have changed).
+ *   the cache holds may have changed; two builds used on one home replace
+ *   each other's entry, each then loading the config itself).
  * The hook passes no flags. On a miss, the loader is imported (and zod with
  * it), is handed the very text the key was made of, and its result replaces
  * the cache. A config that does not load is never cached, so it is reported
