@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
+import { envOverrides } from './env.js';
 import { ConfigSchema, type MacsConfig } from './schema.js';
 import type * as z from 'zod/mini';
 
@@ -15,6 +16,11 @@ export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Values from command-line flags (already typed); they win over env and file. */
   flags?: Partial<MacsConfig>;
+  /**
+   * How the file is read (default: from disk). `macs hook` passes the text
+   * it keyed its cache on, so that what it caches is what it keyed.
+   */
+  readFile?: (file: string) => Promise<string>;
 }
 
 export interface LoadedConfig {
@@ -56,45 +62,6 @@ export function formatConfigIssues(
   });
 }
 
-/** Config values that may come from `MACS_*` environment variables. */
-const ENV_KEYS: Record<
-  string,
-  { key: keyof MacsConfig; kind: 'int' | 'bool' | 'string' }
-> = {
-  MACS_BACKEND: { key: 'backend', kind: 'string' },
-  MACS_DEDUP_WINDOW_SEC: { key: 'dedupWindowSec', kind: 'int' },
-  MACS_MAX_BLOCK_LINES: { key: 'maxBlockLines', kind: 'int' },
-  MACS_MAX_BLOCK_BYTES: { key: 'maxBlockBytes', kind: 'int' },
-  MACS_DELIVER_TIMEOUT_SEC: { key: 'deliverTimeoutSec', kind: 'int' },
-  MACS_SUBMIT_RETRIES: { key: 'submitRetries', kind: 'int' },
-  MACS_HEURISTICS: { key: 'heuristics', kind: 'bool' },
-  MACS_NO_SPLIT: { key: 'noSplit', kind: 'bool' },
-  MACS_POLL_INTERVAL_MS: { key: 'pollIntervalMs', kind: 'int' },
-  MACS_BACKSTOP_MS: { key: 'backstopMs', kind: 'int' },
-};
-
-function envOverrides(env: NodeJS.ProcessEnv): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, { key, kind }] of Object.entries(ENV_KEYS)) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    if (kind === 'int') {
-      const n = Number(raw);
-      if (!Number.isInteger(n)) {
-        throw new ConfigError(
-          `environment ${name}: expected an integer, received '${raw}'`,
-        );
-      }
-      out[key] = n;
-    } else if (kind === 'bool') {
-      out[key] = /^(1|true|yes|on)$/i.test(raw);
-    } else {
-      out[key] = raw;
-    }
-  }
-  return out;
-}
-
 /**
  * Load and validate the config: file < env < flags, then one `safeParse`.
  * A bad file is a ConfigError (exit 2) naming the file, the key and what
@@ -109,7 +76,7 @@ export async function loadConfig(
   let readFrom: string | undefined;
   let text: string | undefined;
   try {
-    text = await readFile(file, 'utf8');
+    text = await (options.readFile ?? ((f) => readFile(f, 'utf8')))(file);
   } catch (error) {
     if (explicit) {
       throw new ConfigError(

@@ -13,6 +13,26 @@
  */
 import * as z from 'zod/mini';
 import './zod.js';
+import {
+  DEFAULT_ALLOW_RULES,
+  DEFAULT_ASK_DEFAULT,
+  DEFAULT_ASK_RULES,
+  DEFAULT_ASK_TIMEOUT_SEC,
+  DEFAULT_DENY_RULES,
+  type PolicyConfig,
+  type PolicyRule,
+} from './policy-defaults.js';
+
+// The plain side (types, default rules, defaultPolicy) lives in
+// policy-defaults.ts, which `macs hook` loads without zod.
+export {
+  DEFAULT_ALLOW_RULES,
+  DEFAULT_ASK_RULES,
+  DEFAULT_DENY_RULES,
+  defaultPolicy,
+  type PolicyConfig,
+  type PolicyRule,
+} from './policy-defaults.js';
 
 function isValidRegex(source: string): boolean {
   try {
@@ -30,18 +50,6 @@ const PatternSchema = z
     z.refine(isValidRegex, { message: 'not a valid regular expression' }),
   );
 
-/** A rule after parsing: every field filled in. */
-export interface PolicyRule {
-  /** Reported in events and in the reason the agent sees. */
-  name: string;
-  /** Regex on the tool name (`Bash`, `Read`, `Edit`, ...); absent: every tool. */
-  tool?: string;
-  pattern: string;
-  /** Why the rule exists, shown to the agent. */
-  reason?: string;
-  ignoreCase: boolean;
-}
-
 const RuleObjectSchema = z.strictObject({
   name: z.optional(z.string().check(z.minLength(1))),
   tool: z.optional(PatternSchema),
@@ -57,52 +65,6 @@ export const PolicyRuleSchema = z.union([
   RuleObjectSchema,
 ]);
 export type PolicyRuleInput = z.input<typeof PolicyRuleSchema>;
-
-// Targets of `rm -r` that mean "everything": /, /*, ~, ~/, ~/*, $HOME, ${HOME}...
-const EVERYTHING = String.raw`["']?(?:/|/\*|~|~/|~/\*|\$HOME|\$\{HOME\}|\$HOME/|\$HOME/\*|\$\{HOME\}/|\$\{HOME\}/\*)["']?`;
-
-/**
- * The default deny rules. Each was checked against commands it must and must
- * not match (test/config/policy.test.ts).
- */
-export const DEFAULT_DENY_RULES: readonly PolicyRule[] = [
-  {
-    name: 'rm-everything',
-    tool: '^Bash$',
-    // `rm` with a recursive flag whose target is /, /*, ~, ~/*, $HOME, or --no-preserve-root.
-    pattern: String.raw`(?:^|[\s;&|(])(?:sudo\s+(?:-\S+\s+)*)?rm\s(?=(?:[^;&|\n]*\s)?(?:-[A-Za-z]*[rR][A-Za-z]*|--recursive)(?=\s|$))(?:[^;&|\n]*\s)?(?:--no-preserve-root|${EVERYTHING})(?=$|[\s;&|)])`,
-    reason: 'it would delete everything under / or your home folder',
-    ignoreCase: false,
-  },
-  {
-    name: 'force-push',
-    tool: '^Bash$',
-    pattern: String.raw`\bgit\b[^;&|\n]*\spush\b[^;&|\n]*?\s(?:--force(?:-with-lease|-if-includes)?(?:=\S*)?|-[A-Za-z]*f[A-Za-z]*|\+\S+)(?=$|[\s;&|)])`,
-    reason: 'a force push rewrites the history others have pulled',
-    ignoreCase: false,
-  },
-  {
-    name: 'disk-wipe',
-    tool: '^Bash$',
-    pattern: String.raw`(?:^|[\s;&|(])(?:sudo\s+)?(?:mkfs(?:\.\w+)?\s|dd\s[^;&|\n]*\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b)\S)`,
-    reason: 'it would overwrite a disk or partition',
-    ignoreCase: false,
-  },
-  {
-    name: 'secrets',
-    // Any tool: `cat .env` in Bash, a Read of ~/.ssh/id_rsa, a Grep in .env.local.
-    pattern: String.raw`(?:(?:^|[\s/'"=:<])(?:\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?|id_(?:rsa|dsa|ecdsa|ed25519)|\.netrc|\.pgpass)(?=$|[\s'";|&)<>])|\.aws/credentials\b)`,
-    reason:
-      'it reads a secrets file (.env, a private SSH key, cloud or network credentials)',
-    ignoreCase: false,
-  },
-];
-
-/** No command is sent to the controller unless the config says so. */
-export const DEFAULT_ASK_RULES: readonly PolicyRule[] = [];
-
-/** No approval is allowed by a rule unless the config says so. */
-export const DEFAULT_ALLOW_RULES: readonly PolicyRule[] = [];
 
 function normalizeRules(
   list: readonly PolicyRuleInput[],
@@ -146,12 +108,12 @@ export const PolicySchema = z.pipe(
     /** How long a hook waits for the controller's decision. */
     askTimeoutSec: z._default(
       z.number().check(z.int(), z.positive(), z.maximum(3600)),
-      120,
+      DEFAULT_ASK_TIMEOUT_SEC,
     ),
     /** The decision when none comes in time (or no bridge is running). */
-    askDefault: z._default(z.enum(['deny', 'allow']), 'deny'),
+    askDefault: z._default(z.enum(['deny', 'allow']), DEFAULT_ASK_DEFAULT),
   }),
-  z.transform((policy) => ({
+  z.transform((policy): PolicyConfig => ({
     deny: normalizeRules(policy.deny, DEFAULT_DENY_RULES, 'deny'),
     ask: normalizeRules(policy.ask, DEFAULT_ASK_RULES, 'ask'),
     allow: normalizeRules(policy.allow, DEFAULT_ALLOW_RULES, 'allow'),
@@ -159,10 +121,3 @@ export const PolicySchema = z.pipe(
     askDefault: policy.askDefault,
   })),
 );
-
-export type PolicyConfig = z.output<typeof PolicySchema>;
-
-/** The policy when the config says nothing. */
-export function defaultPolicy(): PolicyConfig {
-  return PolicySchema.parse({});
-}

@@ -5,24 +5,53 @@
  * also come from that agent's pane and its preset must have hooks, so no
  * other process can mark the agent idle or take the answer queued for it.
  */
-import { getPreset } from '../config/presets/index.js';
+import { builtinPresetHooks } from '../config/presets/builtin.js';
+import type { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import type { HomePaths } from '../home/paths.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { readAllAgentStates } from '../state/pending.js';
 import type { AgentStateFile } from '../state/types.js';
 
-/** The hook kind of an agent's preset (`none` when unknown). */
+const definesPreset = (config: MacsConfig | undefined, name: string) =>
+  Object.hasOwn(config?.presets ?? {}, name);
+
+/**
+ * The hook kind of an agent's preset (`none` when unknown or invalid). A
+ * builtin's is read from its plain input, with no zod (every hook call asks,
+ * issue 15). A preset the config defines (`presets.<name>`, which replaces
+ * or extends a builtin) is resolved and validated by `resolve`, the preset
+ * lookup of config/presets/index.ts; without it, such a preset counts as
+ * having no hooks. `loadPresetHooks` passes it when it is needed.
+ */
 export function presetHooksOf(
   preset: string | undefined,
   config: MacsConfig | undefined,
+  resolve?: typeof getPreset,
 ): string {
   if (!preset) return 'none';
+  if (!definesPreset(config, preset))
+    return builtinPresetHooks(preset) ?? 'none';
+  if (!resolve) return 'none';
   try {
-    return getPreset(preset, config?.presets ?? {}).hooks;
+    return resolve(preset, config?.presets ?? {}).hooks;
   } catch {
     return 'none';
   }
+}
+
+/**
+ * `presetHooksOf`, loading the preset lookup (and with it zod) only for a
+ * preset the config defines.
+ */
+export async function loadPresetHooks(
+  preset: string | undefined,
+  config: MacsConfig | undefined,
+): Promise<string> {
+  if (!preset || !definesPreset(config, preset))
+    return presetHooksOf(preset, config);
+  const { getPreset } = await import('../config/presets/index.js');
+  return presetHooksOf(preset, config, getPreset);
 }
 
 /**

@@ -6,7 +6,8 @@
  * milliseconds; an approval waits at most `policy.askTimeoutSec`, and the
  * settings macs writes give the hook more time than that (hook-command.ts).
  *
- * One call: read the input (stdin.ts), find the agent and check the call
+ * One call: read the input (stdin.ts) and the config (config-cache.ts:
+ * validated once, then cached), find the agent and check the call
  * may speak for it (origin.ts), plan with the agent's handler, claim a
  * request the plan hands over, ask the controller for an approval
  * (ask.ts), print the reply, then write the observation (observation.ts)
@@ -15,9 +16,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../config/load.js';
 import { packagedPromptsDir } from '../config/package.js';
-import { defaultPolicy } from '../config/policy.js';
+import { defaultPolicy } from '../config/policy-defaults.js';
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
@@ -36,10 +36,11 @@ import {
   type CodexThreadInfo,
 } from './codex.js';
 import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
+import { loadHookConfig } from './config-cache.js';
 import { mergeObservation } from './observation.js';
 import {
   hookOriginProblem,
-  presetHooksOf,
+  loadPresetHooks,
   resolveHookAgent,
 } from './origin.js';
 import { readHookInput } from './stdin.js';
@@ -150,15 +151,13 @@ export async function runHook(
     let config: MacsConfig | undefined;
     let configError: string | undefined;
     try {
-      config = (
-        await loadConfig({
-          home: paths.home,
-          env: deps.env,
-          ...((opts.config ?? deps.env.MACS_CONFIG)
-            ? { path: opts.config ?? deps.env.MACS_CONFIG }
-            : {}),
-        })
-      ).config;
+      // Validated once, then read from a cache (config-cache.ts).
+      config = await loadHookConfig(paths, {
+        env: deps.env,
+        ...((opts.config ?? deps.env.MACS_CONFIG)
+          ? { path: opts.config ?? deps.env.MACS_CONFIG }
+          : {}),
+      });
     } catch (error) {
       configError = errorMessage(error);
     }
@@ -204,7 +203,7 @@ export async function runHook(
       agent,
       ...(state ? { state } : {}),
       ...(deps.env.TMUX_PANE ? { tmuxPane: deps.env.TMUX_PANE } : {}),
-      presetHooks: presetHooksOf(state?.preset, config),
+      presetHooks: await loadPresetHooks(state?.preset, config),
     });
     if (foreign) {
       await recordError(`hook ${opts.event} refused: ${foreign}`, agent);

@@ -81,6 +81,32 @@ describe('loadConfig', () => {
     ).rejects.toThrow(/cannot read config file/);
   });
 
+  it('reads the file through readFile when given one, and reports its errors as its own', async () => {
+    const read: string[] = [];
+    const { config, file } = await loadConfig({
+      home,
+      env: {},
+      readFile: (f) => {
+        read.push(f);
+        return Promise.resolve('{"contextLines": 7}');
+      },
+    });
+    const expected = path.join(home, 'macs.config.json');
+    expect(read).toEqual([expected]);
+    expect(file).toBe(expected);
+    expect(config.contextLines).toBe(7);
+    await expect(
+      loadConfig({
+        home,
+        env: {},
+        path: 'x.json',
+        readFile: () => Promise.reject(new Error('ENOENT: gone')),
+      }),
+    ).rejects.toThrow(
+      `cannot read config file ${path.join(home, 'x.json')}: ENOENT: gone`,
+    );
+  });
+
   it('rejects a non-integer environment value', async () => {
     await expect(
       loadConfig({ home, env: { MACS_SUBMIT_RETRIES: 'lots' } }),

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getPreset } from '../../src/config/presets/index.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import {
   hookOriginProblem,
+  loadPresetHooks,
   presetHooksOf,
   resolveHookAgent,
 } from '../../src/hooks/origin.js';
@@ -129,5 +131,44 @@ describe('resolveHookAgent', () => {
       type: 'none',
       why: `no agent is recorded for pane %9 in ${paths.state}`,
     });
+  });
+});
+
+describe('loadPresetHooks', () => {
+  const withPresets = (presets: Record<string, unknown>) =>
+    ConfigSchema.parse({ presets });
+
+  it('reads a builtin without the preset lookup', async () => {
+    expect(await loadPresetHooks('claude', undefined)).toBe('claude');
+    expect(await loadPresetHooks('aider', withPresets({}))).toBe('none');
+    expect(await loadPresetHooks(undefined, undefined)).toBe('none');
+    expect(await loadPresetHooks('no-such-preset', undefined)).toBe('none');
+  });
+
+  it('resolves a preset the config defines: its own kind, or its base', async () => {
+    const config = withPresets({
+      mine: { extends: 'claude', description: 'my claude' },
+      // A custom preset of a builtin's name replaces the builtin.
+      codex: { extends: 'codex', hooks: 'none' },
+      plain: { program: 'plain' },
+    });
+    expect(await loadPresetHooks('mine', config)).toBe('claude');
+    expect(await loadPresetHooks('codex', config)).toBe('none');
+    expect(await loadPresetHooks('plain', config)).toBe('none');
+  });
+
+  it('counts an invalid custom preset as having no hooks', async () => {
+    const config = withPresets({
+      broken: { extends: 'claude', hooks: 'sometimes' },
+      loop: { extends: 'loop' },
+    });
+    expect(await loadPresetHooks('broken', config)).toBe('none');
+    expect(await loadPresetHooks('loop', config)).toBe('none');
+  });
+
+  it('presetHooksOf alone does not resolve a custom preset', () => {
+    const config = withPresets({ mine: { extends: 'claude' } });
+    expect(presetHooksOf('mine', config)).toBe('none');
+    expect(presetHooksOf('mine', config, getPreset)).toBe('claude');
   });
 });

@@ -542,6 +542,37 @@ describe('macs hook (runner)', () => {
     ]);
   });
 
+  // The hook caches the validated config (config-cache.ts). A config broken
+  // after a good one was cached must be reported as before, with the
+  // default policy applied, never answered from the cache.
+  it('a config broken after a good one was cached is reported, not read from the cache', async () => {
+    const configFile = path.join(paths.home, 'macs.config.json');
+    mkdirSync(paths.runtime, { mode: 0o700 });
+    // A policy that lets force pushes through: the cached config.
+    writeFileSync(configFile, JSON.stringify({ policy: { deny: [] } }));
+    const push = {
+      ...base('PreToolUse'),
+      tool_name: 'Bash',
+      tool_input: { command: 'git push -f' },
+    };
+    await run('PreToolUse', push);
+    expect(out).toEqual([]);
+    expect(existsSync(path.join(paths.runtime, 'cache', 'config.json'))).toBe(
+      true,
+    );
+    writeFileSync(configFile, JSON.stringify({ policy: { deny: 'all' } }));
+    await run('PreToolUse', push);
+    expect(JSON.parse(out[0] ?? '').hookSpecificOutput.permissionDecision).toBe(
+      'deny',
+    );
+    const errors = (await readEvents(paths, { agent: 'w1' })).filter(
+      (e) => e.type === 'error',
+    );
+    expect(errors.map((e) => e.data?.message)).toEqual([
+      `config unreadable, using the default policy: invalid config in ${configFile}:\n  policy.deny: expected array, received string`,
+    ]);
+  });
+
   it('Codex notify takes its JSON as an argument', async () => {
     await runHook(
       {

@@ -12,13 +12,8 @@
  * at least).
  */
 import { ConfigError } from '../../errors.js';
-import { AIDER_PRESET_INPUT } from './aider.js';
-import { CLAUDE_PRESET_INPUT } from './claude.js';
-import { CODEX_PRESET_INPUT } from './codex.js';
-import { GEMINI_PRESET_INPUT } from './gemini.js';
-import { GENERIC_PRESET_INPUT } from './generic.js';
-import { PI_PRESET_INPUT } from './pi.js';
-import { isShellCommand, SHELL_PRESET_INPUT } from './shell.js';
+import { BUILTIN_PRESET_INPUTS } from './builtin.js';
+import { isShellCommand } from './shell.js';
 import {
   CustomPresetSchema,
   SCREEN_STATES,
@@ -26,7 +21,6 @@ import {
   parsePreset,
   type CustomPreset,
   type Preset,
-  type PresetInput,
 } from './types.js';
 
 export type { AgentStateName } from '../states.js';
@@ -36,26 +30,16 @@ export { PresetSchema, CustomPresetSchema, parsePreset } from './types.js';
 /** The preset used for a program macs does not know. */
 export const DEFAULT_PRESET_NAME = 'generic';
 
-const BUILTIN_INPUTS: Readonly<Record<string, PresetInput>> = {
-  codex: CODEX_PRESET_INPUT,
-  claude: CLAUDE_PRESET_INPUT,
-  gemini: GEMINI_PRESET_INPUT,
-  aider: AIDER_PRESET_INPUT,
-  pi: PI_PRESET_INPUT,
-  shell: SHELL_PRESET_INPUT,
-  generic: GENERIC_PRESET_INPUT,
-};
-
 /**
  * The builtin presets by name. Each is validated (defaults filled in) when
- * first read, not when this module loads: a hook needs one preset at most,
- * and parsing all seven cost each one about 5 ms.
+ * first read, not when this module loads: a command needs one or two, and
+ * parsing all seven cost each one about 5 ms.
  */
 export const BUILTIN_PRESETS: Readonly<Record<string, Preset>> = Object.freeze(
   Object.defineProperties(
     {},
     Object.fromEntries(
-      Object.entries(BUILTIN_INPUTS).map(([name, input]) => {
+      Object.entries(BUILTIN_PRESET_INPUTS).map(([name, input]) => {
         let parsed: Preset | undefined;
         const get = (): Preset => (parsed ??= parsePreset(input));
         return [name, { get, enumerable: true }];
