@@ -25,14 +25,6 @@ import {
 
 // The plain side (types, default rules, defaultPolicy) lives in
 // policy-defaults.ts, which `macs hook` loads without zod.
-export {
-  DEFAULT_ALLOW_RULES,
-  DEFAULT_ASK_RULES,
-  DEFAULT_DENY_RULES,
-  defaultPolicy,
-  type PolicyConfig,
-  type PolicyRule,
-} from './policy-defaults.js';
 
 function isValidRegex(source: string): boolean {
   try {

@@ -26,12 +26,12 @@
  * the hook is only slower.
  */
 import { existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONFIG_ENV } from '../config/env.js';
 import type { MacsConfig } from '../config/schema.js';
-import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
+import { ensurePrivateDir, unsafeReason, writeFileAtomic } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 import { VERSION } from '../version.js';
 
@@ -97,6 +97,11 @@ async function readCachedConfig(
 ): Promise<MacsConfig | undefined> {
   let entry: Partial<CacheEntry>;
   try {
+    // Taken only from a file of our own that nobody else may write (not a
+    // link): a planted cache would be a planted policy. Anything else is a
+    // miss, and the full load writes a good one over it.
+    const info = await lstat(file);
+    if (!info.isFile() || unsafeReason(info) !== undefined) return undefined;
     entry = JSON.parse(await readFile(file, 'utf8')) as Partial<CacheEntry>;
   } catch {
     return undefined; // none yet, or not JSON: a miss

@@ -4,7 +4,7 @@
  * ask rules; anything else is left to the agent's own permission system
  * (macs never answers "allow" on its own).
  */
-import type { PolicyConfig, PolicyRule } from '../config/policy.js';
+import type { PolicyConfig, PolicyRule } from '../config/policy-defaults.js';
 import type { StoredResponse } from '../state/types.js';
 
 export interface ToolCall {

@@ -4,7 +4,7 @@
  * request, asks the controller and waits (ask.ts), writes the observation
  * (merged in observation.ts) and the events, and prints the reply.
  */
-import type { PolicyConfig } from '../config/policy.js';
+import type { PolicyConfig } from '../config/policy-defaults.js';
 import type { ApprovalOutcome, HookObservation } from '../state/hook-files.js';
 import type { AgentStateFile } from '../state/types.js';
 import type { AgentStateName } from '../config/states.js';

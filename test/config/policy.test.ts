@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_DENY_RULES,
   defaultPolicy,
-  PolicySchema,
-} from '../../src/config/policy.js';
+} from '../../src/config/policy-defaults.js';
+import { PolicySchema } from '../../src/config/policy.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import {
   evaluateApprovalRules,

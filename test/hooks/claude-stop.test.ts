@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPolicy } from '../../src/config/policy.js';
+import { defaultPolicy } from '../../src/config/policy-defaults.js';
 import {
   formatStopReason,
   nextQueuedAnswer,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPolicy, PolicySchema } from '../../src/config/policy.js';
+import { defaultPolicy } from '../../src/config/policy-defaults.js';
+import { PolicySchema } from '../../src/config/policy.js';
 import { resolveApproval } from '../../src/hooks/claude-approval.js';
 import { STOP_BLOCK_CAP } from '../../src/hooks/claude-stop.js';
 import {

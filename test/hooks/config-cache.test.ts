@@ -1,10 +1,13 @@
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -127,6 +130,22 @@ describe('loadHookConfig', () => {
       env: { MACS_AGENT: 'w2', MACS_ROLE: 'worker' },
     });
     expect(config.contextLines).toBe(777);
+  });
+
+  it('never takes a cache others may write, or a link to one', async () => {
+    writeConfig({ contextLines: 10 });
+    await loadHookConfig(paths, { env: {} });
+    markCache();
+    chmodSync(cache, 0o666);
+    expect((await loadHookConfig(paths, { env: {} })).contextLines).toBe(10);
+    // The full load wrote a good one over it.
+    expect(statSync(cache).mode & 0o777).toBe(0o600);
+
+    markCache();
+    const planted = path.join(paths.home, 'planted.json');
+    renameSync(cache, planted);
+    symlinkSync(planted, cache);
+    expect((await loadHookConfig(paths, { env: {} })).contextLines).toBe(10);
   });
 
   it('loads again when the file changes, even to the same size', async () => {
