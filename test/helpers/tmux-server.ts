@@ -1,6 +1,6 @@
 import { execFileSync, execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -57,6 +57,27 @@ function quote(arg: string): string {
   return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The pids of the tmux servers this test process started and has not ended. */
+const startedServers = new Set<number>();
+
+function killServerProcess(pid: number): void {
+  startedServers.delete(pid);
+  try {
+    // Still running, and still tmux (a pid is reused only once it is gone).
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('tmux'))
+      return;
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // gone
+  }
+}
+
+// A test process that ends before its tests' clean-up ran (a timeout, a
+// crash) takes its servers with it.
+process.once('exit', () => {
+  for (const pid of [...startedServers]) killServerProcess(pid);
+});
+
 /**
  * A private tmux server (`tmux -L macs-test-<random> -f /dev/null`) with one
  * placeholder session. Never touches the user's default server.
@@ -89,6 +110,8 @@ export async function startTmuxServer(): Promise<TestTmuxServer> {
     { env },
   );
   await run(['set-option', '-g', 'remain-on-exit', 'on']);
+  const pid = Number((await run(['display-message', '-p', '#{pid}'])).trim());
+  if (pid > 0) startedServers.add(pid);
   let counter = 0;
   return {
     socket,
@@ -130,8 +153,11 @@ export async function startTmuxServer(): Promise<TestTmuxServer> {
       try {
         await run(['kill-server']);
       } catch {
-        // already gone (a test may have killed it)
+        // already gone (a test may have killed it), or not answering
       }
+      // Not reached by its socket (removed, or the server hung): by pid, so
+      // no test leaves a tmux server running.
+      killServerProcess(pid);
       // tmux leaves its socket file behind: remove it too, or every test
       // run leaves files in /tmp/tmux-<uid>/.
       rmSync(tmuxSocketPath(socket), { force: true });
