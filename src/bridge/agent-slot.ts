@@ -68,6 +68,8 @@ export interface Slot {
   pid?: number;
   /** Said once per death that the agent waits for a pane of its own. */
   waitNoted?: boolean;
+  /** A fleet of one: its pane was seen dead or gone at the last check. */
+  downSeen?: boolean;
 }
 
 export function newSlot(agent: MultiAgent): Slot {

@@ -140,6 +140,15 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
         return;
       case 'running': {
         const info = slot.pane ? panes.get(slot.pane) : undefined;
+        if (options.single) {
+          // A fleet of one leaves its pane to the supervisor, which records
+          // the death itself and stops the bridge when the pane is gone:
+          // it is only told to look now rather than at its next reading.
+          const down = !info || info.dead;
+          if (down && !slot.downSeen) await slot.supervisor?.refresh();
+          slot.downSeen = down;
+          return;
+        }
         if (!info || info.dead) {
           await markDead(slot, info);
           return;
@@ -349,12 +358,8 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
     async start() {
       process.on('unhandledRejection', onRejection);
       for (const agent of options.agents) addSlot(agent);
-      // A fleet of one says at once why its agent cannot be supervised,
-      // and leaves it to its supervisor: no health loop.
-      if (options.single) {
-        for (const slot of slots.values()) await begin(slot);
-        return;
-      }
+      // A fleet of one says at once why its agent cannot be supervised.
+      if (options.single) for (const slot of slots.values()) await begin(slot);
       await tick();
       schedule();
     },

@@ -70,6 +70,12 @@ export interface Supervisor {
   onAnswer: (answer: BackendAnswer) => Promise<AnswerVerdict>;
   /** The in-memory state (tests, status). */
   snapshot(): AgentStateFile;
+  /**
+   * Read the agent's state now: a dead pane is recorded `dead`, a pane gone
+   * for good told (onPaneGone). For a fleet of one, whose health loop
+   * leaves the pane to its supervisor.
+   */
+  refresh: () => Promise<void>;
 }
 
 export function createSupervisor(options: SupervisorOptions): Supervisor {
@@ -189,6 +195,9 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     agent,
     snapshot: () => structuredClone(ctx.current()),
     onAnswer: answers.onAnswer,
+    refresh: async () => {
+      if (ctx.hasState() && !ctx.stopped) await stateReader.readState();
+    },
     async start() {
       await ensureHomeDirs(paths);
       releaseLock = await acquireAgentLock(paths, agent);

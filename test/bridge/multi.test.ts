@@ -350,3 +350,70 @@ describe('macs bridge --all: one process, every agent', () => {
     expect(registered).toEqual([]);
   });
 });
+
+describe('macs bridge --worker-pane: a fleet of one', () => {
+  let home: string;
+  let tmux: FakeTmuxClient;
+  let bridge: MultiBridge | undefined;
+  const events: MacsEvent[] = [];
+
+  const backend: SharedBackend = {
+    name: 'file',
+    register: () => undefined,
+    submit: () => Promise.resolve(),
+    rescan: () => Promise.resolve(),
+    stop: () => Promise.resolve(),
+  };
+
+  function start(pane: string, onPaneGone: (error: Error) => void) {
+    const paths = resolveHomePaths(home);
+    bridge = createMultiBridge({
+      agents: [agent('w1')],
+      paths,
+      config: ConfigSchema.parse({ backstopMs: 20 }),
+      tmux,
+      events: createEventLog(paths, { onEvent: (e) => events.push(e) }),
+      log: createSilentLogger(),
+      backend,
+      deliverer: createDeliverer(tmux, { pollMs: 5 }),
+      resolvePane: () => Promise.resolve(pane),
+      onNotice: () => undefined,
+      healthPollMs: 20,
+      single: { onPaneGone },
+    });
+    return bridge.start();
+  }
+
+  beforeEach(() => {
+    home = mkdtempSync(path.join(os.tmpdir(), 'macs-single-'));
+    tmux = new FakeTmuxClient();
+    events.length = 0;
+  });
+  afterEach(async () => {
+    await bridge?.stop();
+    bridge = undefined;
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('says at once why its agent cannot be supervised, instead of retrying', async () => {
+    tmux.addPane({ id: '%1', agentTag: 'someone-else' });
+    await expect(start('%1', () => undefined)).rejects.toThrow(
+      /belongs to agent 'someone-else'/,
+    );
+  });
+
+  it('stops when its pane is gone, seen by the health loop, not left to a slow reading', async () => {
+    tmux.addPane({ id: '%1' });
+    tmux.addPane({ id: '%2' }); // the server runs on
+    const gone: Error[] = [];
+    await start('%1', (error) => void gone.push(error));
+    expect(bridge?.snapshot()).toEqual([
+      { agent: 'w1', status: 'running', pane: '%1' },
+    ]);
+    tmux.panes.delete('%1');
+    await waitFor(() => gone[0], { message: 'pane gone reported' });
+    expect(gone[0]?.message).toMatch(/pane %1 of agent 'w1' is gone/);
+    // Never taken for dead and followed elsewhere, as a fleet would.
+    expect(events.some((e) => e.type === 'agent.exited')).toBe(false);
+  });
+});
