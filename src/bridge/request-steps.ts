@@ -84,6 +84,17 @@ export function createRequestSteps(
 ): RequestSteps {
   const { agent, pane, paths } = ctx;
 
+  /** `delivered` (a hook may have confirmed it first: it stays `confirmed`). */
+  async function recordDelivered(
+    record: RequestRecord,
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    recordStep(record, { type: 'delivered', at: new Date().toISOString() });
+    ctx.current().counters.delivered += 1;
+    await ctx.saveNow();
+    await ctx.emit({ type: 'request.delivered', requestId: record.id, data });
+  }
+
   const steps: RequestSteps = {
     async finish(record) {
       await archiveRequest(paths, record);
@@ -135,30 +146,15 @@ export function createRequestSteps(
 
     async markDelivered(record, delivery) {
       if (record.deliveredAt !== undefined) return;
-      // (A hook may have confirmed it first: the stage stays `confirmed`.)
-      recordStep(record, { type: 'delivered', at: new Date().toISOString() });
-      ctx.current().counters.delivered += 1;
-      await ctx.saveNow();
-      await ctx.emit({
-        type: 'request.delivered',
-        requestId: record.id,
-        data: {
-          method: delivery.method,
-          chars: delivery.chars,
-          waitedMs: delivery.waitedMs,
-        },
+      await recordDelivered(record, {
+        method: delivery.method,
+        chars: delivery.chars,
+        waitedMs: delivery.waitedMs,
       });
     },
 
     async recordResumedDelivery(record, method) {
-      recordStep(record, { type: 'delivered', at: new Date().toISOString() });
-      ctx.current().counters.delivered += 1;
-      await ctx.saveNow();
-      await ctx.emit({
-        type: 'request.delivered',
-        requestId: record.id,
-        data: { method },
-      });
+      await recordDelivered(record, { method });
       await steps.finish(record);
     },
 
