@@ -70,7 +70,7 @@ export interface AgentContext {
   /** Write it within LAZY_SAVE_MS (offsets, counters: cheap to redo). */
   saveLater: () => void;
   readonly stopped: boolean;
-  /** Stop: no more lazy saves, and `signal` aborts. */
+  /** Stop: no more lazy saves (a pending one is dropped), and `signal` aborts. */
   markStopped: () => void;
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   panePid: number | undefined;
@@ -138,6 +138,7 @@ export function createAgentContext(options: AgentContextOptions): AgentContext {
       if (lazyTimer || stopped) return;
       lazyTimer = setTimeout(() => {
         lazyTimer = undefined;
+        if (stopped) return;
         void serial(() => saveAgentState(paths, current())).catch(
           (error: unknown) => log.error({ err: error }, 'state save failed'),
         );
@@ -150,6 +151,10 @@ export function createAgentContext(options: AgentContextOptions): AgentContext {
     markStopped() {
       stopped = true;
       abort.abort();
+      // The stop saves the state itself; a lazy save due later would write
+      // a file after the supervision ended (into a home perhaps gone).
+      clearTimeout(lazyTimer);
+      lazyTimer = undefined;
     },
     panePid: undefined,
     incarnation() {

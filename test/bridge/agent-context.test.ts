@@ -83,6 +83,19 @@ describe('agent context', () => {
     expect(await f.saved()).toBeDefined();
   });
 
+  it('markStopped drops a lazy save already pending (no file written after the end)', async () => {
+    f = await createStageFixture();
+    const { ctx } = f;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    ctx.saveLater();
+    expect(vi.getTimerCount()).toBe(1);
+    ctx.markStopped();
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(1000);
+    await ctx.serial(() => Promise.resolve());
+    expect(await f.saved()).toBeUndefined();
+  });
+
   it('markStopped aborts the signal and stops lazy saves', async () => {
     f = await createStageFixture();
     const { ctx } = f;
