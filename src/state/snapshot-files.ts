@@ -63,6 +63,17 @@ export async function readBridge(
 export async function readSession(
   paths: Pick<HomePaths, 'sessionFile' | 'stoppedSessionFile'>,
 ): Promise<SessionSnapshot> {
+  return (await readSessionInfo(paths)).session;
+}
+
+/**
+ * The session as status shows it, and the agents of the running one
+ * (null when no session runs: status then shows every agent with a state
+ * file), from one read of `.macs/session.json`.
+ */
+export async function readSessionInfo(
+  paths: Pick<HomePaths, 'sessionFile' | 'stoppedSessionFile'>,
+): Promise<{ session: SessionSnapshot; agents: ReadonlySet<string> | null }> {
   const read = async (file: string) => {
     try {
       return JSON.parse(await readFile(file, 'utf8')) as Record<
@@ -77,18 +88,31 @@ export async function readSession(
   const running = await read(paths.sessionFile);
   if (running)
     return {
-      status: 'running',
-      id: text(running.id),
-      since: text(running.createdAt),
+      session: {
+        status: 'running',
+        id: text(running.id),
+        since: text(running.createdAt),
+      },
+      agents: Array.isArray(running.agents)
+        ? new Set(
+            running.agents.flatMap((a: unknown) => {
+              const name = (a as { name?: unknown } | null)?.name;
+              return typeof name === 'string' ? [name] : [];
+            }),
+          )
+        : null,
     };
   const stopped = await read(paths.stoppedSessionFile);
   if (stopped)
     return {
-      status: 'stopped',
-      id: text(stopped.id),
-      since: text(stopped.stoppedAt),
+      session: {
+        status: 'stopped',
+        id: text(stopped.id),
+        since: text(stopped.stoppedAt),
+      },
+      agents: null,
     };
-  return { status: 'none', id: null, since: null };
+  return { session: { status: 'none', id: null, since: null }, agents: null };
 }
 
 /**
@@ -123,30 +147,4 @@ export function createArchivedAnswers(
     if (response) archived.set(recent.id, response);
     return response;
   };
-}
-
-/**
- * The agents of the running session (`.macs/session.json`), or null when no
- * session runs: status then shows every agent with a state file.
- */
-export async function readSessionAgents(
-  paths: Pick<HomePaths, 'sessionFile'>,
-): Promise<ReadonlySet<string> | null> {
-  try {
-    const record = JSON.parse(await readFile(paths.sessionFile, 'utf8')) as {
-      agents?: unknown;
-    };
-    if (!Array.isArray(record.agents)) return null;
-    return new Set(
-      record.agents.flatMap((a: unknown) =>
-        typeof a === 'object' &&
-        a !== null &&
-        typeof (a as { name?: unknown }).name === 'string'
-          ? [(a as { name: string }).name]
-          : [],
-      ),
-    );
-  } catch {
-    return null;
-  }
 }

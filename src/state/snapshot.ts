@@ -15,8 +15,7 @@ import {
   readBridge,
   readInboxContext,
   readInboxIds,
-  readSession,
-  readSessionAgents,
+  readSessionInfo,
 } from './snapshot-files.js';
 import {
   approvalsOf,
@@ -108,15 +107,14 @@ export function createSnapshotReader(
     },
     async read(at = new Date()) {
       const now = at.getTime();
-      const [states, paused, events, inbox, session, sessionAgents] =
-        await Promise.all([
-          readAllAgentStates(paths),
-          readPausedAgents(paths),
-          readRecentEvents(),
-          readInboxIds(paths.inbox),
-          readSession(paths),
-          readSessionAgents(paths),
-        ]);
+      const [states, paused, events, inbox, sessionInfo] = await Promise.all([
+        readAllAgentStates(paths),
+        readPausedAgents(paths),
+        readRecentEvents(),
+        readInboxIds(paths.inbox),
+        readSessionInfo(paths),
+      ]);
+      const { session, agents: sessionAgents } = sessionInfo;
       const agents: AgentSnapshot[] = [];
       const requests: RequestSnapshot[] = [];
       const approvals: ApprovalSnapshot[] = [];
