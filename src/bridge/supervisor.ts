@@ -155,9 +155,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     steps,
     activity,
     resolveState: hooks.resolveState,
-    ...(screenApprovals
-      ? { observeScreen: screenApprovals.observe.bind(screenApprovals) }
-      : {}),
+    ...(screenApprovals ? { observeScreen: screenApprovals.observe } : {}),
     syncSize: (info) => intake.syncSize(info),
     onIdleScreen: requests.onIdleScreen,
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
@@ -181,9 +179,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     steps,
     deliverer: options.deliverer,
     hooks,
-    ...(screenApprovals
-      ? { applyDialog: screenApprovals.apply.bind(screenApprovals) }
-      : {}),
+    ...(screenApprovals ? { applyDialog: screenApprovals.apply } : {}),
     deliveryState: stateReader.deliveryState,
     stillAsked: answers.stillAsked,
     isPaused: pausedByPerson,
