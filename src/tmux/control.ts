@@ -128,6 +128,10 @@ export function createControlChannel(
   function connect(execa: Execa): Connection {
     const args = [
       ...(options.socket ? ['-L', options.socket] : []),
+      // Never start a server (tmux 3.2, as attach-session -f): one started
+      // here would read the user's tmux.conf, which may create sessions
+      // that keep it running on a socket no session of macs asked for.
+      '-N',
       '-C',
       'attach-session',
       '-f',
