@@ -1,13 +1,22 @@
 /**
  * The first step of a delivery (SPEC §6 step 2): waiting until the agent
- * may be typed into. Which states allow typing is `canTypeInto`; the wait
+ * may be typed into. Which states allow typing is `canTypeInto`, and for a
+ * shell agent `shellTakesInput` (its own program in the foreground); the wait
  * reads the agent's state afresh on each poll, asks a screen no rule reads
  * to stay quiet first when the request wants that, and reports (once) an
  * agent that stays busy too long rather than typing into it.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import {
+  isInteractiveShellArgv,
+  isShellCommand,
+} from '../config/presets/shell.js';
 import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
+import {
+  readForegroundProcesses,
+  type ProcessInfo,
+} from '../tmux/processes.js';
 import type { DeliveryRequest } from './deliver.js';
 
 /**
@@ -24,6 +33,23 @@ export function canTypeInto(
   typeIntoUnknown = true,
 ): boolean {
   return state === 'idle' || (state === 'unknown' && typeIntoUnknown);
+}
+
+/**
+ * Does a shell agent's pane take a command now? Only while the program in
+ * the terminal's foreground is the shell itself at its prompt: tmux's
+ * `pane_current_command` must be a shell, and each process of the
+ * foreground group (`foreground`, when it could be read) a shell reading
+ * its terminal. A shell running `sleep 20`, `vim` or `bash build.sh` is
+ * busy; a nested `bash` at its own prompt takes commands like its parent.
+ */
+export function shellTakesInput(
+  currentCommand: string,
+  foreground: readonly Pick<ProcessInfo, 'argv'>[] | undefined,
+): boolean {
+  if (!isShellCommand(currentCommand)) return false;
+  if (!foreground || foreground.length === 0) return true;
+  return foreground.every((p) => isInteractiveShellArgv(p.argv));
 }
 
 /**
@@ -51,14 +77,23 @@ export async function waitTypeable(
     ) {
       const info = await tmux.paneInfo(request.pane);
       if (info.dead) return 'gone';
-      if (state === 'idle' || quietMs <= 0) return { inMode: info.inMode };
-      // `unknown` with a quiet period: the screen must stay the same.
-      const screen = await tmux.capturePane(request.pane);
-      const now = Date.now();
-      if (screen !== quietScreen) {
-        quietScreen = screen;
-        quietSince = now;
-      } else if (now - quietSince >= quietMs) return { inMode: info.inMode };
+      const busyShell =
+        request.rules.shellPromptOnly === true &&
+        !shellTakesInput(
+          info.currentCommand,
+          await readForegroundProcesses(info.pid),
+        );
+      if (busyShell) quietScreen = undefined;
+      else if (state === 'idle' || quietMs <= 0) return { inMode: info.inMode };
+      else {
+        // `unknown` with a quiet period: the screen must stay the same.
+        const screen = await tmux.capturePane(request.pane);
+        const now = Date.now();
+        if (screen !== quietScreen) {
+          quietScreen = screen;
+          quietSince = now;
+        } else if (now - quietSince >= quietMs) return { inMode: info.inMode };
+      }
     } else quietScreen = undefined;
     const waited = Date.now() - started;
     if (

@@ -20,6 +20,12 @@ export interface DeliveryRules {
    * has no preset for. False for a known agent (preset `knownScreens`).
    */
   typeIntoUnknown: boolean;
+  /**
+   * A shell agent: typed into only while the shell itself is the pane's
+   * foreground program (`shellTakesInput` in deliver-wait.ts), never into a
+   * command it runs. Its screen cannot tell: `sleep 20` prints nothing.
+   */
+  shellPromptOnly?: boolean;
 }
 
 export const DEFAULT_DELIVERY_RULES: DeliveryRules = {

@@ -4,6 +4,7 @@
  * which preset a pane's program stands for when none is named.
  */
 import { getPreset, listPresetNames } from '../config/presets/index.js';
+import { isShellCommand } from '../config/presets/shell.js';
 import type { Preset } from '../config/presets/types.js';
 import type { MacsConfig } from '../config/schema.js';
 import { classifyScreen } from '../screen/classify.js';
@@ -19,6 +20,7 @@ export function profileFromPreset(preset: Preset): AgentProfile {
       bracketed: preset.paste.bracketed,
       maxLiteralChars: preset.paste.maxLiteralChars,
       typeIntoUnknown: !preset.knownScreens,
+      ...(isShellCommand(preset.program) ? { shellPromptOnly: true } : {}),
     },
     classify: (screen) => classifyScreen(screen, preset).state,
     classifyScreen: (screen) => classifyScreen(screen, preset),

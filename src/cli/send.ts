@@ -22,6 +22,8 @@ import {
   type TmuxClient,
 } from '../tmux/client.js';
 import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
+import { shellTakesInput } from '../bridge/deliver-wait.js';
+import { readForegroundProcesses } from '../tmux/processes.js';
 import { createContext, type CommandContext } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
@@ -117,6 +119,19 @@ async function findTarget(
     });
   }
   return { pane: info.id, info, preset, found };
+}
+
+/** What a shell agent runs instead of taking input, when it does. */
+async function describeForeground(
+  tmux: TmuxClient,
+  pane: string,
+): Promise<string | undefined> {
+  const info = await tmux.paneInfo(pane).catch(() => undefined);
+  if (!info) return undefined;
+  const foreground = await readForegroundProcesses(info.pid);
+  if (shellTakesInput(info.currentCommand, foreground)) return undefined;
+  const argv = foreground?.[0]?.argv;
+  return argv ? argv.join(' ').slice(0, 80) : info.currentCommand;
 }
 
 function describeConfirmation(
@@ -291,13 +306,22 @@ export async function sendToAgent(params: SendParams): Promise<SendOutcome> {
       );
     case 'aborted': {
       if (cancelled) return { type: 'cancelled' };
+      const running = profile.rules.shellPromptOnly
+        ? await describeForeground(tmux, pane)
+        : undefined;
       await events.emit({
         agent,
         type: 'send.failed',
-        data: { pane, reason: 'busy', state: lastState, waitedMs: waitMs },
+        data: {
+          pane,
+          reason: 'busy',
+          state: lastState,
+          waitedMs: waitMs,
+          ...(running ? { running } : {}),
+        },
       });
       throw new AgentError(
-        `${shown} stayed ${lastState} for ${Math.round(waitMs / 1000)}s; nothing was typed`,
+        `${shown} stayed ${running ? `busy running ${running}` : lastState} for ${Math.round(waitMs / 1000)}s; nothing was typed`,
         {
           hint: 'macs never types into a busy agent or an open dialog; try again later, or wait longer with --timeout SEC',
         },

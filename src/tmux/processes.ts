@@ -16,6 +16,8 @@ export interface ProcessInfo {
   pid: number;
   ppid: number;
   argv: string[];
+  /** Its process group (from /proc only). */
+  pgrp?: number;
 }
 
 /** The parent pid from a `/proc/<pid>/stat` line (the field after the state). */
@@ -46,13 +48,57 @@ async function readProcTable(): Promise<ProcessInfo[] | undefined> {
         if (ppid === undefined) return undefined;
         const argv = cmdline.split('\0');
         if (argv[argv.length - 1] === '') argv.pop();
-        return { pid: Number(name), ppid, argv };
+        const pgrp = parseStatGroups(stat)?.pgrp;
+        return {
+          pid: Number(name),
+          ppid,
+          argv,
+          ...(pgrp === undefined ? {} : { pgrp }),
+        };
       } catch {
         return undefined; // ended meanwhile, or not ours to read
       }
     }),
   );
   return table.filter((p): p is ProcessInfo => p !== undefined);
+}
+
+/**
+ * A `/proc/<pid>/stat` line's process group and its terminal's foreground
+ * process group (proc(5): fields 5 and 8).
+ */
+export function parseStatGroups(
+  stat: string,
+): { pgrp: number; tpgid: number } | undefined {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const pgrp = Number(fields[2]);
+  const tpgid = Number(fields[5]);
+  return Number.isInteger(pgrp) && Number.isInteger(tpgid)
+    ? { pgrp, tpgid }
+    : undefined;
+}
+
+/**
+ * The processes of a pane that its terminal runs in the foreground (the
+ * process group a key typed now would reach), with their argv: for a shell
+ * at its prompt the shell alone, for a shell running `sleep 20` the sleep.
+ * Undefined when it cannot be known (no /proc, or the pane's process ended).
+ */
+export async function readForegroundProcesses(
+  panePid: number,
+): Promise<ProcessInfo[] | undefined> {
+  let tpgid: number | undefined;
+  try {
+    tpgid = parseStatGroups(
+      await readFile(`/proc/${panePid}/stat`, 'utf8'),
+    )?.tpgid;
+  } catch {
+    return undefined;
+  }
+  if (tpgid === undefined || tpgid <= 0) return undefined;
+  const table = await readProcTable();
+  if (!table) return undefined;
+  return processTree(table, panePid).filter((p) => p.pgrp === tpgid);
 }
 
 /** Parse `ps -A -o pid=,ppid=,args=` output. */

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DELIVERY_RULES } from '../../src/bridge/deliver.js';
 import type { DeliveryRequest } from '../../src/bridge/deliver.js';
-import { canTypeInto, waitTypeable } from '../../src/bridge/deliver-wait.js';
+import {
+  canTypeInto,
+  shellTakesInput,
+  waitTypeable,
+} from '../../src/bridge/deliver-wait.js';
 import type { AgentStateName } from '../../src/config/states.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 
@@ -134,5 +138,38 @@ describe('waitTypeable', () => {
     }
     expect(changes).toBe(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(30);
+  });
+});
+
+// Issue 25, point 3: a shell agent running `sleep 20` was typed into, since
+// its screen shows no sign of the command. Whether a shell takes input is
+// judged from what runs in its terminal's foreground.
+describe('shellTakesInput', () => {
+  it.each([
+    ['bash', undefined, true],
+    ['-bash', [['-bash']], true],
+    ['sleep', [['sleep', '20']], false],
+    ['sleep', undefined, false],
+    ['vim', [['vim', 'notes.txt']], false],
+    // A nested interactive shell at its prompt takes commands.
+    ['bash', [['bash', '--norc', '--noprofile']], true],
+    ['zsh', [['/usr/bin/zsh', '-l']], true],
+    ['bash', [['bash', '--rcfile', 'my.rc']], true],
+    // A shell running a script or a command string is busy.
+    ['bash', [['bash', 'build.sh']], false],
+    ['bash', [['bash', '-c', 'make']], false],
+    ['sh', [['sh', '-ec', 'make']], false],
+    ['bash', [['bash', '--', 'x.sh']], false],
+    // A pipeline of shells and programs.
+    ['bash', [['bash'], ['grep', 'x']], false],
+    // The foreground could not be read: tmux's word alone.
+    ['bash', [], true],
+  ] as const)('%s with foreground %j: %s', (command, fg, expected) => {
+    expect(
+      shellTakesInput(
+        command,
+        fg === undefined ? undefined : fg.map((argv) => ({ argv: [...argv] })),
+      ),
+    ).toBe(expected);
   });
 });

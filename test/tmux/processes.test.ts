@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   parsePsTable,
+  parseStatGroups,
   parseStatPpid,
   processTree,
   programsOf,
@@ -87,5 +88,14 @@ describe('process tables and trees', () => {
     const me = (await readProcessTable()).find((p) => p.pid === process.pid);
     expect(me?.ppid).toBe(process.ppid);
     expect(programsOf(me?.argv ?? [])[0]).toMatch(/node/);
+  });
+});
+
+describe('parseStatGroups', () => {
+  it('reads the process group and the terminal foreground group', () => {
+    expect(
+      parseStatGroups('4242 (a (weird) name) S 1 4242 4242 34816 4300 4194560'),
+    ).toEqual({ pgrp: 4242, tpgid: 4300 });
+    expect(parseStatGroups('garbage')).toBeUndefined();
   });
 });

@@ -76,3 +76,35 @@ const SHELL_COMMANDS: ReadonlySet<string> = new Set([
 export function isShellCommand(command: string): boolean {
   return SHELL_COMMANDS.has(command.replace(/^-/, ''));
 }
+
+/** Shell options whose next argument is their value, not a script. */
+const SHELL_OPTIONS_WITH_VALUE: ReadonlySet<string> = new Set([
+  '-o',
+  '+o',
+  '-O',
+  '+O',
+  '--rcfile',
+  '--init-file',
+]);
+
+/**
+ * Is this argv a shell reading commands from its terminal (`bash`, `-zsh`,
+ * `/bin/bash --login`), rather than one running a script (`bash build.sh`)
+ * or a command string (`bash -c 'make'`, `sh -ec …`)? A nested shell at
+ * its prompt is a shell waiting for a command, as its parent would be.
+ */
+export function isInteractiveShellArgv(argv: readonly string[]): boolean {
+  const [command, ...args] = argv;
+  if (!command || !isShellCommand(command.slice(command.lastIndexOf('/') + 1)))
+    return false;
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] ?? '';
+    if (SHELL_OPTIONS_WITH_VALUE.has(arg)) i += 1;
+    // `-s`: commands from stdin, the rest are positional parameters.
+    else if (arg === '-s' || arg === '-i') return true;
+    else if (arg === '--command' || /^-[A-Za-z]*c[A-Za-z]*$/.test(arg))
+      return false;
+    else if (arg === '--' || !/^[-+]/.test(arg)) return false;
+  }
+  return true;
+}
