@@ -17,6 +17,7 @@ import {
   buildSocketArgs,
 } from './args.js';
 import {
+  describeUnreadablePaneLine,
   PANE_FORMAT,
   parsePaneLine,
   parsePaneList,
@@ -144,6 +145,16 @@ export function createTmuxClient(
     );
   }
 
+  /** tmux answered, but not in macs's format. */
+  function unreadable(what: string, line: string): TmuxError {
+    return new TmuxError(
+      `could not read ${what} from ${where}: ${describeUnreadablePaneLine(line)}`,
+      {
+        hint: 'macs runs tmux with -u so its output does not depend on the locale; check that MACS_TMUX (or tmux on PATH) is tmux 3.2 or newer',
+      },
+    );
+  }
+
   /** Over the control connection when there is one, else a process. */
   async function runArgs(
     args: readonly string[],
@@ -187,19 +198,19 @@ export function createTmuxClient(
         undefined,
         pane,
       );
-      const info = parsePaneLine(out.replace(/\n$/, ''));
-      if (!info)
-        throw new PaneNotFoundError(
-          pane,
-          `unexpected output: ${out.slice(0, 80)}`,
-        );
+      const line = out.replace(/\n$/, '');
+      const info = parsePaneLine(line);
+      // tmux found the pane (it exited 0): the reading failed, not the pane.
+      if (!info) throw unreadable(`pane ${pane}`, line);
       return info;
     },
     async listPanes() {
       const args = buildListPanesArgs(PANE_FORMAT);
       const result = await runArgs(args);
       if (result.exitCode !== 0) fail([...prefix, ...args], result);
-      return parsePaneList(result.stdout);
+      const { panes, unreadable: lines } = parsePaneList(result.stdout);
+      if (lines[0] !== undefined) throw unreadable('the pane list', lines[0]);
+      return panes;
     },
     async pipePane(pane, shellCommand) {
       await exec(buildPipePaneArgs(pane, shellCommand), undefined, pane);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ResultPromise } from 'execa';
 import { formatControlCommand } from './control-command.js';
 import { createBlockParser, type Block } from './control-protocol.js';
-import { loadExeca, type TmuxResult } from './run.js';
+import { loadExeca, TMUX_UTF8_ARGS, type TmuxResult } from './run.js';
 
 /**
  * One long-lived tmux control-mode client (`tmux -C`, see "CONTROL MODE" in
@@ -127,6 +127,8 @@ export function createControlChannel(
 
   function connect(execa: Execa): Connection {
     const args = [
+      // UTF-8 whatever the caller's locale (TMUX_UTF8_ARGS, run.ts).
+      ...TMUX_UTF8_ARGS,
       ...(options.socket ? ['-L', options.socket] : []),
       // Never start a server (tmux 3.2, as attach-session -f): one started
       // here would read the user's tmux.conf, which may create sessions

@@ -93,10 +93,29 @@ export function parsePaneLine(line: string): PaneInfo | undefined {
   };
 }
 
-/** Parse many lines (list-panes output), skipping blanks and junk. */
-export function parsePaneList(stdout: string): PaneInfo[] {
-  return stdout
-    .split('\n')
-    .map(parsePaneLine)
-    .filter((p): p is PaneInfo => p !== undefined);
+/** Parse many lines (list-panes output), skipping blank ones. */
+export function parsePaneList(stdout: string): {
+  panes: PaneInfo[];
+  /** Lines that are not in PANE_FORMAT (the first few). */
+  unreadable: string[];
+} {
+  const panes: PaneInfo[] = [];
+  const unreadable: string[] = [];
+  for (const line of stdout.split('\n')) {
+    if (!line.trim()) continue;
+    const pane = parsePaneLine(line);
+    if (pane) panes.push(pane);
+    else if (unreadable.length < 3) unreadable.push(line);
+  }
+  return { panes, unreadable };
+}
+
+/**
+ * Why a line printed with PANE_FORMAT could not be read, for an error that
+ * names the reading, not the pane: tmux replaced the separators (`_`)
+ * when its client was not UTF-8.
+ */
+export function describeUnreadablePaneLine(line: string): string {
+  const fields = line.split(FIELD_SEPARATOR).length;
+  return `tmux printed ${JSON.stringify(line.slice(0, 80))} (${fields} field${fields === 1 ? '' : 's'}, at least ${REQUIRED_FIELDS} expected)`;
 }

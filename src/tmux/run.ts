@@ -30,6 +30,19 @@ export type RunTmux = (
   options?: RunTmuxOptions,
 ) => Promise<TmuxResult>;
 
+/**
+ * Every tmux client macs runs says it is UTF-8 (`tmux -u`). tmux decides
+ * from the client's locale (LC_ALL, LC_CTYPE, LANG) whether its terminal
+ * takes UTF-8; when it does not (LANG=C, or no locale at all: cron, systemd,
+ * `env -i`, an MCP client's bare environment), tmux 3.3a prints every
+ * character that is not printable ASCII as `_` in `display -p`,
+ * `list-panes -F`, `show-options` and `capture-pane` output, over control
+ * mode too: the unit separator of macs's formats, tabs, and every non-ASCII
+ * letter of a title or a screen. With `-u` the output is the same whatever
+ * the caller's locale, and no variable of the agents' environment changes.
+ */
+export const TMUX_UTF8_ARGS: readonly string[] = ['-u'];
+
 export const TMUX_INSTALL_HINT =
   'install tmux 3.2+ (Debian/Ubuntu: apt-get install -y tmux; macOS: brew install tmux) or set MACS_TMUX to its path';
 
@@ -49,7 +62,8 @@ export function createRunTmux(
   delete childEnv.TMUX_PANE;
   return async (args, runOptions = {}) => {
     const { execa } = await loadExeca();
-    const result = await execa(tmuxPath, args.map(protectArgvArg), {
+    const argv = [...TMUX_UTF8_ARGS, ...args.map(protectArgvArg)];
+    const result = await execa(tmuxPath, argv, {
       reject: false,
       env: childEnv,
       extendEnv: false,

@@ -167,3 +167,30 @@ describe('real runner', () => {
     expect((error as TmuxError).hint).toMatch(/apt-get install -y tmux/);
   });
 });
+
+// The other half: a line tmux printed that macs cannot read is a failure to
+// read, never "no such pane". Before, paneInfo threw PaneNotFoundError (the
+// MCP tools said "has no pane any more") and listPanes dropped the line
+// (discovery said "no pane found").
+describe('a pane line macs cannot read (issue 25, point 2)', () => {
+  const underscored: RunTmux = () =>
+    Promise.resolve({
+      exitCode: 0,
+      stdout: '%1_123_0__0_80_24_1_bash_t_w_s_worker-1_\n',
+      stderr: '',
+    });
+
+  it('is an error about the reading, for paneInfo and listPanes', async () => {
+    const tmux = createTmuxClient('s', underscored);
+    const info = await tmux.paneInfo('%1').catch((e: unknown) => e);
+    expect(info).toBeInstanceOf(TmuxError);
+    expect(String((info as Error).message)).toMatch(
+      /could not read pane %1 from tmux server 's'/,
+    );
+    const list = await tmux.listPanes().catch((e: unknown) => e);
+    expect(list).toBeInstanceOf(TmuxError);
+    expect(String((list as Error).message)).toMatch(
+      /could not read the pane list/,
+    );
+  });
+});
