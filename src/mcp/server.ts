@@ -26,6 +26,7 @@ import { registerReadTools } from './read-tools.js';
 import { recordRefusedCalls } from './refused-calls.js';
 import {
   createToolRegistrar,
+  knownAgentCheck,
   MCP_EVENT_AGENT,
   type ToolContext,
 } from './tool.js';
@@ -100,7 +101,13 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
   );
 
   // tools/list lists the tools in the order they are registered.
-  const tool = createToolRegistrar({ server, events, log, reached });
+  const tool = createToolRegistrar({
+    server,
+    events,
+    log,
+    reached,
+    isKnownAgent: knownAgentCheck(paths),
+  });
   registerReadTools(tool, context);
   registerActTools(tool, context);
   registerWaitTool(tool, context);

@@ -5,6 +5,8 @@
  * `mcp.call` event with `by: "mcp"` and turns any failure into an MCP tool
  * error carrying the reason, so one tool's mistake never ends the server.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {
@@ -19,6 +21,7 @@ import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import type { SnapshotReader } from '../state/snapshot.js';
+import { readSessionRecord } from '../session/record.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { SendOutcome } from '../cli/send.js';
 
@@ -98,6 +101,26 @@ export interface ToolRegistrarOptions {
    * `recordRefusedCalls` takes the others for calls the SDK refused.
    */
   reached: Set<string | number>;
+  /**
+   * Whether an agent name is one the home knows (a state or events file):
+   * a failed call about any other name is filed under `mcp`, never creating
+   * an events file for a name a caller made up.
+   */
+  isKnownAgent: (name: string) => Promise<boolean>;
+}
+
+/** An agent the home knows: a state or events file, or the session's record. */
+export function knownAgentCheck(
+  paths: HomePaths,
+): (name: string) => Promise<boolean> {
+  return async (name) =>
+    existsSync(path.join(paths.state, `${name}.json`)) ||
+    existsSync(path.join(paths.events, `${name}.jsonl`)) ||
+    Boolean(
+      (await readSessionRecord(paths).catch(() => undefined))?.agents.some(
+        (a) => a.name === name,
+      ),
+    );
 }
 
 /** A `RegisterTool` whose every call is recorded and whose errors are tool errors. */
@@ -105,6 +128,7 @@ export function createToolRegistrar(
   options: ToolRegistrarOptions,
 ): RegisterTool {
   const { server, events, log, reached } = options;
+  const known = options.isKnownAgent;
   return function tool<Shape extends z.ZodRawShape>(
     name: string,
     config: { title: string; description: string; inputSchema: Shape },
@@ -146,12 +170,16 @@ export function createToolRegistrar(
             : errorMessage(error);
         if (!(error instanceof MacsError || error instanceof ToolRefusal))
           log.error({ err: error, tool: name }, 'mcp tool failed');
-        const agent =
+        const named =
           error instanceof ToolRefusal && error.agent
             ? error.agent
             : typeof about === 'string' && isValidAgentName(about)
               ? about
-              : MCP_EVENT_AGENT;
+              : undefined;
+        const agent =
+          named !== undefined && (await known(named).catch(() => false))
+            ? named
+            : MCP_EVENT_AGENT;
         await emitSafely(events, log, {
           agent,
           type: 'mcp.call',
@@ -163,6 +191,7 @@ export function createToolRegistrar(
             tool: name,
             ok: false,
             ms: Date.now() - started,
+            ...(named !== undefined && agent !== named ? { agent: named } : {}),
             error: reason,
           },
         });

@@ -7,6 +7,7 @@ import type { MacsEvent } from '../../src/events/types.js';
 import { createSilentLogger } from '../../src/log/logger.js';
 import {
   createToolRegistrar,
+  knownAgentCheck,
   type RegisterTool,
   type ToolContext,
 } from '../../src/mcp/tool.js';
@@ -58,6 +59,7 @@ export async function connectTools(
       events: createEventLog(fx.paths),
       log: createSilentLogger(),
       reached,
+      isKnownAgent: knownAgentCheck(fx.paths),
     }),
   );
   const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerReadTools } from '../../src/mcp/read-tools.js';
 import { writeSessionRecord } from '../../src/session/record.js';
@@ -176,6 +178,14 @@ describe('read tools', () => {
     expect(textOf(unknown)).toBe(
       "unknown agent 'worker-9'; list_agents shows the agents",
     );
+    // Issue 25, point 7: a call naming an unknown agent made
+    // events/worker-9.jsonl; it is filed under `mcp`, the name kept as data.
+    expect(existsSync(path.join(fx.paths.events, 'worker-9.jsonl'))).toBe(
+      false,
+    );
+    expect(
+      readFileSync(path.join(fx.paths.events, 'mcp.jsonl'), 'utf8'),
+    ).toContain('"agent":"worker-9"');
     await twoWorkers();
     const gone = await conn.call('read_screen', { agent: 'worker-2' });
     expect(textOf(gone)).toBe(

@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ConfigError } from '../../src/errors.js';
@@ -96,6 +98,10 @@ describe('createToolRegistrar', () => {
   });
 
   it('turns a refusal into a tool error with its reason, filed under the agent it names', async () => {
+    // Agents the home knows (their state files).
+    mkdirSync(fx.paths.state, { recursive: true });
+    for (const agent of ['worker-1', 'worker-2'])
+      writeFileSync(path.join(fx.paths.state, `${agent}.json`), '{}');
     const plain = await conn.call('fail', {
       how: 'refusal',
       agent: 'worker-1',
@@ -114,6 +120,17 @@ describe('createToolRegistrar', () => {
       ['worker-1', undefined, false, 'not like that'],
       ['worker-2', undefined, false, 'not for them'],
     ]);
+  });
+
+  // Issue 25, point 7: a call naming an agent the home does not know made
+  // `.macs/events/<that name>.jsonl`. It is filed under `mcp` instead, the
+  // name kept in its data.
+  it('files a call about an unknown agent under mcp, making no events file for the name', async () => {
+    await conn.call('fail', { how: 'refusal', agent: 'made-up' });
+    expect(existsSync(path.join(fx.paths.events, 'made-up.jsonl'))).toBe(false);
+    expect(
+      (await conn.calls()).map((e) => [e.agent, e.data?.agent, e.data?.ok]),
+    ).toEqual([[MCP_EVENT_AGENT, 'made-up', false]]);
   });
 
   it("gives a macs error's hint, and a bug's message, as the reason", async () => {
