@@ -14,7 +14,8 @@ import { showMessageNearPanes } from '../tmux/clients.js';
  * Calling a person (SPEC §5 "a person is told whenever they are needed").
  * The bridge raises `attention` when a request starts waiting for a person
  * (routed to the file backend first, or fallen back to it) and when an
- * agent turns `approval`, `error` or `dead`; once per request (a marker in
+ * agent turns `approval`, `error` or `dead`, or a request is refused for its
+ * size (`request.malformed` with `refused`); once per request (a marker in
  * `.macs/attention/` survives restarts) or per state change. Each shows a
  * tmux message to the clients of the agent's session, runs the configured
  * `notify` command with the event as JSON on stdin (argv, no shell,
@@ -169,6 +170,29 @@ export function createAttention(options: AttentionOptions): Attention {
                   ? message
                   : `${event.agent} asks too much at once`,
               data: { ...event.data, limited: event.data?.reason },
+            }),
+          ),
+        );
+        return;
+      }
+      if (event.type === 'request.malformed' && event.data?.refused === true) {
+        // A request refused for its size: the worker waits for nothing.
+        const message = event.data.message;
+        const pane = event.data.pane;
+        track(
+          serial(() =>
+            call({
+              agent: event.agent,
+              reason: 'refused',
+              message:
+                typeof message === 'string'
+                  ? message
+                  : `${event.agent}'s request was refused`,
+              ...(typeof pane === 'string' ? { pane } : {}),
+              data: {
+                refused: event.data?.reason,
+                firstLine: event.data?.firstLine,
+              },
             }),
           ),
         );

@@ -61,6 +61,28 @@ export interface Intake {
   dispose: () => void;
 }
 
+/**
+ * A block abandoned for its size is a request refused: the worker waits for
+ * an answer that will not come, so a person is called about it
+ * (bridge/attention.ts) and told why. A block restarted by a new start
+ * marker is not: the worker asked again.
+ */
+export function refusal(
+  agent: string,
+  item: Extract<BridgeEvent, { type: 'malformed' }>,
+  limits: { maxBlockLines: number; maxBlockBytes: number },
+): { refused: true; message: string } | Record<string, never> {
+  if (item.reason === 'restarted') return {};
+  const over =
+    item.reason === 'max-lines'
+      ? `more than ${limits.maxBlockLines} lines (maxBlockLines)`
+      : `more than ${limits.maxBlockBytes} bytes (maxBlockBytes)`;
+  return {
+    refused: true,
+    message: `${agent}'s request was refused: it ran to ${over} without its end marker, so it is not in the inbox and ${agent} gets no answer; tell it with macs send ${agent} "…"`,
+  };
+}
+
 export function createIntake(
   ctx: AgentContext,
   deps: {
@@ -120,6 +142,8 @@ export function createIntake(
             lines: item.lines,
             bytes: item.bytes,
             firstLine: item.firstLine.slice(0, 200),
+            ...refusal(ctx.agent, item, config),
+            pane,
           },
         });
         return true;

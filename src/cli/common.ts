@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../log/logger.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { assertSafe, homePolicy } from '../home/fs.js';
 import { findHome, resolveHomePaths, type HomePaths } from '../home/paths.js';
+import { readSessionRecord } from '../session/record.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 
 /**
@@ -124,6 +125,49 @@ export function createContext(
         ...(flags ? { flags } : {}),
       }),
   };
+}
+
+/**
+ * The config of a command a person needs to see and answer what waits
+ * (`inbox`, `respond`, `dismiss`, `status`, `events`). While a session runs
+ * (`.macs/session.json`), a broken config file does not stop it: one line
+ * on stderr names the file and the problem, and the command goes on with
+ * the default settings (and MACS_* variables); the session's bridge keeps
+ * the settings it started with. With no session it is exit 2, as for every
+ * command; `macs start` always refuses a broken config.
+ */
+export async function loadConfigOrDefaults(
+  ctx: CommandContext,
+  options: CommonOptions,
+  deps: CliDeps,
+): Promise<LoadedConfig> {
+  try {
+    return await ctx.loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    if (!(await readSessionRecord(ctx.paths).catch(() => undefined)))
+      throw error;
+    let fallback: LoadedConfig;
+    try {
+      // The same sources without the file: a bad MACS_* variable still stops.
+      fallback = await loadConfig({
+        home: ctx.paths.home,
+        env: deps.env,
+        ...(options.config ? { path: options.config } : {}),
+        readFile: () => Promise.resolve('{}'),
+      });
+    } catch {
+      throw error;
+    }
+    const problem = error.message
+      .split('\n')
+      .map((l) => l.trim())
+      .join(' ');
+    deps.output.err(
+      `warning: ${problem}; going on with the default settings (the running session's bridge keeps the settings it started with)`,
+    );
+    return { config: fallback.config, file: undefined };
+  }
 }
 
 /** `2m 3s ago`-style age for people. */

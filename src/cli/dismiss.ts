@@ -9,7 +9,7 @@ import type { HomePaths } from '../home/paths.js';
 import { listOpenRequests } from '../state/pending.js';
 import { readAgentState } from '../state/store.js';
 import type { RequestRecord } from '../state/types.js';
-import { createContext } from './common.js';
+import { createContext, loadConfigOrDefaults } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface DismissOptions extends CommonOptions {
@@ -132,7 +132,7 @@ export async function runDismiss(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  await ctx.loadConfig();
+  await loadConfigOrDefaults(ctx, opts, deps);
   for (const id of ids)
     if (!isSafeFileName(id))
       throw new ConfigError(`'${id}' is not a request id`, {

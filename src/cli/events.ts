@@ -11,7 +11,7 @@ import {
 } from '../events/log.js';
 import { computeEventStats, formatEventStats } from '../events/stats.js';
 import type { MacsEvent } from '../events/types.js';
-import { createContext } from './common.js';
+import { createContext, loadConfigOrDefaults } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface EventsOptions extends CommonOptions {
@@ -42,7 +42,7 @@ export async function runEvents(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  await ctx.loadConfig(); // a broken config is an error here too (exit 2)
+  await loadConfigOrDefaults(ctx, opts, deps);
   const filter: EventFilter = {
     ...(opts.agent ? { agent: opts.agent } : {}),
     ...(opts.type ? { type: opts.type } : {}),

@@ -1,10 +1,91 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { MacsEvent } from '../events/types.js';
+import { readSessionRecord } from '../session/record.js';
+import { readPausedAgents } from '../state/control.js';
 import { listOpenRequests } from '../state/pending.js';
-import { createContext, formatAge } from './common.js';
+import { createRecentEventsReader } from '../state/snapshot-events.js';
+import { isWaitingForPerson } from '../state/snapshot-records.js';
+import type { RequestRecord } from '../state/types.js';
+import { createContext, formatAge, loadConfigOrDefaults } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface InboxOptions extends CommonOptions {
   json?: boolean;
   agent?: string;
+}
+
+/** Refused requests are looked for among this many newest events. */
+const REFUSED_EVENTS = 500;
+/** Without a session, refusals this recent are shown. */
+const REFUSED_WITHOUT_SESSION_MS = 24 * 3600 * 1000;
+
+/**
+ * What an open request waits for, for people: `you` when a person is to
+ * answer it; else who or what holds it (the answerer, the delivery, a
+ * pause), so an answered request is never offered for answering again.
+ */
+export function describeWaiting(
+  record: Pick<RequestRecord, 'agent' | 'stage' | 'backend'>,
+  facts: { paused: boolean; inInbox: boolean },
+): { forPerson: boolean; text: string } {
+  if (isWaitingForPerson(record, facts.inInbox))
+    return { forPerson: true, text: 'waits for you' };
+  switch (record.stage) {
+    case 'detected':
+      return { forPerson: false, text: 'being routed' };
+    case 'routed':
+      return {
+        forPerson: false,
+        text: `with the ${record.backend ?? 'answering'} backend`,
+      };
+    case 'answered':
+    case 'delivering':
+    case 'pasted':
+      return {
+        forPerson: false,
+        text: facts.paused
+          ? `answered; held while delivery to ${record.agent} is paused (macs resume ${record.agent})`
+          : `answered; waiting to be typed into ${record.agent}`,
+      };
+    case 'answered-empty':
+    case 'delivered':
+    case 'confirmed':
+    case 'unconfirmed':
+    case 'expired':
+    case 'dismissed':
+      return { forPerson: false, text: record.stage };
+    default: {
+      const never: never = record.stage;
+      return { forPerson: false, text: String(never) };
+    }
+  }
+}
+
+/**
+ * Requests refused for their size (`request.malformed` with `refused`: no
+ * request was raised, the worker gets no answer) since the session began,
+ * or in the last day when no session runs.
+ */
+async function readRefused(
+  opts: InboxOptions,
+  ctx: ReturnType<typeof createContext>,
+): Promise<MacsEvent[]> {
+  const session = await readSessionRecord(ctx.paths).catch(() => undefined);
+  const since =
+    session?.createdAt ??
+    new Date(Date.now() - REFUSED_WITHOUT_SESSION_MS).toISOString();
+  const events = await createRecentEventsReader(
+    ctx.paths.events,
+    REFUSED_EVENTS,
+  )();
+  return events.filter(
+    (e) =>
+      e.type === 'request.malformed' &&
+      e.data?.refused === true &&
+      e.ts >= since &&
+      (!opts.agent || e.agent === opts.agent),
+  );
 }
 
 /** List pending requests (every agent's, from their state files). */
@@ -13,7 +94,7 @@ export async function runInbox(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  await ctx.loadConfig(); // a broken config is an error here too (exit 2)
+  await loadConfigOrDefaults(ctx, opts, deps);
   const open = (await listOpenRequests(ctx.paths)).filter(
     (r) => !opts.agent || r.agent === opts.agent,
   );
@@ -33,19 +114,46 @@ export async function runInbox(
     );
     return 0;
   }
-  if (open.length === 0) {
+  const paused = await readPausedAgents(ctx.paths);
+  const refused = await readRefused(opts, ctx);
+  if (open.length === 0 && refused.length === 0) {
     deps.output.out('no pending requests');
     return 0;
   }
+  let forPerson = 0;
   for (const r of open) {
     const first = r.body.split('\n', 1)[0] ?? '';
+    const waiting = describeWaiting(r, {
+      paused: paused.has(r.agent),
+      inInbox: existsSync(path.join(ctx.paths.inbox, `${r.id}.txt`)),
+    });
+    if (waiting.forPerson) forPerson += 1;
     deps.output.out(
       `${r.id}  ${r.agent}  ${r.type}  ${r.stage}  ${formatAge(r.detectedAt)}  ${first.slice(0, 72)}`,
     );
+    if (!waiting.forPerson) deps.output.out(`    ${waiting.text}`);
   }
-  deps.output.out('');
-  deps.output.out(
-    'answer with: macs respond <id> "text"   (full text: inbox/<id>.txt)',
-  );
+  if (open.length === 0) deps.output.out('no pending requests');
+  if (forPerson > 0) {
+    deps.output.out('');
+    deps.output.out(
+      'answer with: macs respond <id> "text"   (full text: inbox/<id>.txt)',
+    );
+  }
+  if (refused.length > 0) {
+    deps.output.out('');
+    deps.output.out(
+      'refused, never raised (the worker gets no answer; tell it with macs send):',
+    );
+    for (const e of refused) {
+      const why =
+        e.data?.reason === 'max-bytes' ? 'too many bytes' : 'too many lines';
+      const first =
+        typeof e.data?.firstLine === 'string' ? e.data.firstLine : '';
+      deps.output.out(
+        `${e.agent}  ${why}  ${formatAge(e.ts)} ago  ${first.slice(0, 72)}`,
+      );
+    }
+  }
   return 0;
 }

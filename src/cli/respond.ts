@@ -3,7 +3,7 @@ import path from 'node:path';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
 import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
-import { createContext } from './common.js';
+import { createContext, loadConfigOrDefaults } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface RespondOptions extends CommonOptions {
@@ -22,7 +22,7 @@ export async function runRespond(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  await ctx.loadConfig(); // a broken config is an error here too (exit 2)
+  await loadConfigOrDefaults(ctx, opts, deps);
   if (!isSafeFileName(id)) {
     throw new ConfigError(`'${id}' is not a request id`, {
       hint: 'see the ids with `macs inbox`',

@@ -1,6 +1,6 @@
 import { buildSnapshot } from '../state/snapshot.js';
 import type { RunEditor } from '../backends/editor.js';
-import { createContext } from './common.js';
+import { createContext, loadConfigOrDefaults } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface StatusOptions extends CommonOptions {
@@ -44,7 +44,7 @@ export async function runStatus(
   statusDeps: StatusDeps = {},
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  const { config } = await ctx.loadConfig(); // a broken config is an error (exit 2)
+  const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   const terminal = statusDeps.terminal ?? processTerminal();
   if (opts.json && !opts.watch) {
     deps.output.json(await buildSnapshot(ctx.paths));

@@ -24,6 +24,7 @@ import {
 import { REQUEST_START } from '../protocol/request-markers.js';
 import type { CommittedLayer } from './committed.js';
 import {
+  fingerprintMalformed,
   fingerprintRequest,
   type DroppedEvent,
   type SeenPrints,
@@ -138,8 +139,22 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
             out.push(...dropped, event);
           } else nextHeld.set(print, since ?? nowMs);
         }
-        // Malformed blocks on screen may be a redraw in progress: they are
-        // reported when their rows are committed.
+        // A block too long to be a request whose end is still on screen:
+        // reported once it has stayed the same and output settled (issue
+        // 25: a program that then waits never scrolls it into the committed
+        // rows, and its request vanished unreported). A block restarted by
+        // a new start marker may be a redraw in progress: it is reported
+        // when its rows are committed.
+        if (event.type === 'malformed' && event.reason !== 'restarted') {
+          const print = fingerprintMalformed(event);
+          const since = held.get(print);
+          const stable = since !== undefined && nowMs - since >= LIVE_STABLE_MS;
+          if (seen.has(print)) seen.remember(print);
+          else if (stable && settle) {
+            seen.remember(print);
+            out.push(...dropped, event);
+          } else nextHeld.set(print, since ?? nowMs);
+        }
         dropped = [];
       }
     }

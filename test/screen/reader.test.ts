@@ -474,3 +474,38 @@ describe('sizeHint', () => {
     expect(r.sizeHint('J rest')).toBe(0);
   });
 });
+
+// Issue 25, point 5: a block longer than maxBlockLines whose last rows were
+// still on screen was never reported: the live layer left malformed blocks
+// to the committed rows, which a program that then waits never scrolls
+// there, and the request vanished with no event. It is now reported once it
+// has stayed the same and output settled, and only once.
+describe('an oversized block still on screen', () => {
+  it('is reported as malformed when output settles', async () => {
+    let now = 0;
+    const reader = createScreenReader({ cols: 80, rows: 24, now: () => now });
+    const body = Array.from({ length: 510 }, (_, i) => `line ${i + 1}`);
+    const text = [
+      '<<CONTROLLER_REQUEST id=big>>',
+      ...body,
+      '<<CONTROLLER_REQUEST_END>>',
+      '$ ',
+    ].join('\r\n');
+    expect(await reader.write(text)).toEqual([]);
+    expect(reader.hasHeld()).toBe(true);
+    now += LIVE_STABLE_MS;
+    expect(reader.settle()).toEqual([
+      {
+        type: 'malformed',
+        reason: 'max-lines',
+        firstLine: '<<CONTROLLER_REQUEST id=big>>',
+        lines: 501,
+        bytes: expect.any(Number) as number,
+      },
+    ]);
+    // Scrolled into the committed rows later, it is not reported again.
+    expect(await reader.write('\r\n'.repeat(40))).toEqual([]);
+    now += LIVE_STABLE_MS;
+    expect(reader.settle()).toEqual([]);
+  });
+});
