@@ -1,3 +1,4 @@
+import { shortenCommandLine } from './shorten.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -37,6 +38,9 @@ import {
   isOnTerminal,
   resolveMacsArgv,
 } from './session-common.js';
+
+/** How much of an agent's command line `macs start`'s summary shows. */
+const SUMMARY_COMMAND_CHARS = 80;
 
 export interface StartOptions extends CommonOptions {
   demo?: boolean;
@@ -295,7 +299,7 @@ export async function runStart(
       ? `  [worktree ${path.relative(ctx.paths.home, agent.worktree.path)} on ${agent.worktree.branch}]`
       : '';
     out(
-      `  ${agent.role === 'controller' ? 'controller' : 'worker    '}  ${agent.name.padEnd(12)} ${agent.pane.padEnd(4)} ${agent.preset.padEnd(8)} ${agent.command.join(' ').slice(0, 80)}${where}`,
+      `  ${agent.role === 'controller' ? 'controller' : 'worker    '}  ${agent.name.padEnd(12)} ${agent.pane.padEnd(4)} ${agent.preset.padEnd(8)} ${shortenCommandLine(agent.command, SUMMARY_COMMAND_CHARS)}${where}`,
     );
   }
   out(
