@@ -295,9 +295,13 @@ describe('macs start --resume after a reboot (issues 24 and 25)', () => {
     ]);
   });
 
-  it('says there is nothing to resume when no session was recorded', async () => {
+  it('says there is nothing to resume when no session was recorded, and takes no other agents', async () => {
     const result = await macs(['start', '--resume', '--detach']);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('there is no session to resume');
+    // --resume brings back the recorded agents: it takes no others.
+    const mixed = await macs(['start', '--resume', '--worker', 'bash']);
+    expect(mixed.exitCode).toBe(2);
+    expect(mixed.stderr).toContain('leave out --worker');
   });
 });
