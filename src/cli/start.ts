@@ -19,18 +19,14 @@ import {
   newSessionId,
   readSessionRecord,
   SESSION_NAME,
-  type SessionRecord,
 } from '../session/record.js';
-import {
-  expireEarlierRequests,
-  type ExpiryReport,
-} from '../session/requests.js';
-import { restartSessionWindows } from '../session/resume.js';
+import { expireEarlierRequests } from '../session/requests.js';
 import { startSession } from '../session/start.js';
 import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
 import { createContext } from './common.js';
+import { reportExpiry, runStartResume } from './start-resume.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import {
   defaultSessionSocket,
@@ -193,6 +189,13 @@ export async function runStart(
 ): Promise<number> {
   const ctx = createContext(opts, deps, { create: true });
   await checkTmux(deps.runTmux);
+  const record = await readSessionRecord(ctx.paths);
+  if (opts.resume) {
+    const code = await runStartResume(opts, deps, ctx, record, attach);
+    if (code !== undefined) return code;
+    // A demo whose server is gone: the demo again.
+    return runStart({ ...opts, resume: false, demo: true }, deps, attach);
+  }
   if (opts.demo && (opts.worker?.length || opts.controller)) {
     throw new ConfigError(
       '--demo starts its own scripted agents; leave out --worker and --controller',
@@ -232,12 +235,9 @@ export async function runStart(
   const { config } = await ctx.loadConfig(flags);
   const agents = planAgents(config, ctx.paths.home);
 
-  const record = await readSessionRecord(ctx.paths);
   if (record) {
     const other = createTmuxClient(record.socket, deps.runTmux);
     if (await isSessionRunning(other, record.session)) {
-      if (opts.resume)
-        return resumeRunning(opts, deps, ctx, other, record, attach);
       throw new MacsError(
         `a macs session is already running for ${ctx.paths.home} (tmux -L ${record.socket})`,
         {
@@ -332,65 +332,5 @@ export async function runStart(
     `  watch:   ${hintCommand('status --watch', opts, deps)} · ${hintCommand('inbox', opts, deps)} · ${hintCommand('events --follow', opts, deps)}`,
   );
   out(`  stop:    ${hintCommand('stop', opts, deps)}`);
-  return 0;
-}
-
-/** Tell the person which earlier requests expired (and which were left alone). */
-function reportExpiry(
-  report: ExpiryReport,
-  opts: StartOptions,
-  deps: CliDeps,
-): void {
-  const err = deps.output.err;
-  const { expired, busy } = report;
-  if (expired.length > 0) {
-    err(
-      `macs: ${expired.length} request(s) of an earlier session expired; the new agents never asked them (kept in archive/, never sent):`,
-    );
-    for (const r of expired.slice(0, EXPIRY_LINES))
-      err(`  ${r.id}  (${r.agent}, ${r.type}) ${r.firstLine}`);
-    if (expired.length > EXPIRY_LINES)
-      err(
-        `  … and ${expired.length - EXPIRY_LINES} more: ${hintCommand('events --type request.expired', opts, deps)}`,
-      );
-  }
-  for (const b of busy)
-    err(
-      `warning: ${b.agent}: its open requests were left alone (${b.message})`,
-    );
-}
-
-/** How many expired requests `macs start` lists by name. */
-const EXPIRY_LINES = 10;
-
-/**
- * `macs start --resume` with the session running: its agents keep running
- * (and keep their open requests); the bridge and status windows start again.
- */
-async function resumeRunning(
-  opts: StartOptions,
-  deps: CliDeps,
-  ctx: ReturnType<typeof createContext>,
-  tmux: ReturnType<typeof createTmuxClient>,
-  record: SessionRecord,
-  attach: AttachSession,
-): Promise<number> {
-  await restartSessionWindows({
-    tmux,
-    paths: ctx.paths,
-    record,
-    macsArgv: resolveMacsArgv(),
-    ...(record.config ? { configFile: record.config } : {}),
-  });
-  const out = deps.output.out;
-  out(
-    `macs: resumed the running session${record.id ? ` ${record.id}` : ''} in ${ctx.paths.home} (tmux -L ${record.socket}): bridge and status started again; agents and their open requests kept`,
-  );
-  const attachCmd = hintCommand('attach', opts, deps);
-  if (!opts.detach && isOnTerminal(deps)) {
-    const code = await attach({ socket: record.socket, session: SESSION_NAME });
-    return code === 0 ? 0 : 1;
-  }
-  out(`  attach:  ${attachCmd}`);
   return 0;
 }

@@ -57,6 +57,19 @@ export function describeDecider(
   }
 }
 
+/** `; resumed from X: worker-1 continues its conversation, …` for a session brought back. */
+function describeResumed(session: Snapshot['session']): string {
+  if (!session.resumed) return '';
+  const told = session.resumed.agents.map((a) =>
+    a.outcome === 'resumed'
+      ? `${a.name} continues its conversation`
+      : a.outcome === 'fresh'
+        ? `${a.name} started fresh${a.why ? ` (${a.why})` : ''}`
+        : `${a.name} NOT back (${a.why ?? 'unknown'})`,
+  );
+  return `; resumed${session.resumed.from ? ` from ${session.resumed.from}` : ''}: ${told.join('; ')}`;
+}
+
 /** One line on the session of `macs start`, when there is or was one. */
 export function describeSession(
   snapshot: Snapshot,
@@ -66,7 +79,7 @@ export function describeSession(
   if (session.status === 'none') return undefined;
   const id = session.id ? ` ${session.id}` : '';
   if (session.status === 'running')
-    return `session${id} running${session.since ? ` for ${formatAgeAt(session.since, now)}` : ''}`;
+    return `session${id} running${session.since ? ` for ${formatAgeAt(session.since, now)}` : ''}${describeResumed(session)}`;
   const since = session.since ? ` ${formatAgeAt(session.since, now)} ago` : '';
   const open =
     totals.pending > 0

@@ -24,6 +24,7 @@ import { createEventLog } from '../events/log.js';
 import { claimRequest } from '../state/claim.js';
 import { isDeliveryPaused } from '../state/control.js';
 import { readObservation, writeObservation } from '../state/hook-files.js';
+import { readConversation, writeConversation } from '../state/conversation.js';
 import { resolveHomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { runAsk } from './ask.js';
@@ -37,6 +38,7 @@ import {
 } from './codex.js';
 import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
 import { loadHookConfig } from './config-cache.js';
+import { conversationFromHook } from './conversation.js';
 import { mergeObservation } from './observation.js';
 import {
   hookOriginProblem,
@@ -299,6 +301,29 @@ export async function runHook(
         `cannot write the hook observation: ${errorMessage(error)}`,
         agent,
       );
+    }
+    // The conversation the agent says it is in, for `macs restart` and
+    // `macs start --resume` (docs/session.md); written only when it changes.
+    const said = conversationFromHook(opts.event, raw, codexThread);
+    if (said) {
+      const known = await readConversation(paths, agent);
+      if (known?.id !== said.id || known.transcript !== said.transcript) {
+        await writeConversation(paths, {
+          agent,
+          ...said,
+          at: now().toISOString(),
+        }).catch((error: unknown) =>
+          recordError(
+            `cannot record the conversation: ${errorMessage(error)}`,
+            agent,
+          ),
+        );
+        if (known?.id !== said.id)
+          current.events.push({
+            type: 'conversation.recorded',
+            data: { conversation: said.id, source: said.source },
+          });
+      }
     }
     for (const event of current.events) {
       await log

@@ -20,6 +20,11 @@ import {
 } from './layout.js';
 import { planAgent, workerName } from './plan.js';
 import {
+  chooseLaunch,
+  describeLaunchChoice,
+  type LaunchChoice,
+} from './resume-launch.js';
+import {
   writeSessionRecord,
   type SessionAgentRecord,
   type SessionRecord,
@@ -39,6 +44,8 @@ export interface SessionChange {
   config: MacsConfig;
   events: EventSink;
   log: Logger;
+  /** The environment macs runs in (where agent programs keep their records). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A pane id printed by a tmux command that makes one. */
@@ -166,7 +173,15 @@ export async function addAgent(
     ...record,
     agents: [...record.agents, entry],
   });
-  const pid = await runInPane(tmux, pane, launch);
+  const run = await chooseLaunch({
+    paths,
+    agent: name,
+    preset: entry.preset,
+    launch,
+    resume: false,
+    env: change.env ?? process.env,
+  });
+  const pid = await runInPane(tmux, pane, run.launch);
   if (pid) entry.pid = pid;
   record.agents.push(entry);
   await writeSessionRecord(paths, record);
@@ -188,10 +203,12 @@ export async function addAgent(
 export async function restartAgent(
   change: SessionChange,
   agent: string,
+  options: { fresh?: boolean } = {},
 ): Promise<{
   entry: SessionAgentRecord;
   newPane: boolean;
   wasRunning: boolean;
+  choice: LaunchChoice;
 }> {
   const { tmux, paths, record } = change;
   const entry = record.agents.find((a) => a.name === agent);
@@ -216,11 +233,20 @@ export async function restartAgent(
     newPane = true;
   }
   const wasRunning = Boolean(info && !info.dead);
-  const pid = await runInPane(tmux, entry.pane, entry.launch);
+  // Its conversation goes on unless asked otherwise (docs/session.md).
+  const choice = await chooseLaunch({
+    paths,
+    agent,
+    preset: entry.preset,
+    launch: entry.launch,
+    resume: !options.fresh,
+    env: change.env ?? process.env,
+  });
+  const pid = await runInPane(tmux, entry.pane, choice.launch);
   if (pid) entry.pid = pid;
   else delete entry.pid;
-  // The new program has not been told the worker protocol yet.
-  if (entry.prompt) delete entry.prompt.promptedAt;
+  // A new conversation has not been told the worker protocol yet.
+  if (entry.prompt && choice.type === 'fresh') delete entry.prompt.promptedAt;
   await writeSessionRecord(paths, record);
   await emitSafely(change.events, change.log, {
     agent,
@@ -230,7 +256,20 @@ export async function restartAgent(
       ...(pid ? { pid } : {}),
       newPane,
       killedRunning: wasRunning,
+      ...(choice.type === 'resumed'
+        ? { conversation: choice.conversation, resumed: true }
+        : {
+            resumed: false,
+            ...(choice.conversation
+              ? { conversation: choice.conversation }
+              : {}),
+            ...(choice.why ? { fresh: choice.why } : {}),
+          }),
     },
   });
-  return { entry, newPane, wasRunning };
+  change.log.info(
+    { agent, resumed: choice.type === 'resumed' },
+    describeLaunchChoice(choice),
+  );
+  return { entry, newPane, wasRunning, choice };
 }

@@ -55,6 +55,20 @@ export interface SessionRecord {
   /** An explicit `--config` file the session was started with. */
   config?: string;
   demo?: { runId: string; result: string };
+  /**
+   * A session `macs start --resume` brought back after its tmux server was
+   * gone: the session it was, and what became of each agent.
+   */
+  resumed?: {
+    from?: string;
+    at: string;
+    agents: {
+      name: string;
+      outcome: 'resumed' | 'fresh' | 'failed';
+      conversation?: string;
+      why?: string;
+    }[];
+  };
   /** Pane ids of the bridge and status windows. */
   panes: { bridge: string; status: string };
   agents: SessionAgentRecord[];

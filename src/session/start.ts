@@ -40,6 +40,7 @@ import {
   usesInteractiveBackend,
 } from './mcp-wiring.js';
 import { prepareAgents } from './prepare-agents.js';
+import { chooseLaunch } from './resume-launch.js';
 import {
   addSessionPanes,
   newAgentsSession,
@@ -202,7 +203,16 @@ export async function startSession(
       if (mcp?.warning) warnings.push(mcp.warning);
       if (warning) warnings.push(warning);
       entry.launch = launch;
-      const pid = await runInPane(tmux, entry.pane, launch);
+      // A new conversation: Gemini CLI gets the id macs names it by.
+      const run = await chooseLaunch({
+        paths,
+        agent: agent.name,
+        preset: agent.preset.name,
+        launch,
+        resume: false,
+        env: options.env,
+      });
+      const pid = await runInPane(tmux, entry.pane, run.launch);
       if (pid) entry.pid = pid;
     }
 

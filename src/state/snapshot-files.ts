@@ -59,6 +59,32 @@ export async function readBridge(
     : { running: false, pid: null };
 }
 
+/** What `macs start --resume` recorded of the agents it brought back (session.json `resumed`). */
+function resumedOf(value: unknown): Pick<SessionSnapshot, 'resumed'> {
+  if (typeof value !== 'object' || value === null) return {};
+  const v = value as { from?: unknown; agents?: unknown };
+  if (!Array.isArray(v.agents)) return {};
+  const outcomes = ['resumed', 'fresh', 'failed'] as const;
+  return {
+    resumed: {
+      from: typeof v.from === 'string' ? v.from : null,
+      agents: v.agents.flatMap((a: unknown) => {
+        const { name, outcome, why } = (a ?? {}) as Record<string, unknown>;
+        const known = outcomes.find((o) => o === outcome);
+        return typeof name === 'string' && known
+          ? [
+              {
+                name,
+                outcome: known,
+                why: typeof why === 'string' ? why : null,
+              },
+            ]
+          : [];
+      }),
+    },
+  };
+}
+
 /** The running session, else the last stopped one (small JSON files). */
 export async function readSession(
   paths: Pick<HomePaths, 'sessionFile' | 'stoppedSessionFile'>,
@@ -92,6 +118,7 @@ export async function readSessionInfo(
         status: 'running',
         id: text(running.id),
         since: text(running.createdAt),
+        ...resumedOf(running.resumed),
       },
       agents: Array.isArray(running.agents)
         ? new Set(

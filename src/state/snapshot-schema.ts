@@ -142,6 +142,22 @@ export const SessionSnapshotSchema = z.strictObject({
   id: z.string().nullable(),
   /** When it started (running) or was stopped (stopped). */
   since: isoTime.nullable(),
+  /**
+   * A session `macs start --resume` brought back after its tmux server was
+   * gone: the session it was, and what became of each agent.
+   */
+  resumed: z
+    .strictObject({
+      from: z.string().nullable(),
+      agents: z.array(
+        z.strictObject({
+          name: z.string(),
+          outcome: z.enum(['resumed', 'fresh', 'failed']),
+          why: z.string().nullable(),
+        }),
+      ),
+    })
+    .optional(),
 });
 
 export const SnapshotSchema = z.strictObject({

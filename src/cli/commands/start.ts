@@ -55,7 +55,7 @@ export function registerStartCommand(
       )
       .option(
         '--resume',
-        'the session is running: start its bridge and status windows again, keeping its agents and their open requests',
+        'bring the recorded session back: running, its bridge and status windows start again; after a reboot (its tmux server gone), every agent starts again as it was launched, continuing its conversation',
       ),
   )
     .addHelpText(
@@ -76,6 +76,10 @@ Each start is a new session with its own id: requests still open from an
 earlier session are expired (archived, never sent: the new agents never asked
 them) and listed. With the session still running, --resume starts its bridge
 and status windows again and keeps everything else (docs/reliability.md).
+After a reboot (the session's tmux server gone), --resume brings the session
+recorded in .macs/session.json back: each agent in its pane, folder and
+worktree, continuing its conversation (Claude Code, Codex, Gemini CLI) or
+started fresh, saying which; open requests expire as at any start.
 Exit: 0 ok, 1 failure (e.g. already running), 2 bad usage or config, 3 tmux missing.`,
     )
     .action((opts: StartOptions) =>
