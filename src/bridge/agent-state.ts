@@ -8,6 +8,7 @@
  * backstop timer, and whenever a delivery or a hook asks.
  */
 import { AgentError } from '../errors.js';
+import { EXITED_TO_SHELL_NAME } from '../config/presets/rules.js';
 import { isShellCommand } from '../config/presets/shell.js';
 import type { ActivityTracker } from '../screen/activity.js';
 import { lastScreenLines } from '../screen/classify.js';
@@ -203,6 +204,10 @@ export function createAgentStateReader(
     return reading;
   }
 
+  /** Does the screen read as the agent's output under its shell's prompt? */
+  const showsShellPromptAgain = (screen: string): boolean =>
+    profile.classifyScreen?.(screen).rule === `error:${EXITED_TO_SHELL_NAME}`;
+
   /** Is the pane's program a shell again after the agent ran there? */
   async function exitedToItsShell(
     info: PaneInfo,
@@ -210,7 +215,10 @@ export function createAgentStateReader(
   ): Promise<boolean> {
     if (!profile.knownScreens) return false;
     if (isShellCommand(info.currentCommand)) {
-      if (!programSeen) return false;
+      // Not seen running: the pane may still be starting it, unless the
+      // screen shows the shell's prompt back under what the program printed
+      // (it exited before the first reading, e.g. on a configuration error).
+      if (!programSeen && !showsShellPromptAgain(screen)) return false;
       exitedToShell = true;
       await serial(() =>
         setAgentState('dead', 'pane', {

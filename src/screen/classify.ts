@@ -8,7 +8,12 @@
  * the rule sets `ignoreCase`; a rule with `lastLines` sees only that many
  * lines from the bottom of the cleaned text.
  *
- * Precedence, first match wins: approval > working > error > idle > unknown.
+ * Precedence, first match wins: final error > approval > working > error >
+ * idle > unknown.
+ * - final error rules first (`final: true`): the program has ended (its
+ *   shell prompt is back under what it printed) or has given up (a retry
+ *   that has lasted past its limit); a spinner line or a dialog it left on
+ *   screen no longer blocks anything, and the person must hear of it.
  * - approval first: a permission or choice dialog blocks the turn even while
  *   a spinner, a "Running…" line or a composer is still drawn around it, and
  *   typing then would answer the dialog.
@@ -81,13 +86,38 @@ function tail(lines: string[], count: number | undefined): string {
   return (count === undefined ? lines : lines.slice(-count)).join('\n');
 }
 
+const DURATION_PART = /(\d+)\s*([hms])\b/g;
+const SECONDS_PER_UNIT: Record<string, number> = { h: 3600, m: 60, s: 1 };
+
+/**
+ * Seconds in a duration as agents print them: `45s`, `11m 02s`, `1h 3m`;
+ * undefined when there is no such part.
+ */
+export function parseElapsedSec(text: string): number | undefined {
+  let total: number | undefined;
+  for (const [, count, unit] of text.matchAll(DURATION_PART)) {
+    total = (total ?? 0) + Number(count) * (SECONDS_PER_UNIT[unit ?? 's'] ?? 1);
+  }
+  return total;
+}
+
+function ruleMatches(rule: ScreenRule, text: string): boolean {
+  const regex = compile(rule);
+  if (rule.minElapsedSec === undefined) return regex.test(text);
+  const elapsed = regex.exec(text)?.groups?.elapsed;
+  const seconds = elapsed === undefined ? undefined : parseElapsedSec(elapsed);
+  return seconds !== undefined && seconds >= rule.minElapsedSec;
+}
+
 function matchRules(
   lines: string[],
   state: ScreenStateName,
   rules: readonly ScreenRule[],
+  final?: boolean,
 ): string | undefined {
   for (const [index, rule] of rules.entries()) {
-    if (compile(rule).test(tail(lines, rule.lastLines))) {
+    if (final !== undefined && (rule.final ?? false) !== final) continue;
+    if (ruleMatches(rule, tail(lines, rule.lastLines))) {
       return `${state}:${rule.name ?? String(index)}`;
     }
   }
@@ -103,8 +133,15 @@ function hasBusyMarker(lines: string[], marker: string): boolean {
 /** The state a screen shows for an agent of this preset, and the rule that said so. */
 export function classifyScreen(screen: string, preset: Preset): ClassifyResult {
   const lines = cleanScreenLines(screen);
+  const final = matchRules(lines, 'error', preset.states.error, true);
+  if (final !== undefined) return { state: 'error', rule: final };
   for (const state of SCREEN_STATES) {
-    const rule = matchRules(lines, state, preset.states[state]);
+    const rule = matchRules(
+      lines,
+      state,
+      preset.states[state],
+      state === 'error' ? false : undefined,
+    );
     if (rule !== undefined) return { state, rule };
     if (
       state === 'working' &&

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentProfile } from '../../src/bridge/agent-context.js';
 import {
@@ -8,6 +10,8 @@ import {
 import { DEFAULT_DELIVERY_RULES } from '../../src/bridge/deliver.js';
 import type { RequestSteps } from '../../src/bridge/request-steps.js';
 import { AgentError } from '../../src/errors.js';
+import { getPreset } from '../../src/config/presets/index.js';
+import { classifyScreen } from '../../src/screen/classify.js';
 import {
   createActivityTracker,
   type ActivityTracker,
@@ -18,6 +22,7 @@ import type { PaneInfo } from '../../src/tmux/client.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { createStageFixture, type StageFixture } from './stage-fixture.js';
 
+const SCREENS = path.join(import.meta.dirname, '../fixtures/screens');
 const IDLE = 'Done.\n❯ ';
 const WORKING = '✻ Thinking… (esc to interrupt)';
 const PLAIN = 'some output without a prompt';
@@ -299,6 +304,41 @@ describe('agent state', () => {
       await reader.readState();
       expect(relaunched).toHaveBeenCalledTimes(1);
       expect(askedAgain.stage).toBe('routed');
+    });
+
+    // Issue 24: Codex that stopped on a configuration error before the
+    // bridge's first reading left its message and the shell's prompt; the
+    // bridge had never seen it run, so it read the screen, which said
+    // `idle`, and a delivery would have typed into the shell. Strategy: the
+    // real codex preset reads the captured screen; the pane's program is the
+    // shell from the first reading on.
+    it('an agent that exited before the first reading, its shell prompt back, is dead', async () => {
+      const preset = getPreset('codex');
+      await setup({
+        profile: {
+          knownScreens: true,
+          classify: (screen) => classifyScreen(screen, preset).state,
+          classifyScreen: (screen) => classifyScreen(screen, preset),
+        },
+        screen: readFileSync(
+          path.join(
+            SCREENS,
+            'codex/error/config-error-exited-to-shell-0.169.0.txt',
+          ),
+          'utf8',
+        ),
+      });
+      f.pane.currentCommand = 'bash';
+      expect(await reader.observeState()).toEqual({
+        state: 'dead',
+        typing: 'dead',
+      });
+      expect(stateChanges().at(-1)).toMatchObject({
+        to: 'dead',
+        source: 'pane',
+        exitedTo: 'bash',
+      });
+      expect(f.state().lastLines?.at(-1)).toBe('dev@box:~/project#');
     });
 
     it('a shell before the agent ever ran is read by the screen', async () => {

@@ -7,6 +7,7 @@
  */
 import {
   DIALOG_FOOTER,
+  EXITED_TO_SHELL,
   GENERIC_APPROVAL,
   GENERIC_ERROR,
   GENERIC_IDLE,
@@ -21,6 +22,9 @@ import {
 } from './rules.js';
 import type { PresetInput } from './types.js';
 
+// A composer line right under a rule: Claude is back at its prompt.
+const COMPOSER_BELOW = String.raw`^${HRULE}\n[ \t]*[❯>›]`;
+
 export const CLAUDE_PRESET_INPUT: PresetInput = {
   name: 'claude',
   description: 'Claude Code',
@@ -30,6 +34,14 @@ export const CLAUDE_PRESET_INPUT: PresetInput = {
     approval: withFallbacks(
       [
         QUESTION_MENU,
+        // Claude hides its composer while a dialog is open, so a question
+        // over a numbered menu with no composer anywhere below it is a
+        // dialog, however much is drawn under it (a plan approval with the
+        // task list of unfinished tasks, a long plan): no line window.
+        rule(
+          'dialog-menu',
+          String.raw`^[^\n]*\?[ \t│]*\n(?:[^\n]*\n){0,10}?[ \t│]*[❯›][ \t]*\d+\.[ \t]+\S(?![\s\S]*${COMPOSER_BELOW})`,
+        ),
         DIALOG_FOOTER,
         // After Esc, Claude asks what to do instead and waits for the person.
         rule(
@@ -53,6 +65,17 @@ export const CLAUDE_PRESET_INPUT: PresetInput = {
     ),
     error: withFallbacks(
       [
+        // Exited (or never started) to the shell it ran in.
+        EXITED_TO_SHELL,
+        // The first run could not reach the API and Claude ended with its
+        // message on screen: `Unable to connect to Anthropic services` /
+        // `Failed to connect to api.anthropic.com: ECONNREFUSED` and hints,
+        // with no composer drawn after it.
+        rule(
+          'cannot-connect',
+          String.raw`^[ \t]*Unable to connect to Anthropic services\b[^\n]*(?:\n(?![ \t]*─{8,})[^\n]*){0,12}(?![\s\S])`,
+          { lastLines: 16 },
+        ),
         // The turn ended on an API error: it is the last thing above the
         // composer, as a result line (`⎿  API Error: 529 …`) or, in 2.1.x,
         // as the turn's own bullet (`● API Error: 500 …`, a hint and the
@@ -68,6 +91,22 @@ export const CLAUDE_PRESET_INPUT: PresetInput = {
     idle: withFallbacks(
       [
         RULED_COMPOSER,
+        // The composer between its two rules with more drawn under it than
+        // ruled-composer looks at (a plan file hint, tasks, suggestions):
+        // the last rule of the screen closes the composer, and only lines
+        // without a rule follow it.
+        rule(
+          'composer-frame',
+          String.raw`^${HRULE}\n[ \t]*❯[^\n]*\n(?:[^\n─]*\n){0,8}?${HRULE}(?:\n(?![ \t]*─{8,})[^\n]*){0,30}(?![\s\S])`,
+          { lastLines: 45 },
+        ),
+        // The composer handed to an external editor (ctrl+g): between its
+        // rules, `Save and close editor to continue...` until it closes.
+        rule(
+          'editor-open',
+          String.raw`^${HRULE}\n[ \t]*Save and close editor to continue\b[^\n]*\n${HRULE}`,
+          { lastLines: 12 },
+        ),
         // Older versions drew the composer in a box: `╭───╮` / `│ > │`.
         rule('legacy-box', String.raw`^[ \t]*╭─{8,}[^\n]*\n[ \t]*│[ \t]*>`, {
           lastLines: 12,

@@ -11,7 +11,9 @@
  * test/fixtures/screens/codex/working/).
  */
 import {
+  CHOICE_MENU,
   DIALOG_FOOTER,
+  EXITED_TO_SHELL,
   GENERIC_APPROVAL,
   GENERIC_ERROR,
   GENERIC_IDLE,
@@ -23,6 +25,15 @@ import {
 } from './rules.js';
 import type { PresetInput } from './types.js';
 
+/**
+ * How long Codex may say `Reconnecting... waiting for network` before macs
+ * reads it as an error and a person is called: 5 minutes. Codex retries a
+ * lost connection for as long as the turn lasts; past this, the network
+ * (or the model server) is down, not blinking. The time is the one Codex
+ * prints in the status line, `(11m 02s • esc to interrupt)`.
+ */
+export const CODEX_RECONNECT_LIMIT_SEC = 5 * 60;
+
 export const CODEX_PRESET_INPUT: PresetInput = {
   name: 'codex',
   description: 'OpenAI Codex CLI',
@@ -33,6 +44,9 @@ export const CODEX_PRESET_INPUT: PresetInput = {
       [
         QUESTION_MENU,
         DIALOG_FOOTER,
+        // A menu without a question: the first-run sign-in menu (`> 1.
+        // Sign in with ChatGPT` … `Press enter to continue`).
+        CHOICE_MENU,
         rule(
           'menu-cursor',
           String.raw`^[ \t▌]*[›>][ \t]*\d+\.[ \t]+(?:Yes|No|Approve|Allow|Cancel|Deny|Always)\b`,
@@ -70,6 +84,20 @@ export const CODEX_PRESET_INPUT: PresetInput = {
     ),
     error: withFallbacks(
       [
+        // Exited at start (a configuration error) to the shell it ran in.
+        EXITED_TO_SHELL,
+        // Still retrying a lost connection past the limit: the status line
+        // `• Reconnecting... waiting for network (13m 43s • esc to
+        // interrupt)`. Final, so the working rules do not take it first.
+        rule(
+          'reconnecting-too-long',
+          String.raw`^[ \t]*[•◦]?[ \t]*Reconnecting\b[^\n]*\((?<elapsed>(?:\d+[hms][ \t]*)+)[•·]`,
+          {
+            lastLines: 15,
+            final: true,
+            minElapsedSec: CODEX_RECONNECT_LIMIT_SEC,
+          },
+        ),
         rule('error-cell', String.raw`^[ \t]*■[ \t]+\S`, { lastLines: 10 }),
         // The last cell of the transcript is an error, however many blank
         // rows Codex's inline viewport leaves above the composer: `■ …`

@@ -12,6 +12,7 @@
 import {
   BOXED_COMPOSER,
   DIALOG_FOOTER,
+  EXITED_TO_SHELL,
   GENERIC_APPROVAL,
   GENERIC_ERROR,
   GENERIC_IDLE,
@@ -60,6 +61,7 @@ export const GEMINI_PRESET_INPUT: PresetInput = {
     working: GENERIC_WORKING,
     error: withFallbacks(
       [
+        EXITED_TO_SHELL,
         // The turn ended on an error: a `✕ ` message (wrapped over lines,
         // followed by `ℹ` hints or blank lines) with nothing newer between
         // it and the composer. Anchored on the composer, not on a count of

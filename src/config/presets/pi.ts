@@ -14,6 +14,7 @@
  */
 import {
   DIALOG_FOOTER,
+  EXITED_TO_SHELL,
   GENERIC_APPROVAL,
   GENERIC_ERROR,
   GENERIC_IDLE,
@@ -37,6 +38,10 @@ const EDITOR_TOP = String.raw`(?:${HRULE}|${ROUND_TOP})`;
 // The empty editor: two rules with at most one blank line between them, or
 // a rounded frame with nothing in it.
 const EMPTY_EDITOR = String.raw`(?:${HRULE}\n(?:[ \t]*\n)?${HRULE}|${ROUND_TOP}\n[ \t]*╰─[ \t]*─╯)`;
+
+// The editor as the last thing on screen: its top, a few lines of text,
+// its bottom, and the footer (folder, tokens, model) under it.
+const EDITOR_LAST = String.raw`${EDITOR_TOP}(?:\n[^\n─╰]*){0,8}\n(?:${HRULE}|${ROUND_BOTTOM})(?:\n[^\n─]*){0,4}(?![\s\S])`;
 
 export const PI_PRESET_INPUT: PresetInput = {
   name: 'pi',
@@ -81,6 +86,16 @@ export const PI_PRESET_INPUT: PresetInput = {
     ),
     error: withFallbacks(
       [
+        EXITED_TO_SHELL,
+        // A command the person ran (`!cmd`) failed: its box ends in
+        // `(exit 2)` (after `... 11 more lines`, before an `Output
+        // truncated` notice), then the box's rule and the editor, the last
+        // thing on screen (a later command's box would follow otherwise).
+        rule(
+          'command-failed',
+          String.raw`^[ \t]*\(exit [1-9]\d*\)[ \t]*\n(?:[^\n─]*\n){0,3}?(?:${HRULE}\n(?:[ \t]*\n)*)?${EDITOR_LAST}`,
+          { lastLines: 20 },
+        ),
         // The turn ended on an error: `Error: …` right above the editor.
         rule(
           'turn-error',

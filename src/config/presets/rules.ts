@@ -15,7 +15,12 @@ type RuleInput = NonNullable<
 export function rule(
   name: string,
   pattern: string,
-  options: { lastLines?: number; ignoreCase?: boolean } = {},
+  options: {
+    lastLines?: number;
+    ignoreCase?: boolean;
+    final?: boolean;
+    minElapsedSec?: number;
+  } = {},
 ): RuleInput {
   return { name, pattern, ...options };
 }
@@ -100,9 +105,23 @@ export const YES_NO_PROMPT = rule(
   { lastLines: 1, ignoreCase: true },
 );
 
+/**
+ * A menu waiting for a person's choice: a numbered option under a cursor
+ * (`> 1. Sign in with ChatGPT`), then within the menu a key hint "press
+ * enter to continue" (or confirm, select) that ends the screen. Sign-in,
+ * onboarding and update menus draw no question mark, so QUESTION_MENU
+ * misses them.
+ */
+export const CHOICE_MENU = rule(
+  'choice-menu',
+  String.raw`^[ \t│▌]*[❯›>→▶][ \t]*\d+\.[ \t]+\S[^\n]*\n(?:[^\n]*\n){0,24}?[ \t│]*(?:press )?enter to (?:continue|confirm|select)\b[^\n]*(?:\n[^\n]*){0,2}(?![\s\S])`,
+  { lastLines: 40, ignoreCase: true },
+);
+
 export const GENERIC_APPROVAL: RuleInput[] = [
   QUESTION_MENU,
   DIALOG_FOOTER,
+  CHOICE_MENU,
   YES_NO_PROMPT,
 ];
 
@@ -200,6 +219,26 @@ export const FAILURE_BEFORE_PROMPT = rule(
   'failure-before-prompt',
   String.raw`(?:command not found|No such file or directory|Permission denied|Segmentation fault|core dumped|^Killed)[^\n]*\n(?:[^\n]*[$#%❯»]|[ \t]*>)[ \t]*$`,
   { lastLines: 2 },
+);
+
+// A shell prompt as the last line: `$`, `#`, `%`, `❯` alone, or ending a
+// line (`dev@box:~/project$`, `bash-5.2#`, `host%`), not `100%`.
+const SHELL_PROMPT = String.raw`(?:[ \t]*[$#%❯➜λ»]|[^\n]*(?:\S[$#]|[^\s\d]%|[ \t][$#%❯»]))[ \t]*`;
+
+/**
+ * An agent that exited to the shell it was started from: the last line is
+ * a shell prompt and the line above it is not the rule over an agent's
+ * composer (Claude Code draws `❯` right under one). A program that ended
+ * and left its shell's prompt is not waiting for the next instruction,
+ * whatever it printed, and nothing may be typed into it. `final`: what the
+ * agent left on screen (a spinner, a dialog) no longer counts. Only for
+ * agents whose own prompt never looks like a shell's (not aider's `>`).
+ */
+export const EXITED_TO_SHELL_NAME = 'exited-to-shell';
+export const EXITED_TO_SHELL = rule(
+  EXITED_TO_SHELL_NAME,
+  String.raw`(?<![\s\S])(?:(?![ \t]*─{8,}[ \t]*$)[^\n]*\n)?${SHELL_PROMPT}(?![\s\S])`,
+  { lastLines: 2, final: true },
 );
 
 export const GENERIC_ERROR: RuleInput[] = [

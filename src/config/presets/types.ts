@@ -36,14 +36,42 @@ const PatternSchema = z
     z.refine(isValidRegex, { message: 'not a valid regular expression' }),
   );
 
-const RuleObjectSchema = z.strictObject({
-  /** A short id reported as `<state>:<name>`; defaults to the rule's index. */
-  name: z.optional(z.string().check(z.minLength(1))),
-  pattern: PatternSchema,
-  /** Match only the last N lines of the cleaned screen. */
-  lastLines: z.optional(z.number().check(z.int(), z.positive())),
-  ignoreCase: z._default(z.boolean(), false),
-});
+/** Does a regex source have a named group `elapsed`? */
+function hasElapsedGroup(source: string): boolean {
+  return source.includes('(?<elapsed>');
+}
+
+const RuleObjectSchema = z
+  .strictObject({
+    /** A short id reported as `<state>:<name>`; defaults to the rule's index. */
+    name: z.optional(z.string().check(z.minLength(1))),
+    pattern: PatternSchema,
+    /** Match only the last N lines of the cleaned screen. */
+    lastLines: z.optional(z.number().check(z.int(), z.positive())),
+    ignoreCase: z._default(z.boolean(), false),
+    /**
+     * An error rule that is checked before the approval and working rules:
+     * the program has ended or given up, so what a busy screen left behind
+     * (a spinner line, a dialog) no longer counts (classify.ts).
+     */
+    final: z.optional(z.boolean()),
+    /**
+     * Match only when the duration the pattern's `elapsed` group captured
+     * (`45s`, `11m 02s`, `1h 3m`) is at least this many seconds: how long
+     * the screen says something has lasted.
+     */
+    minElapsedSec: z.optional(z.number().check(z.int(), z.positive())),
+  })
+  .check(
+    z.refine(
+      (rule) =>
+        rule.minElapsedSec === undefined || hasElapsedGroup(rule.pattern),
+      {
+        message: 'a rule with minElapsedSec needs a group (?<elapsed>…)',
+        path: ['pattern'],
+      },
+    ),
+  );
 
 /** A rule is a regex source, or an object with options. */
 export const ScreenRuleSchema = z.pipe(
