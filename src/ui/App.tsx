@@ -35,7 +35,6 @@ import { useNow, useSnapshot, useTerminalSize } from './use-snapshot.js';
 import {
   buildDetailLines,
   selectAgentRows,
-  selectEventRows,
   selectItems,
   selectRequestRows,
   selectShownTimes,
@@ -310,11 +309,9 @@ export function App(props: AppProps) {
       ) : null}
       {plan.showEvents ? (
         <EventList
-          rows={selectEventRows(
-            snapshot.events,
-            plan.eventRows,
-            props.timeZone,
-          )}
+          events={snapshot.events}
+          limit={plan.eventRows}
+          timeZone={props.timeZone}
           width={width}
         />
       ) : null}

@@ -1,9 +1,14 @@
 import { Box, Text } from 'ink';
+import { memo } from 'react';
+import type { EventSnapshot } from '../state/snapshot-schema.js';
 import { Cell } from './Cell.js';
-import type { EventRowData } from './view-model.js';
+import { selectEventRows } from './view-model.js';
 
 export interface EventListProps {
-  rows: readonly EventRowData[];
+  /** The snapshot's events; the newest `limit` are shown. */
+  events: readonly EventSnapshot[];
+  limit: number;
+  timeZone?: string | undefined;
   /** The width of the view: narrow terminals drop the agent, then the summary. */
   width: number;
 }
@@ -13,8 +18,18 @@ const EVENT_AGENT_MIN_WIDTH = 70;
 /** Narrower than this: the type takes the rest of the line, no summary. */
 const EVENT_SUMMARY_MIN_WIDTH = 40;
 
-/** Recent events, newest last. */
-export function EventList({ rows, width }: EventListProps) {
+/**
+ * Recent events, newest last. Memoized: the clock moving (ages ticking)
+ * draws the view again, and the events, which show no age, are not worked
+ * out again unless the snapshot changed.
+ */
+export const EventList = memo(function EventList({
+  events,
+  limit,
+  timeZone,
+  width,
+}: EventListProps) {
+  const rows = selectEventRows(events, limit, timeZone);
   const showAgent = width >= EVENT_AGENT_MIN_WIDTH;
   const showSummary = width >= EVENT_SUMMARY_MIN_WIDTH;
   return (
@@ -41,4 +56,4 @@ export function EventList({ rows, width }: EventListProps) {
       ))}
     </Box>
   );
-}
+});
