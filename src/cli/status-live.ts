@@ -18,6 +18,9 @@ import { pauseDelivery } from './pause.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './status.js';
 import { formatStatusText } from './status-text.js';
 import { jumpToPane } from './status-tmux.js';
+import { readSessionRecord } from '../session/record.js';
+import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
+import type { RunTmux } from '../tmux/run.js';
 
 /** The intents of the live view, done with files and tmux. */
 export function createStatusIntents(options: {
@@ -25,9 +28,20 @@ export function createStatusIntents(options: {
   env: NodeJS.ProcessEnv;
   feed: Pick<SnapshotFeed, 'refresh'>;
   runEditor: RunEditor;
+  /** `--tmux-socket`; else the session's server, read at each jump. */
+  tmuxSocket?: string | undefined;
+  runTmux: RunTmux;
 }): StatusIntents {
   const { ctx, feed } = options;
   const events = createEventLog(ctx.paths);
+  // The session's server (`.macs/session.json`), like every session
+  // command; read when asked, as the session may have started (or started
+  // again on another server) since the view did.
+  const sessionTmux = async (): Promise<TmuxClient> => {
+    if (options.tmuxSocket) return ctx.tmux;
+    const socket = (await readSessionRecord(ctx.paths))?.socket;
+    return socket ? createTmuxClient(socket, options.runTmux) : ctx.tmux;
+  };
   return {
     async answer(requestId, text) {
       const result = describeAnswerResult(
@@ -82,7 +96,8 @@ export function createStatusIntents(options: {
           : `delivery to ${agent} resumed`,
       };
     },
-    jumpToPane: (agent, pane) => jumpToPane(ctx.tmux, agent, pane, options.env),
+    jumpToPane: async (agent, pane) =>
+      jumpToPane(await sessionTmux(), agent, pane, options.env),
   };
 }
 
@@ -142,6 +157,8 @@ export async function runLiveStatus(options: {
     env: deps.env,
     feed,
     runEditor: statusDeps.runEditor ?? runEditorSync,
+    tmuxSocket: opts.tmuxSocket,
+    runTmux: deps.runTmux,
   });
   notify(await feed.start());
   const unsubscribe = feed.subscribe(notify);

@@ -17,6 +17,7 @@ import { emitSafely, createEventLog } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { readSessionRecord } from '../session/record.js';
 import { createSnapshotReader } from '../state/snapshot.js';
+import { createSnapshotFeed, shareSnapshotFeed } from '../state/watch.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { RunTmux } from '../tmux/run.js';
 import type { CommandContext } from '../cli/common.js';
@@ -43,8 +44,6 @@ export interface MacsMcpOptions {
   runTmux: RunTmux;
   /** `--tmux-socket`; else the session's server (`.macs/session.json`). */
   socket?: string;
-  /** How often `wait_for_request` reads the home (default 250 ms). */
-  pollMs?: number;
   version: string;
 }
 
@@ -89,7 +88,13 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
         timeoutSec,
         signal,
       }),
-    pollMs: options.pollMs ?? 250,
+    snapshots: shareSnapshotFeed(() =>
+      createSnapshotFeed({
+        paths,
+        reader: createSnapshotReader(paths, { eventLimit: 1 }),
+        onError: (error) => log.warn({ err: error }, 'snapshot read failed'),
+      }),
+    ),
   };
 
   const server = new McpServer(

@@ -22,6 +22,7 @@ import type { Logger } from '../log/logger.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import type { SnapshotReader } from '../state/snapshot.js';
 import { readSessionRecord } from '../session/record.js';
+import type { SharedSnapshotFeed } from '../state/watch.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { SendOutcome } from '../cli/send.js';
 
@@ -76,8 +77,11 @@ export interface ToolContext {
     timeoutSec: number;
     signal: AbortSignal;
   }) => Promise<SendOutcome>;
-  /** How often `wait_for_request` reads the home. */
-  pollMs: number;
+  /**
+   * The home's change feed, running while a `wait_for_request` waits (the
+   * status view's feed, src/state/watch.ts).
+   */
+  snapshots: SharedSnapshotFeed;
 }
 
 /** Input fields several tools take. */

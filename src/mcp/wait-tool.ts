@@ -1,13 +1,16 @@
 /**
  * `wait_for_request` of `macs mcp`: block until a worker makes a new request
- * that waits for an answer, by reading the home's snapshot every `pollMs`.
- * A tool of its own because it is the one call that lasts: it tells the
- * client (with a progress token) that it is still waiting, stops at the
- * client's cancellation, and returns `request: null` at its deadline so the
- * controller can call again.
+ * that waits for an answer. It reads nothing itself: it follows the home's
+ * change feed (src/state/watch.ts, the one the status view draws from),
+ * shared by every wait of this server and stopped when none runs, and looks
+ * at each new snapshot. A tool of its own because it is the one call that
+ * lasts: it tells the client (with a progress token) that it is still
+ * waiting, stops at the client's cancellation, and returns `request: null`
+ * at its deadline so the controller can call again.
  */
 import * as z from 'zod';
 import type { RequestSnapshot } from '../state/snapshot-schema.js';
+import type { SnapshotFeed } from '../state/watch.js';
 import { requestDetail, requestText } from './format.js';
 import {
   agentName,
@@ -30,7 +33,7 @@ export function registerWaitTool(
   tool: RegisterTool,
   context: ToolContext,
 ): void {
-  const { reader, pollMs } = context;
+  const { snapshots } = context;
 
   tool(
     'wait_for_request',
@@ -77,49 +80,67 @@ export function registerWaitTool(
         r.waitingForPerson &&
         (args.agent === undefined || r.agent === args.agent) &&
         (args.type === undefined || r.type === args.type);
-      const seen = new Set<string>();
-      if (!args.include_pending)
-        for (const r of (await reader.read()).requests)
-          if (matches(r)) seen.add(r.id);
-      const deadline = Date.now() + timeoutSec * 1000;
-      const about = args.agent ? { agent: args.agent } : {};
-      for (;;) {
-        if (signal.aborted)
-          throw new ToolRefusal('cancelled by the client', args.agent);
-        await beat();
-        const found = (await reader.read()).requests.find(
-          (r) => matches(r) && !seen.has(r.id),
-        );
-        if (found)
-          return {
-            text: requestText(found),
-            data: { request: requestDetail(found), timedOut: false },
-            agent: found.agent,
-            requestId: found.id,
-          };
-        const left = deadline - Date.now();
-        if (left <= 0)
-          return {
-            text: `no new request within ${timeoutSec}s; call wait_for_request again to keep waiting`,
-            data: { request: null, timedOut: true },
-            ...about,
-            event: { timedOut: true },
-          };
-        await sleep(Math.min(pollMs, left), signal);
+      const lease = await snapshots.acquire();
+      const { feed } = lease;
+      try {
+        const pending = () => feed.current()?.requests ?? [];
+        const seen = new Set<string>();
+        if (!args.include_pending)
+          for (const r of pending()) if (matches(r)) seen.add(r.id);
+        const deadline = Date.now() + timeoutSec * 1000;
+        const about = args.agent ? { agent: args.agent } : {};
+        for (;;) {
+          if (signal.aborted)
+            throw new ToolRefusal('cancelled by the client', args.agent);
+          await beat();
+          const found = pending().find((r) => matches(r) && !seen.has(r.id));
+          if (found)
+            return {
+              text: requestText(found),
+              data: { request: requestDetail(found), timedOut: false },
+              agent: found.agent,
+              requestId: found.id,
+            };
+          const left = deadline - Date.now();
+          if (left <= 0)
+            return {
+              text: `no new request within ${timeoutSec}s; call wait_for_request again to keep waiting`,
+              data: { request: null, timedOut: true },
+              ...about,
+              event: { timedOut: true },
+            };
+          // Until the home changes, the next progress is due, the deadline
+          // passes or the client cancels.
+          const beatIn =
+            token === undefined ? left : Math.max(0, nextBeat - Date.now());
+          await nextSnapshot(feed, Math.min(left, beatIn), signal);
+        }
+      } finally {
+        lease.release();
       }
     },
   );
 }
 
-/** Sleep, ending early (without throwing) when the signal aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Wait for the feed's next snapshot, at most `ms`, ending early (without
+ * throwing) when the signal aborts.
+ */
+function nextSnapshot(
+  feed: SnapshotFeed,
+  ms: number,
+  signal: AbortSignal,
+): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
+      unsubscribe();
       signal.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
+    const unsubscribe = feed.subscribe(done);
     signal.addEventListener('abort', done, { once: true });
+    if (signal.aborted) done();
   });
 }

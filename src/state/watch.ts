@@ -1,4 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
 import { controlDir } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import { createSnapshotReader, type SnapshotReader } from './snapshot.js';
@@ -41,11 +42,15 @@ export const FEED_FULL_BACKSTOP_MS = 60_000;
 
 /**
  * Snapshots driven by change notifications: `fs.watch` (inotify, kqueue) on
- * `.macs/`, `.macs/state/`, `.macs/events/` and `.macs/control/`. Between
- * them only the bridges' liveness is checked (every `backstopMs`: a killed
- * bridge changes no file), and everything is read again once a minute in
- * case a notification was lost; an idle view costs next to nothing. Folders that do not exist yet are watched once they appear (the
- * home is watched until `.macs/` exists).
+ * `.macs/`, `.macs/state/`, `.macs/events/`, `.macs/control/` and `inbox/`,
+ * each once it exists, and on the home to see `.macs/` and `inbox/` appear.
+ * In `.macs/` itself the developer log `macs.log` is no change: a read that
+ * fails logs a warning there, which must not cause another read. Between
+ * notifications only the bridges' liveness is checked (every `backstopMs`:
+ * a killed bridge changes no file), and everything is read again once a
+ * minute in case a notification was lost; an idle feed costs next to
+ * nothing. One feed serves the status view, `macs web` and the MCP
+ * `wait_for_request` (through `shareSnapshotFeed`).
  */
 export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
   const { paths } = options;
@@ -57,7 +62,25 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
     options.fullBackstopMs ?? FEED_FULL_BACKSTOP_MS,
   );
   const keepAlive = options.keepAlive ?? false;
-  const dirs = [paths.runtime, paths.state, paths.events, controlDir(paths)];
+  const dirs = [
+    paths.runtime,
+    paths.state,
+    paths.events,
+    controlDir(paths),
+    paths.inbox,
+  ];
+  // What a change of a name in a watched folder means: in the home (the
+  // project folder, where people edit files) only `.macs/` and `inbox/`
+  // appearing count; in `.macs/` anything but the developer log.
+  const counts = (dir: string, name: string | null): boolean => {
+    if (name === null) return true;
+    if (dir === paths.home)
+      return (
+        name === path.basename(paths.runtime) ||
+        name === path.basename(paths.inbox)
+      );
+    return !(dir === paths.runtime && name === path.basename(paths.logFile));
+  };
   const watchers = new Map<string, FSWatcher>();
   const listeners = new Set<(snapshot: Snapshot) => void>();
   let latest: Snapshot | undefined;
@@ -73,7 +96,9 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
   function watchDir(dir: string): void {
     if (watchers.has(dir)) return;
     try {
-      const watcher = watch(dir, { persistent: keepAlive }, () => schedule());
+      const watcher = watch(dir, { persistent: keepAlive }, (_event, name) => {
+        if (counts(dir, name)) schedule();
+      });
       watcher.on('error', () => {
         watcher.close();
         watchers.delete(dir);
@@ -86,13 +111,8 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
   }
 
   function attach(): void {
-    for (const dir of dirs) watchDir(dir);
-    // Until `.macs/` exists, the home itself is watched to see it appear.
-    if (!watchers.has(paths.runtime)) watchDir(paths.home);
-    else if (watchers.has(paths.home)) {
-      watchers.get(paths.home)?.close();
-      watchers.delete(paths.home);
-    }
+    // The home, to see `.macs/` and `inbox/` appear (then they are watched).
+    for (const dir of [paths.home, ...dirs]) watchDir(dir);
   }
 
   function schedule(): void {
@@ -168,6 +188,59 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
       for (const watcher of watchers.values()) watcher.close();
       watchers.clear();
       listeners.clear();
+    },
+  };
+}
+
+/** One user's hold on a shared feed (`shareSnapshotFeed`). */
+export interface SnapshotFeedLease {
+  /** The running feed; its first snapshot has been read. */
+  feed: SnapshotFeed;
+  /** Done with it: the last lease released stops the feed. */
+  release(): void;
+}
+
+/** A feed that runs while anyone holds a lease on it. */
+export interface SharedSnapshotFeed {
+  acquire(): Promise<SnapshotFeedLease>;
+}
+
+/**
+ * Share one feed between users that come and go (the MCP server's waits):
+ * the first lease creates and starts a feed with `create`, the others get
+ * the same one, and the last release stops it, so nothing is watched or
+ * checked while nobody waits.
+ */
+export function shareSnapshotFeed(
+  create: () => SnapshotFeed,
+): SharedSnapshotFeed {
+  let running: { feed: SnapshotFeed; started: Promise<Snapshot> } | undefined;
+  let users = 0;
+  return {
+    async acquire() {
+      if (!running) {
+        const feed = create();
+        running = { feed, started: feed.start() };
+      }
+      const mine = running;
+      users += 1;
+      let released = false;
+      const release = () => {
+        if (released) return;
+        released = true;
+        users -= 1;
+        if (users === 0 && running === mine) {
+          running = undefined;
+          mine.feed.stop();
+        }
+      };
+      try {
+        await mine.started;
+      } catch (error) {
+        release();
+        throw error;
+      }
+      return { feed: mine.feed, release };
     },
   };
 }

@@ -11,10 +11,19 @@ export interface AnswerEditorProps {
   height: number;
 }
 
-/** Lines the editor frame takes besides the text: title, question, border (2), tip. */
+/**
+ * Lines the editor frame takes besides the text when it has room for all of
+ * it: title, question, border (2), tip.
+ */
 export const ANSWER_EDITOR_CHROME = 5;
+/** Title, question and border: the tip goes first when the panel is short. */
+const ANSWER_EDITOR_MIN_CHROME = 4;
 
-/** The inline answer: multi-line text, Ctrl-D sends, Esc cancels. */
+/**
+ * The inline answer: multi-line text, Ctrl-D sends, Esc cancels. It takes
+ * exactly `height` lines at most, every line cut to `width`: a taller panel
+ * than the layout planned pushed the view past the terminal's last line.
+ */
 export function AnswerEditor({
   requestId,
   agent,
@@ -25,23 +34,23 @@ export function AnswerEditor({
 }: AnswerEditorProps) {
   const inner = Math.max(4, width - 4);
   const lines = wrapText(`${text}█`, inner);
-  const room = Math.max(1, height - ANSWER_EDITOR_CHROME);
+  const tip = height > ANSWER_EDITOR_MIN_CHROME + 1;
+  const room = Math.max(
+    1,
+    height - (tip ? ANSWER_EDITOR_CHROME : ANSWER_EDITOR_MIN_CHROME),
+  );
   const shown = lines.slice(-room);
   return (
-    <Box flexDirection="column">
-      <Box>
-        <Text bold color="yellow" wrap="truncate">
-          {`ANSWER ${requestId} (${agent})  `}
-        </Text>
+    <Box flexDirection="column" width={width}>
+      <Text wrap="truncate">
+        <Text bold color="yellow">{`ANSWER ${requestId} (${agent})  `}</Text>
         <Text bold inverse>
           {' Ctrl-D send '}
         </Text>
         <Text> </Text>
         <Text inverse>{' Esc cancel '}</Text>
-        <Text dimColor wrap="truncate">
-          {'  Enter = new line'}
-        </Text>
-      </Box>
+        <Text dimColor>{'  Enter = new line'}</Text>
+      </Text>
       <Text dimColor wrap="truncate">
         {`Q: ${question}`}
       </Text>
@@ -57,11 +66,13 @@ export function AnswerEditor({
           </Text>
         ))}
       </Box>
-      <Text dimColor wrap="truncate">
-        {
-          'Optional parts: "WORKER INSTRUCTIONS:" (typed into the worker) and "NOTES:" (never sent).'
-        }
-      </Text>
+      {tip ? (
+        <Text dimColor wrap="truncate">
+          {
+            'Optional parts: "WORKER INSTRUCTIONS:" (typed into the worker) and "NOTES:" (never sent).'
+          }
+        </Text>
+      ) : null}
     </Box>
   );
 }

@@ -24,6 +24,7 @@ import {
 } from './keys.js';
 import {
   agentColumns,
+  FIXED_LINES,
   fitColumns,
   planLayout,
   requestColumns,
@@ -34,7 +35,6 @@ import { useNow, useSnapshot, useTerminalSize } from './use-snapshot.js';
 import {
   buildDetailLines,
   selectAgentRows,
-  selectEventRows,
   selectItems,
   selectRequestRows,
   selectShownTimes,
@@ -69,6 +69,10 @@ function toKeyPress(input: string, key: Key): KeyPress {
     tab: key.tab,
   };
 }
+
+/** Smaller terminals get one line saying so. */
+const MIN_COLUMNS = 20;
+const MIN_ROWS = 5;
 
 const clamp = (n: number, lo: number, hi: number) =>
   Math.min(hi, Math.max(lo, n));
@@ -185,7 +189,13 @@ export function App(props: AppProps) {
   if (!snapshot)
     return <Text dimColor>macs status: reading the state of this home…</Text>;
 
-  const width = Math.max(20, columns);
+  if (columns < MIN_COLUMNS || rows < MIN_ROWS)
+    return (
+      <Box width={Math.max(1, columns)}>
+        <Text wrap="truncate">{`macs status needs ${MIN_COLUMNS}x${MIN_ROWS} at least (this terminal: ${columns}x${rows})`}</Text>
+      </Box>
+    );
+  const width = columns;
   const answering = ui.mode.type === 'answer';
   const { item } = resolveSelection(ui, items);
   const selectedKey = item?.key;
@@ -210,7 +220,15 @@ export function App(props: AppProps) {
           ? 1 + detailLines.length
           : 0;
   const compactKeys = rows < COMPACT_KEY_BAR_ROWS;
-  const keyLines = packKeyBar(answering, width, compactKeys).length;
+  // The header, the message line and the line kept free come first: on a
+  // tiny terminal the key bar gets what is left (`?` lists every key).
+  const keyLines = Math.max(
+    1,
+    Math.min(
+      packKeyBar(answering, width, compactKeys).length,
+      rows - 1 - FIXED_LINES,
+    ),
+  );
   const plan = planLayout({
     rows,
     agents: snapshot.agents.length,
@@ -224,8 +242,12 @@ export function App(props: AppProps) {
     5,
     ...snapshot.agents.map((a) => [...a.name].length),
   );
+  // The name and the state are always shown: on a narrow terminal the
+  // name gives way so that the row still fits.
   const agentCols = fitColumns(
-    agentColumns(clamp(longestName, 6, 16)),
+    agentColumns(
+      Math.min(clamp(longestName, 6, 16), Math.max(4, width - 2 - 9)),
+    ),
     width - 2,
   );
   const requestCols = fitColumns(
@@ -287,12 +309,10 @@ export function App(props: AppProps) {
       ) : null}
       {plan.showEvents ? (
         <EventList
-          rows={selectEventRows(
-            snapshot.events,
-            plan.eventRows,
-            props.timeZone,
-          )}
-          showAgent={width >= 70}
+          events={snapshot.events}
+          limit={plan.eventRows}
+          timeZone={props.timeZone}
+          width={width}
         />
       ) : null}
       <Text
@@ -301,7 +321,12 @@ export function App(props: AppProps) {
       >
         {message ? message.text : ' '}
       </Text>
-      <KeyBar answering={answering} width={width} compact={compactKeys} />
+      <KeyBar
+        answering={answering}
+        width={width}
+        compact={compactKeys}
+        maxLines={keyLines}
+      />
     </Box>
   );
 }

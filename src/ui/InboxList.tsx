@@ -88,16 +88,12 @@ export function InboxList({
     rows.length > end - start ? ` ${start + 1}–${end} of ${rows.length}` : '';
   return (
     <Box flexDirection="column">
-      <Box>
-        <Mark text={`REQUESTS (${rows.length})${range}`} bold />
+      <Text bold wrap="truncate">
+        {`REQUESTS (${rows.length})${range}`}
         {waiting > 0 ? (
-          <Box flexGrow={1} flexShrink={1} flexBasis={0}>
-            <Text color="yellow" bold wrap="truncate">
-              {`  ● ${waiting} waiting for you`}
-            </Text>
-          </Box>
+          <Text color="yellow">{`  ● ${waiting} waiting for you`}</Text>
         ) : null}
-      </Box>
+      </Text>
       <Box>
         <Mark text="   " />
         {columns.map((c) =>

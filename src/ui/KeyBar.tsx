@@ -72,21 +72,25 @@ export interface KeyBarProps {
   answering: boolean;
   width: number;
   compact: boolean;
+  /** Lines it may take (a tiny terminal shows the first ones). */
+  maxLines?: number;
 }
 
 /** The keys that work now, always on screen. */
-export function KeyBar({ answering, width, compact }: KeyBarProps) {
+export function KeyBar({ answering, width, compact, maxLines }: KeyBarProps) {
   return (
     <Box flexDirection="column">
-      {packKeyBar(answering, width, compact).map((line) => (
-        <Text
-          key={line}
-          wrap="truncate"
-          {...(answering ? { color: 'yellow' } : { dimColor: true })}
-        >
-          {line}
-        </Text>
-      ))}
+      {packKeyBar(answering, width, compact)
+        .slice(0, maxLines)
+        .map((line) => (
+          <Text
+            key={line}
+            wrap="truncate"
+            {...(answering ? { color: 'yellow' } : { dimColor: true })}
+          >
+            {line}
+          </Text>
+        ))}
     </Box>
   );
 }

@@ -101,7 +101,7 @@ export interface LayoutPlan {
 /** A section's title line and its column header line. */
 const LIST_CHROME = 2;
 /** The header line and the message line. */
-const FIXED_LINES = 2;
+export const FIXED_LINES = 2;
 const PANEL_MIN = 5;
 /** The events title and two events. */
 const EVENTS_MIN = 3;

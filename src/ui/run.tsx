@@ -51,9 +51,13 @@ export async function runStatusApp(
       exitOnCtrlC: false,
       patchConsole: false,
       maxFps: 10,
-      // Only the lines that changed are written again (an age ticking
-      // rewrites its line, not the screen).
-      incrementalRendering: true,
+      // Each frame erases the last one and is written whole. ink 6's
+      // incremental renderer, which rewrites only the lines that changed,
+      // moves the cursor up one line too few when the frame is shorter than
+      // the terminal (as this one always is): each redraw landed a line
+      // lower, and rows stacked and overwrote each other (issue 25; fixed
+      // in ink 7.0.3, which needs Node 22).
+      incrementalRendering: false,
     });
     const mounted = instance;
     options.signal?.addEventListener('abort', () => mounted.unmount(), {

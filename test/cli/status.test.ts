@@ -17,6 +17,7 @@ import { createStatusIntents } from '../../src/cli/status-live.js';
 import { createAttentionBell } from '../../src/cli/status-attention.js';
 import { readEvents } from '../../src/events/log.js';
 import { isDeliveryPaused } from '../../src/state/control.js';
+import { writeSessionRecord } from '../../src/session/record.js';
 import {
   AnswerSnapshotSchema,
   SnapshotSchema,
@@ -179,10 +180,18 @@ describe('the view intents', () => {
   });
   afterEach(() => fx.cleanup());
 
-  function intents(runEditor: RunEditor = () => ({ exitCode: 0 }), env = {}) {
+  function intents(
+    runEditor: RunEditor = () => ({ exitCode: 0 }),
+    env = {},
+    tmux: { socket?: string; run?: RunTmux } = {},
+  ) {
     const { deps } = makeDeps(fx.home, env);
+    if (tmux.run) deps.runTmux = tmux.run;
     let refreshed = 0;
-    const ctx = createContext({ home: fx.home, logLevel: 'silent' }, deps);
+    const ctx = createContext(
+      { home: fx.home, logLevel: 'silent', tmuxSocket: tmux.socket },
+      deps,
+    );
     const made = createStatusIntents({
       ctx,
       env,
@@ -193,9 +202,43 @@ describe('the view intents', () => {
         },
       },
       runEditor,
+      tmuxSocket: tmux.socket,
+      runTmux: deps.runTmux,
     });
     return { intents: made, refreshed: () => refreshed };
   }
+
+  // Regression (issue 25, point 7): `a` in the view ran tmux on the default
+  // server when no --tmux-socket was given, although the session's server
+  // is in .macs/session.json, so it failed. Strategy: record every tmux
+  // argv and check which server each one names.
+  it('jumpToPane runs tmux on the session server of .macs/session.json, or on --tmux-socket', async () => {
+    const servers: (string | undefined)[] = [];
+    const run: RunTmux = (args) => {
+      servers.push(args[0] === '-L' ? args[1] : undefined);
+      return Promise.resolve({ exitCode: 1, stdout: '', stderr: 'no pane' });
+    };
+    await writeSessionRecord(fx.paths, {
+      version: 1,
+      home: fx.home,
+      socket: 'macs-session-socket',
+      session: 'macs',
+      createdAt: new Date().toISOString(),
+      backend: 'file',
+      panes: { bridge: '%1', status: '%2' },
+      agents: [],
+    });
+    await intents(undefined, {}, { run }).intents.jumpToPane('worker-1', '%3');
+    expect(servers.length).toBeGreaterThan(0);
+    expect(new Set(servers)).toEqual(new Set(['macs-session-socket']));
+    servers.length = 0;
+    await intents(
+      undefined,
+      {},
+      { run, socket: 'macs-flag' },
+    ).intents.jumpToPane('worker-1', '%3');
+    expect(new Set(servers)).toEqual(new Set(['macs-flag']));
+  });
 
   it('answer writes outbox/<id>.txt for a pending request and refreshes the view', async () => {
     fx.writeInboxMeta('worker-1-q-17', { id: 'worker-1-q-17' });

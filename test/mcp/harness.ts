@@ -12,6 +12,10 @@ import {
   type ToolContext,
 } from '../../src/mcp/tool.js';
 import { createSnapshotReader } from '../../src/state/snapshot.js';
+import {
+  createSnapshotFeed,
+  shareSnapshotFeed,
+} from '../../src/state/watch.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 import type { createHomeFixture } from '../state/home-fixture.js';
 
@@ -33,7 +37,13 @@ export function makeToolContext(
     reader: createSnapshotReader(fx.paths, { eventLimit: 1 }),
     tmux: () => Promise.resolve(fakeTmux),
     send: () => Promise.reject(new Error('send is not part of this test')),
-    pollMs: 20,
+    snapshots: shareSnapshotFeed(() =>
+      createSnapshotFeed({
+        paths: fx.paths,
+        reader: createSnapshotReader(fx.paths, { eventLimit: 1 }),
+        throttleMs: 20,
+      }),
+    ),
     fakeTmux,
     ...over,
   };

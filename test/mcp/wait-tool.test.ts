@@ -1,11 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { registerWaitTool } from '../../src/mcp/wait-tool.js';
+import {
+  createSnapshotReader,
+  type SnapshotReader,
+} from '../../src/state/snapshot.js';
+import {
+  createSnapshotFeed,
+  shareSnapshotFeed,
+} from '../../src/state/watch.js';
 import { createHomeFixture, makeRecord } from '../state/home-fixture.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { connectTools, makeToolContext, textOf } from './harness.js';
 
-// wait_for_request polls the home (every 20 ms here) for a new request
-// waiting for an answer.
+// wait_for_request follows the home's change feed (the status view's) for a
+// new request waiting for an answer.
 describe('wait_for_request', () => {
   let fx: ReturnType<typeof createHomeFixture>;
   let conn: Awaited<ReturnType<typeof connectTools>>;
@@ -113,5 +121,55 @@ describe('wait_for_request', () => {
         ),
       { message: 'the cancelled call is recorded' },
     );
+  });
+
+  // Regression (issue 22, "the idle cost"): wait_for_request read the whole
+  // home every 250 ms for as long as it waited, so a controller that always
+  // waits kept `macs mcp` busy. Strategy: count the full reads of the feed
+  // the wait follows during a wait in which nothing changes, then check
+  // that the feed stops when the wait ends.
+  it('reads the home once for a quiet wait, and stops following it after', async () => {
+    let reads = 0;
+    let feeds = 0;
+    let stopped = 0;
+    const inner = createSnapshotReader(fx.paths, { eventLimit: 1 });
+    const reader: SnapshotReader = {
+      read: (at) => {
+        reads += 1;
+        return inner.read(at);
+      },
+      liveness: () => inner.liveness(),
+    };
+    const context = makeToolContext(fx, {
+      snapshots: shareSnapshotFeed(() => {
+        feeds += 1;
+        const feed = createSnapshotFeed({ paths: fx.paths, reader });
+        return {
+          ...feed,
+          stop: () => {
+            stopped += 1;
+            feed.stop();
+          },
+        };
+      }),
+    });
+    const quiet = await connectTools(fx, (tool) =>
+      registerWaitTool(tool, context),
+    );
+    try {
+      await ask('worker-1', 'q-1');
+      const [a, b] = await Promise.all([
+        quiet.call('wait_for_request', { timeout_sec: 1 }),
+        quiet.call('wait_for_request', { timeout_sec: 1 }),
+      ]);
+      expect(a.structuredContent).toEqual({ request: null, timedOut: true });
+      expect(b.structuredContent).toEqual({ request: null, timedOut: true });
+      // Two waits, one feed, one read; stopped once both ended.
+      expect(feeds).toBe(1);
+      expect(reads).toBe(1);
+      expect(stopped).toBe(1);
+    } finally {
+      await quiet.close();
+    }
   });
 });

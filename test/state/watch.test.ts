@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setDeliveryPaused } from '../../src/state/control.js';
@@ -67,6 +67,65 @@ describe('createSnapshotFeed', () => {
       message: 'event appears',
     });
     expect(seen.length).toBeGreaterThanOrEqual(4);
+  });
+
+  // Regression: the inbox was not watched. A request another backend hands
+  // to a person (exec failed: its meta lands in inbox/) changes no state
+  // file, so the feed went on showing it as not waiting for anyone until the
+  // next full read, a minute later. Strategy: no backstop in the test; only
+  // the inbox file changes.
+  it('announces a request handed to the inbox (inbox/ is watched)', async () => {
+    await fx.writeState('worker-1', (s) => {
+      s.requests['worker-1-q-17'] = makeRecord({ backend: 'exec' });
+    });
+    feed = createSnapshotFeed({
+      paths: fx.paths,
+      throttleMs: 10,
+      backstopMs: 600_000,
+    });
+    const first = await feed.start();
+    expect(first.requests[0]?.waitingForPerson).toBe(false);
+    fx.writeInboxMeta('worker-1-q-17', { id: 'worker-1-q-17' });
+    await waitFor(() => feed?.current()?.requests[0]?.waitingForPerson, {
+      message: 'the request waits for a person',
+    });
+  });
+
+  // Regression: a read that failed logged a warning to .macs/macs.log, in
+  // the watched .macs/ folder, and that write caused the next read: a home
+  // that could not be read was read (and logged about) every 150 ms.
+  // Strategy: a reader that always fails, an onError that writes the log as
+  // the real one does; one change must cause one failed read, not a stream
+  // of them.
+  it('does not read again for its own log lines in .macs/macs.log', async () => {
+    await fx.writeState('worker-1');
+    let failures = 0;
+    const inner = createSnapshotReader(fx.paths);
+    let broken = false;
+    const reader: SnapshotReader = {
+      read: (at) =>
+        broken ? Promise.reject(new Error('EACCES')) : inner.read(at),
+      liveness: () => inner.liveness(),
+    };
+    feed = createSnapshotFeed({
+      paths: fx.paths,
+      reader,
+      throttleMs: 10,
+      backstopMs: 600_000,
+      onError: () => {
+        failures += 1;
+        appendFileSync(fx.paths.logFile, '{"msg":"status read failed"}\n');
+      },
+    });
+    await feed.start();
+    broken = true;
+    await fx.writeState('worker-1', (s) => {
+      s.paused = true;
+    });
+    await waitFor(() => failures >= 1, { message: 'the failed read' });
+    // A stream of reads would have made dozens by now; one change, one read.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(failures).toBe(1);
   });
 
   it('stays quiet when nothing changed', async () => {

@@ -34,17 +34,25 @@ describe('view formatting', () => {
 
   it.each([
     [0, '0s'],
-    [59_999, '59s'],
+    [9_999, '9s'],
+    [10_000, '10s'],
+    [17_500, '10s'],
+    [59_999, '50s'],
     [65_000, '1m'],
     [3_599_999, '59m'],
     [3_600_000, '1h00m'],
     [90_061_000, '1d01h'],
-  ])('formatAge(%d) is %s: whole minutes past a minute', (ms, text) => {
-    expect(formatAge(ms)).toBe(text);
-  });
+  ])(
+    'formatAge(%d) is %s: seconds, tens of seconds, whole minutes',
+    (ms, text) => {
+      expect(formatAge(ms)).toBe(text);
+    },
+  );
 
   it('knows when an age on screen changes next, so an idle view redraws rarely', () => {
-    expect(msUntilAgeChanges(12_300)).toBe(700);
+    expect(msUntilAgeChanges(8_300)).toBe(700);
+    expect(msUntilAgeChanges(12_300)).toBe(7_700);
+    expect(msUntilAgeChanges(59_000)).toBe(1_000);
     expect(msUntilAgeChanges(125_000)).toBe(55_000);
     expect(msUntilAgeChanges(90_061_000)).toBe(3_539_000);
     const now = Date.parse('2025-03-01T12:00:00.000Z');

@@ -42,7 +42,7 @@ describe('selectors', () => {
         state: 'idle',
         stateColour: 'green',
         source: 'screen',
-        since: '42s',
+        since: '40s',
         pane: '%3',
         pending: 0,
         waiting: 0,
