@@ -28,16 +28,17 @@ const WEB_FEED_THROTTLE_MS = 50;
 
 /** `--listen` as host and port (`[::1]:7717`, `0.0.0.0:8080`, `7717`). */
 export function parseListen(listen: string): { host: string; port: number } {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))?:?(\d{1,5})$/.exec(
-    listen.trim(),
-  );
-  const port = Number(match?.[3]);
-  const host = match?.[1] ?? match?.[2] ?? '127.0.0.1';
-  if (!match || !Number.isInteger(port) || port > 65535)
+  const text = listen.trim();
+  const match = /^\d+$/.test(text)
+    ? ['', '127.0.0.1', text]
+    : (/^\[([0-9a-fA-F:.]+)\]:(\d+)$/.exec(text) ??
+      /^([^:[\]\s]+):(\d+)$/.exec(text));
+  const port = Number(match?.[2]);
+  if (!match?.[1] || !Number.isInteger(port) || port > 65535)
     throw new ConfigError(`--listen '${listen}' is not an address:port`, {
       hint: `e.g. --listen ${WEB_DEFAULT_LISTEN}`,
     });
-  return { host, port };
+  return { host: match[1], port };
 }
 
 /** Whether only this machine can reach the address. */
