@@ -24,7 +24,7 @@ export interface WebOptions extends CommonOptions {
 /** Where `macs web` listens unless told otherwise. */
 export const WEB_DEFAULT_LISTEN = '127.0.0.1:7717';
 /** How soon the page hears of a change in the home. */
-const WEB_FEED_THROTTLE_MS = 50;
+const WEB_FEED_THROTTLE_MS = 20;
 
 /** `--listen` as host and port (`[::1]:7717`, `0.0.0.0:8080`, `7717`). */
 export function parseListen(listen: string): { host: string; port: number } {
