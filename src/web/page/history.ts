@@ -57,7 +57,8 @@ function eventSummary(e: EventSnapshot): string {
       typeof value !== 'boolean'
     )
       continue;
-    parts.push(`${key}=${String(value).slice(0, 80)}`);
+    const text = String(value);
+    parts.push(`${key}=${text.length > 60 ? `${text.slice(0, 59)}…` : text}`);
   }
   return parts.join(' ');
 }
@@ -66,28 +67,22 @@ export function renderEvents(
   section: HTMLElement,
   events: readonly EventSnapshot[],
 ): void {
-  const rows = events.slice(0, 30).map((e) =>
-    el(
-      'tr',
-      {},
-      el('td', { class: 'when', text: formatClock(e.ts) }),
-      el('td', { class: 'agent-name', text: e.agent }),
-      el('td', { class: 'etype', text: e.type }),
-      el('td', {
-        class: 'edata',
-        text: [e.requestId ?? '', eventSummary(e)].filter(Boolean).join(' '),
-      }),
-    ),
-  );
+  const rows = events.slice(0, 30).map((e) => {
+    const data = [e.requestId ?? '', eventSummary(e)].filter(Boolean).join(' ');
+    return el(
+      'li',
+      { class: 'event' },
+      el('span', { class: 'when', text: formatClock(e.ts) }),
+      el('span', { class: 'agent-name', text: e.agent }),
+      el('span', { class: 'etype', text: e.type }),
+      data ? el('span', { class: 'edata', text: data }) : null,
+    );
+  });
   fill(
     section,
     el('h2', { text: 'Recent events' }),
     rows.length === 0
       ? el('p', { class: 'empty', text: 'No events yet.' })
-      : el(
-          'div',
-          { class: 'scroll' },
-          el('table', { class: 'events' }, el('tbody', {}, ...rows)),
-        ),
+      : el('ol', { class: 'events' }, ...rows),
   );
 }
