@@ -44,6 +44,10 @@ const LAYERS = {
     ...['hooks', 'backends', 'bridge', 'session'],
   ],
   ui: ['home', 'config', 'events', 'protocol', 'state'],
+  web: [
+    ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
+    'mcp',
+  ],
 };
 const FOLDERS = [...Object.keys(LAYERS), 'cli'];
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {

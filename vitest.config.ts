@@ -13,6 +13,7 @@ export default defineConfig({
           exclude: [
             'test/**/*.integration.test.ts',
             'test/**/*.agents.test.ts',
+            'test/**/*.web.test.ts',
             'node_modules/**',
           ],
           environment: 'node',
@@ -38,6 +39,24 @@ export default defineConfig({
         },
       },
       {
+        // `macs web` in a real browser: Debian's chromium, driven by
+        // playwright-core (no browser download); the set-up installs
+        // chromium when it is missing (test/helpers/require-chromium.ts).
+        test: {
+          name: 'web',
+          include: ['test/**/*.web.test.ts'],
+          globalSetup: [
+            'test/helpers/require-tmux.ts',
+            'test/helpers/require-chromium.ts',
+          ],
+          environment: 'node',
+          testTimeout: 240_000,
+          hookTimeout: 60_000,
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
+        },
+      },
+      {
         // The real Claude Code, Codex CLI and Gemini CLI against scripted
         // model servers on 127.0.0.1 (npm run test:agents; docs/agents.md).
         test: {
@@ -48,7 +67,7 @@ export default defineConfig({
           testTimeout: 240_000,
           hookTimeout: 120_000,
           maxWorkers: 2,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],

@@ -14,7 +14,8 @@
 // BENCH_SESSION_SETTLE_SEC (65: an idle session is left alone this long
 // before its window of BENCH_IDLE_SEC), BENCH_ONLY (a comma-separated subset
 // of single, baseline, delivery, multi, idle, fleet, session, screen,
-// startup, flood, terminal: results are printed, not written).
+// startup, flood, terminal, web: results are printed, not written).
+// BENCH_WEB_REQUESTS (20), BENCH_WEB_AGENTS (64), BENCH_WEB_SEC (20): macs web.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -27,6 +28,11 @@ import { benchAgents } from './bench/multi.mjs';
 import { benchSessionIdle } from './bench/session-idle.mjs';
 import { benchStartup } from './bench/startup.mjs';
 import { benchBaseline, benchMacs } from './bench/single.mjs';
+import {
+  benchWebIdle,
+  benchWebLatency,
+  benchWebScreens,
+} from './bench/web.mjs';
 
 const started = now();
 const number = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -209,6 +215,30 @@ if (runs('session')) {
       `  bridge ${pct(session.bridge)}, status view ${pct(session.statusView)}\n` +
       `  macs together ${session.macsPercent}% (target under ${session.targetPercent}%); tmux server ${session.tmuxServer.cpuPercent}%`,
   );
+}
+
+if (runs('web')) {
+  // macs web with a page open in chromium (issue 22).
+  const latency = await benchWebLatency({
+    requests: number('BENCH_WEB_REQUESTS', 20),
+  });
+  row(
+    'web: request printed -> shown in the page',
+    latency,
+    ' (goal p50 <= 100 ms)',
+  );
+  const screens = await benchWebScreens({
+    agents: number('BENCH_WEB_AGENTS', 64),
+    seconds: number('BENCH_WEB_SEC', 20),
+  });
+  console.log(
+    `web: ${screens.agents} agents' screens live: all drawn ${screens.allDrawnMs} ms after the page opened (${screens.drawn} drawn); macs web ${screens.webCpuPercent}% of a core while they print (${screens.printing}), RSS ${screens.webMemory.rssMb} MB`,
+  );
+  const idle = await benchWebIdle({ agents: IDLE_AGENTS, seconds: IDLE_SEC });
+  console.log(
+    `web: idle, ${idle.agents} agents, one page open, ${idle.seconds} s: macs web ${idle.webCpuPercent}% of a core (own ${idle.selfPercent}%, children ${idle.childrenPercent}%; target under ${idle.targetPercent}%), RSS ${idle.webMemory.rssMb} MB`,
+  );
+  results.web = { latencyMs: latency, screens, idle };
 }
 
 if (runs('screen')) {

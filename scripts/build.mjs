@@ -80,3 +80,25 @@ await build({
   external: ['ink', 'react', 'react/*', 'react-devtools-core', 'pino'],
   logLevel: 'warning',
 });
+
+// The page of `macs web` (src/web/page/): its script and styles, bundled for
+// the browser with xterm.js and served by macs itself (no CDN).
+await build({
+  entryPoints: {
+    page: path.join(SRC, 'web', 'page', 'main.ts'),
+  },
+  outdir: path.join(DIST, 'web', 'assets'),
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: ['chrome110', 'firefox110', 'safari16'],
+  minify: true,
+  logLevel: 'warning',
+});
+await build({
+  entryPoints: { page: path.join(SRC, 'web', 'page', 'style.css') },
+  outdir: path.join(DIST, 'web', 'assets'),
+  bundle: true,
+  minify: true,
+  logLevel: 'warning',
+});

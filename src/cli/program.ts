@@ -18,6 +18,7 @@ import { registerStartCommand } from './commands/start.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerStopCommand } from './commands/stop.js';
 import { registerTargetCommand } from './commands/target.js';
+import { registerWebCommand } from './commands/web.js';
 import { VERSION } from '../version.js';
 
 export interface Program {
@@ -69,6 +70,7 @@ Every option also reads MACS_<OPTION> from the environment (e.g. MACS_HOME, MACS
   registerPresetCommand(command, deps, run);
   registerStatusCommand(command, deps, run);
   registerTargetCommand(command, deps, run);
+  registerWebCommand(command, deps, run);
   for (const sub of command.commands)
     sub.exitOverride().configureOutput({
       writeOut: deps.output.writeOut,

@@ -34,6 +34,7 @@ export const EVENT_TYPES = [
   'send.delivered',
   'send.failed',
   'mcp.call',
+  'web.action',
   'outbox.ignored',
   'state.changed',
   'state.disagreement',

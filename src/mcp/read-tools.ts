@@ -5,14 +5,7 @@
  * still recorded (the registrar does that).
  */
 import * as z from 'zod';
-import type { HomePaths } from '../home/paths.js';
-import { sanitizeText } from '../protocol/sanitize.js';
-import { readSessionRecord } from '../session/record.js';
-import {
-  RequestStageSchema,
-  type AgentSnapshot,
-} from '../state/snapshot-schema.js';
-import { PaneNotFoundError } from '../tmux/client.js';
+import { RequestStageSchema } from '../state/snapshot-schema.js';
 import {
   agentLine,
   agentSummary,
@@ -22,10 +15,10 @@ import {
   requestText,
 } from './format.js';
 import { findRequest } from './requests.js';
+import { readAgentScreen } from './screen.js';
 import {
   agentName,
   requestId,
-  ToolRefusal,
   type RegisterTool,
   type ToolContext,
 } from './tool.js';
@@ -33,18 +26,6 @@ import {
 /** `read_screen`: default and most lines. */
 const SCREEN_DEFAULT_LINES = 40;
 const SCREEN_MAX_LINES = 2000;
-
-/** The pane of an agent: its state file's, else the session record's. */
-async function paneOf(
-  paths: HomePaths,
-  agent: string,
-  agents: readonly AgentSnapshot[],
-): Promise<string | undefined> {
-  const fromState = agents.find((a) => a.name === agent)?.pane;
-  if (fromState) return fromState;
-  const record = await readSessionRecord(paths).catch(() => undefined);
-  return record?.agents.find((a) => a.name === agent)?.pane;
-}
 
 /** Register list_agents, list_requests, get_request and read_screen. */
 export function registerReadTools(
@@ -160,39 +141,22 @@ export function registerReadTools(
     },
     async (args) => {
       const snapshot = await reader.read();
-      const pane = await paneOf(paths, args.agent, snapshot.agents);
-      if (!pane)
-        throw new ToolRefusal(
-          `unknown agent '${args.agent}'; list_agents shows the agents`,
-        );
-      const lines = args.lines ?? SCREEN_DEFAULT_LINES;
-      const client = await context.tmux();
-      let info;
-      try {
-        info = await client.paneInfo(pane);
-      } catch (error) {
-        if (error instanceof PaneNotFoundError)
-          throw new ToolRefusal(
-            `agent '${args.agent}' has no pane any more (${pane} is gone)`,
-            args.agent,
-          );
-        throw error;
-      }
-      const raw = await client.capturePane(
-        pane,
-        lines > info.height ? { start: -(lines - info.height) } : {},
-      );
-      const all = raw.replace(/\n$/, '').split('\n');
-      while (all.length > 0 && !all[all.length - 1]?.trim()) all.pop();
-      const shown = all.slice(-lines).map((l) => sanitizeText(l).trimEnd());
+      const screen = await readAgentScreen({
+        paths,
+        agents: snapshot.agents,
+        tmux: await context.tmux(),
+        agent: args.agent,
+        lines: args.lines ?? SCREEN_DEFAULT_LINES,
+      });
+      const { pane, lines: shown } = screen;
       return {
         text: shown.join('\n'),
         data: {
           agent: args.agent,
           pane,
-          dead: info.dead,
-          width: info.width,
-          height: info.height,
+          dead: screen.dead,
+          width: screen.width,
+          height: screen.height,
           lines: shown,
         },
         agent: args.agent,

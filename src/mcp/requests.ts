@@ -17,7 +17,11 @@ import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import { ToolRefusal } from './tool.js';
 
 /** The tool an answer came through, noted for the bridge. */
-export type AnswerBy = 'mcp:answer_request' | 'mcp:decide_approval';
+export type AnswerBy =
+  | 'mcp:answer_request'
+  | 'mcp:decide_approval'
+  | 'web:answer'
+  | 'web:decide_approval';
 
 /** A pending request of the home; a refusal says why there is none. */
 export async function findRequest(

@@ -75,13 +75,16 @@ export interface Decider {
  * Who gave an answer, from where it came: `rule:<name>` is a rule of the
  * config; a controller's MCP tool call (`by`, e.g. `mcp:decide_approval`),
  * an exec command (`exec:…`) or the controller pane (`controller:…`) is the
- * controller; a file in the outbox with no tool call behind it (`macs
- * respond`, the status view, an editor) is a person.
+ * controller; one from the page of `macs web` (`web:…`) is a person, and
+ * so is a file in the outbox with no tool call behind it (`macs respond`,
+ * the status view, an editor).
  */
 export function deciderOf(source: string, by?: string): Decider {
   if (source.startsWith('rule:'))
     return { decidedBy: 'rule', via: source.slice('rule:'.length) };
   if (by?.startsWith('mcp:')) return { decidedBy: 'controller', via: by };
+  // A person in the page of `macs web` (`web:decide_approval`).
+  if (by?.startsWith('web:')) return { decidedBy: 'person', via: by };
   if (source.startsWith('outbox'))
     return { decidedBy: 'person', via: 'outbox' };
   return { decidedBy: 'controller', via: source || 'unknown' };

@@ -57,7 +57,8 @@ export async function writeOutboxAnswer(
 
 /**
  * `.macs/answer-by/<id>.json`: the tool call behind an outbox answer (`macs
- * mcp` writes `mcp:decide_approval` or `mcp:answer_request`), so the bridge
+ * mcp` writes `mcp:decide_approval` or `mcp:answer_request`, the page of
+ * `macs web` `web:answer` or `web:decide_approval`), so the bridge
  * can tell the controller's answer from a person's (docs/backends.md). Not
  * proof of anything: any process of the user could write either file.
  */
@@ -79,7 +80,7 @@ export async function takeAnswerBy(
     const value = JSON.parse(text) as { id?: unknown; by?: unknown };
     return value.id === id &&
       typeof value.by === 'string' &&
-      /^mcp:[a-z_]{1,40}$/.test(value.by)
+      /^(mcp|web):[a-z_]{1,40}$/.test(value.by)
       ? value.by
       : undefined;
   } catch {

@@ -53,6 +53,7 @@ describe('deciderOf: who decided, from where the answer came', () => {
       'mcp:answer_request',
     ],
     ['outbox/w1-a.txt', undefined, 'person', 'outbox'],
+    ['outbox/w1-a.txt', 'web:decide_approval', 'person', 'web:decide_approval'],
     ['exec:codex', undefined, 'controller', 'exec:codex'],
     ['controller:%3', undefined, 'controller', 'controller:%3'],
   ] as const)('%s (%s) → %s %s', (source, by, decidedBy, via) => {

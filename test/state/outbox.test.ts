@@ -91,5 +91,11 @@ describe('writeOutboxAnswer', () => {
     }
     writeFileSync(answerByPath(fx.paths, 'w-a3'), '{ nope');
     expect(await takeAnswerBy(fx.paths, 'w-a3')).toBeUndefined();
+    // The page of `macs web` notes its answers too (a person's, by `web:`).
+    writeFileSync(
+      answerByPath(fx.paths, 'w-a3'),
+      JSON.stringify({ id: 'w-a3', by: 'web:decide_approval' }),
+    );
+    expect(await takeAnswerBy(fx.paths, 'w-a3')).toBe('web:decide_approval');
   });
 });

@@ -1,0 +1,182 @@
+import { isIP } from 'node:net';
+import { AgentError, ConfigError, errorMessage } from '../errors.js';
+import { createEventLog } from '../events/log.js';
+import { readAgentScreen } from '../mcp/screen.js';
+import { readSessionRecord } from '../session/record.js';
+import { createSnapshotFeed } from '../state/watch.js';
+import { createSnapshotReader } from '../state/snapshot.js';
+import type { TmuxClient } from '../tmux/client.js';
+import { createSecret } from '../web/auth.js';
+import type { findFleetAgent } from '../web/fleet.js';
+import type { ActionReply, ScreenView } from '../web/messages.js';
+import { WEB_SEND_TIMEOUT_SEC } from '../web/actions.js';
+import { createContext, createLongLivedTmuxClient } from './common.js';
+import { describeDismissal, dismissRequests } from './dismiss.js';
+import type { CliDeps, CommonOptions } from './options.js';
+import { pauseDelivery } from './pause.js';
+
+export interface WebOptions extends CommonOptions {
+  listen?: string;
+  allowSend?: boolean;
+  allowHost?: string[];
+}
+
+/** Where `macs web` listens unless told otherwise. */
+export const WEB_DEFAULT_LISTEN = '127.0.0.1:7717';
+/** How soon the page hears of a change in the home. */
+const WEB_FEED_THROTTLE_MS = 20;
+
+/** `--listen` as host and port (`[::1]:7717`, `0.0.0.0:8080`, `7717`). */
+export function parseListen(listen: string): { host: string; port: number } {
+  const text = listen.trim();
+  const match = /^\d+$/.test(text)
+    ? ['', '127.0.0.1', text]
+    : (/^\[([0-9a-fA-F:.]+)\]:(\d+)$/.exec(text) ??
+      /^([^:[\]\s]+):(\d+)$/.exec(text));
+  const port = Number(match?.[2]);
+  if (!match?.[1] || !Number.isInteger(port) || port > 65535)
+    throw new ConfigError(`--listen '${listen}' is not an address:port`, {
+      hint: `e.g. --listen ${WEB_DEFAULT_LISTEN}`,
+    });
+  return { host: match[1], port };
+}
+
+/** Whether only this machine can reach the address. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost' || host === '::1') return true;
+  return isIP(host) === 4 && host.startsWith('127.');
+}
+
+/**
+ * `macs web`: serve the page until interrupted. Prints the URL (with its
+ * secret) once, on stdout; the developer log never holds it.
+ */
+export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const { config } = await ctx.loadConfig();
+  const { host, port } = parseListen(opts.listen ?? WEB_DEFAULT_LISTEN);
+  const { paths, log } = ctx;
+  const events = createEventLog(paths);
+  const feed = createSnapshotFeed({
+    paths,
+    throttleMs: WEB_FEED_THROTTLE_MS,
+    keepAlive: true,
+    onError: (error) => log.warn({ err: error }, 'web: status read failed'),
+  });
+  await feed.start();
+
+  // The session's tmux server, as it is now (a session started later is found).
+  const clients = new Map<string, TmuxClient>();
+  const tmuxClient = async (): Promise<TmuxClient> => {
+    const socket =
+      opts.tmuxSocket ??
+      (await readSessionRecord(paths).catch(() => undefined))?.socket;
+    const key = socket ?? '';
+    let client = clients.get(key);
+    if (!client) {
+      client = createLongLivedTmuxClient(socket, deps, log);
+      clients.set(key, client);
+    }
+    return client;
+  };
+  const readScreen = async (
+    agent: string,
+    fleet: Parameters<typeof findFleetAgent>[0],
+  ): Promise<ScreenView> => {
+    try {
+      return await readAgentScreen({
+        paths,
+        agents: fleet?.agents ?? [],
+        tmux: await tmuxClient(),
+        agent,
+      });
+    } catch (error) {
+      return { agent, error: errorMessage(error) };
+    }
+  };
+  const known = (agent: string) => {
+    const fleet = feed.current();
+    if (!fleet?.agents.some((a) => a.name === agent))
+      throw new AgentError(`no agent '${agent}' in ${paths.home}`);
+  };
+  const send = opts.allowSend
+    ? async (
+        agent: string,
+        text: string,
+        signal: AbortSignal,
+      ): Promise<ActionReply> => {
+        known(agent);
+        const { sendToAgent } = await import('./send.js');
+        const outcome = await sendToAgent({
+          agent,
+          text,
+          ctx,
+          config,
+          runTmux: deps.runTmux,
+          ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),
+          timeoutSec: WEB_SEND_TIMEOUT_SEC,
+          signal,
+        });
+        if (outcome.type === 'cancelled')
+          return { ok: false, message: 'cancelled; nothing was typed' };
+        return outcome.data.confirmed
+          ? { ok: true, message: `sent to ${outcome.shown}: ${outcome.how}` }
+          : {
+              ok: false,
+              message: `typed into ${outcome.shown} but saw no sign the agent took it; not typed again`,
+            };
+      }
+    : undefined;
+
+  const { startWebServer } = await import('../web/server.js');
+  const server = await startWebServer({
+    host,
+    port,
+    secret: createSecret(),
+    ...(opts.allowHost ? { hostNames: opts.allowHost } : {}),
+    feed,
+    allowSend: opts.allowSend === true,
+    panesDir: paths.panes,
+    log: log.child({ component: 'web' }),
+    readScreen,
+    actions: {
+      paths,
+      reader: createSnapshotReader(paths, { eventLimit: 1 }),
+      events,
+      log,
+      setPaused: async (agent, paused) => {
+        known(agent);
+        await pauseDelivery(paths, events, agent, paused, 'web');
+      },
+      dismiss: async (id, reason) => {
+        const [outcome] = await dismissRequests(paths, [id], reason, log);
+        if (!outcome) return { ok: false, message: 'nothing dismissed' };
+        return {
+          ok:
+            outcome.result === 'dismissed' || outcome.result === 'handed-over',
+          message: describeDismissal(outcome),
+        };
+      },
+      ...(send ? { send } : {}),
+    },
+  });
+  log.info(
+    { origin: server.origin, allowSend: opts.allowSend === true },
+    'web server started',
+  );
+  deps.output.out(`macs web: open ${server.url}`);
+  if (!isLoopback(host))
+    deps.output.err(
+      `warning: macs web listens on ${host}, reachable from other machines; anyone who gets the URL can answer your agents (an ssh tunnel is safer: docs/web.md)`,
+    );
+  if (opts.allowSend)
+    deps.output.err(
+      'warning: --allow-send: the page can type messages into idle agents',
+    );
+  const signal = await deps.interrupted;
+  await server.close();
+  feed.stop();
+  await Promise.all([...clients.values()].map((c) => c.close()));
+  log.info({ signal }, 'web server stopped');
+  return signal === 'SIGINT' ? 130 : 0;
+}
