@@ -36,7 +36,6 @@ describe('an agent that ended and left its shell prompt is an error, never idle'
     ['bash-5.2$'],
     ['$'],
     ['host%'],
-    ['❯'],
     ['~/project ❯'],
   ])('under the prompt %j', (prompt) => {
     for (const [preset, screen] of [

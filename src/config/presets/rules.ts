@@ -221,14 +221,16 @@ export const FAILURE_BEFORE_PROMPT = rule(
   { lastLines: 2 },
 );
 
-// A shell prompt as the last line: `$`, `#`, `%`, `❯` alone, or ending a
-// line (`dev@box:~/project$`, `bash-5.2#`, `host%`), not `100%`.
-const SHELL_PROMPT = String.raw`(?:[ \t]*[$#%❯➜λ»]|[^\n]*(?:\S[$#]|[^\s\d]%|[ \t][$#%❯»]))[ \t]*`;
+// A shell prompt as the last line: `$`, `#`, `%` alone, or ending a line
+// (`dev@box:~/project$`, `bash-5.2#`, `host%`, `~/project ❯`), not `100%`.
+// Not a `❯` alone: agents draw their composer so too (the bridge still
+// takes one for the shell's when the pane's program is a shell).
+const SHELL_PROMPT = String.raw`(?:[ \t]*[$#%➜λ»]|[^\n]*(?:\S[$#]|[^\s\d]%|[ \t][$#%❯»]))[ \t]*`;
 
 /**
  * An agent that exited to the shell it was started from: the last line is
  * a shell prompt and the line above it is not the rule over an agent's
- * composer (Claude Code draws `❯` right under one). A program that ended
+ * composer. A program that ended
  * and left its shell's prompt is not waiting for the next instruction,
  * whatever it printed, and nothing may be typed into it. `final`: what the
  * agent left on screen (a spinner, a dialog) no longer counts. Only for
