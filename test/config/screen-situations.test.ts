@@ -120,6 +120,8 @@ describe("a menu waiting for a person's choice is approval", () => {
         '> 2. Sign in with Device Code',
       );
     expect(stateOf('codex', second).state).toBe('approval');
+    const colourOnly = menu.replace('> 1. Sign in', '  1. Sign in');
+    expect(stateOf('codex', colourOnly).state).toBe('approval');
   });
 
   it('the same words in an answer above the composer are not a menu', () => {

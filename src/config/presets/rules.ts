@@ -106,15 +106,16 @@ export const YES_NO_PROMPT = rule(
 );
 
 /**
- * A menu waiting for a person's choice: a numbered option under a cursor
- * (`> 1. Sign in with ChatGPT`), then within the menu a key hint "press
- * enter to continue" (or confirm, select) that ends the screen. Sign-in,
- * onboarding and update menus draw no question mark, so QUESTION_MENU
- * misses them.
+ * A menu waiting for a person's choice: numbered options `1.` and `2.`
+ * (one under a cursor, `> 1. Sign in with ChatGPT`, or marked by colour
+ * only), then a key hint "press enter to continue" (or confirm, select)
+ * that ends the screen. Sign-in, onboarding and update menus draw no
+ * question mark, so QUESTION_MENU misses them.
  */
+const MENU_ITEM = String.raw`[ \t│▌]*(?:[❯›>→▶][ \t]*)?`;
 export const CHOICE_MENU = rule(
   'choice-menu',
-  String.raw`^[ \t│▌]*[❯›>→▶][ \t]*\d+\.[ \t]+\S[^\n]*\n(?:[^\n]*\n){0,24}?[ \t│]*(?:press )?enter to (?:continue|confirm|select)\b[^\n]*(?:\n[^\n]*){0,2}(?![\s\S])`,
+  String.raw`^${MENU_ITEM}1\.[ \t]+\S[^\n]*\n(?:[^\n]*\n){0,8}?${MENU_ITEM}2\.[ \t]+\S[^\n]*\n(?:[^\n]*\n){0,20}?[ \t│]*(?:press )?enter to (?:continue|confirm|select)\b[^\n]*(?:\n[^\n]*){0,2}(?![\s\S])`,
   { lastLines: 40, ignoreCase: true },
 );
 
