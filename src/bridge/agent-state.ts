@@ -204,9 +204,17 @@ export function createAgentStateReader(
     return reading;
   }
 
-  /** Does the screen read as the agent's output under its shell's prompt? */
-  const showsShellPromptAgain = (screen: string): boolean =>
-    profile.classifyScreen?.(screen).rule === `error:${EXITED_TO_SHELL_NAME}`;
+  /**
+   * With a shell in the foreground, does the screen show its prompt: the
+   * agent's output under the shell's prompt, or any screen its rules read
+   * as idle (the agent's own composer cannot be drawn by a shell)?
+   */
+  const showsShellPromptAgain = (screen: string): boolean => {
+    const seen = profile.classifyScreen?.(screen);
+    return (
+      seen?.rule === `error:${EXITED_TO_SHELL_NAME}` || seen?.state === 'idle'
+    );
+  };
 
   /** Is the pane's program a shell again after the agent ran there? */
   async function exitedToItsShell(

@@ -4,7 +4,13 @@
 // each turn (by the last user message) and checks what macs makes of it.
 // The screens of each state are captured into
 // test/fixtures/screens/claude/<state>/.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -16,10 +22,17 @@ import {
   findEvents,
   MACS_BIN,
   REPO_ROOT,
+  runMacs,
   waitForEvents,
 } from '../helpers/macs.js';
-import { childEnv } from '../helpers/tmux-server.js';
-import { readStateFile } from '../helpers/session.js';
+import { childEnv, makeTempHome } from '../helpers/tmux-server.js';
+import {
+  cleanUpSession,
+  readSessionFile,
+  readStateFile,
+  testSocket,
+  tmuxOn,
+} from '../helpers/session.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   startClaudeSession,
@@ -452,5 +465,146 @@ describe(`the real Claude Code ${VERSION} through macs`, () => {
     );
     await s.keys('C-c');
     await explained(s.waitState('dead'));
+  });
+  // Issue 24: a first run that cannot reach Anthropic ends with "Unable to
+  // connect to Anthropic services" on screen; it read unknown. Strategy: an
+  // unseeded config and a proxy that goes nowhere, through macs start.
+  it('a first run that cannot reach Anthropic ends with its message: error on screen, dead, a person called', async () => {
+    const temp = makeTempHome('macs-claude-');
+    const home = realpathSync(temp.home);
+    const socket = testSocket();
+    const nowhere = 'http://127.0.0.1:9';
+    writeFileSync(
+      path.join(home, 'macs.config.json'),
+      JSON.stringify({
+        workers: [
+          {
+            name: WORKER,
+            preset: 'claude',
+            command: [agent('claude').bin],
+            env: {
+              HOME: path.join(home, 'claude-home'),
+              CLAUDE_CONFIG_DIR: path.join(home, 'claude-home', '.claude'),
+              HTTPS_PROXY: nowhere,
+              HTTP_PROXY: nowhere,
+              DISABLE_TELEMETRY: '1',
+              DISABLE_ERROR_REPORTING: '1',
+              DISABLE_AUTOUPDATER: '1',
+            },
+          },
+        ],
+      }),
+    );
+    try {
+      const start = await runMacs(['start', '--detach'], {
+        home,
+        socket,
+        timeoutMs: 120_000,
+      });
+      expect(start.exitCode, start.stderr + start.stdout).toBe(0);
+      const pane = readSessionFile(home)?.agents[0]?.pane as string;
+      await waitFor(() => readStateFile(home, WORKER)?.state === 'dead', {
+        timeout: 90_000,
+        message: `${WORKER} dead (state ${String(readStateFile(home, WORKER)?.state)})`,
+      });
+      expect(
+        String((readStateFile(home, WORKER)?.lastLines as string[]).join('\n')),
+      ).toContain('Unable to connect to Anthropic services');
+      const screen =
+        (await tmuxOn(socket, 'capture-pane', '-p', '-t', pane)) ?? '';
+      expect(screen).toContain('Unable to connect to Anthropic services');
+      // The screen alone says error, with or without tmux's notice under it.
+      capture('error', 'cannot-connect-pane-dead', screen);
+      capture(
+        'error',
+        'cannot-connect-ended',
+        screen.replace(/^Pane is dead[^\n]*\n?/m, ''),
+      );
+      const called = await waitForEvents(home, 'attention', {
+        timeout: 30_000,
+      });
+      expect(called.map((e) => e.data?.reason)).toContain('dead');
+    } finally {
+      await runMacs(['stop', '--grace-sec', '1'], { home, socket });
+      await cleanUpSession(home, socket);
+      temp.cleanup();
+    }
+  });
+
+  // Issue 24: a plan approval with unfinished tasks read idle. Strategy:
+  // plan mode (shift+tab twice), the model creates five tasks, starts one,
+  // writes the plan file it is told of and calls ExitPlanMode.
+  it('a plan approval with unfinished tasks is approval', async () => {
+    const subjects = [
+      'Add the cache table migration',
+      'Write the cache client',
+      'Test the cache client',
+      'Wire the cache into the users API',
+      'Document the cache settings',
+    ];
+    const script: Script = (request) => {
+      const sent = JSON.stringify(request.body.messages ?? []);
+      const created = sent.split('created successfully').length - 1;
+      if (
+        !lastUserText(request).includes('plan a cache') &&
+        !isToolResult(request)
+      )
+        return { kind: 'text', text: 'OK.' };
+      if (created < subjects.length)
+        return {
+          kind: 'tool',
+          name: 'TaskCreate',
+          input: {
+            subject: subjects[created],
+            description: subjects[created],
+            activeForm: `Working on: ${String(subjects[created])}`,
+          },
+        };
+      if (!sent.includes('"TaskUpdate"'))
+        return {
+          kind: 'tool',
+          name: 'TaskUpdate',
+          input: { taskId: '1', status: 'in_progress' },
+        };
+      const planFile = /create your plan at (\/[^\s"\\]+\.md)/.exec(
+        JSON.stringify(request.body),
+      )?.[1];
+      if (planFile && !sent.includes('"Write"'))
+        return {
+          kind: 'tool',
+          name: 'Write',
+          input: {
+            file_path: planFile,
+            content: `# Cache for the users table\n\n${subjects.map((t, i) => `${String(i + 1)}. ${t}`).join('\n')}\n`,
+          },
+        };
+      return { kind: 'tool', name: 'ExitPlanMode', input: {} };
+    };
+    session = await startClaudeSession(script);
+    const s = session;
+    await explained(
+      waitFor(
+        async () => {
+          if (/plan mode on/.test(await s.screen())) return true;
+          await s.keys('BTab');
+          return false;
+        },
+        { timeout: 20_000, interval: 1_000, message: 'plan mode on' },
+      ),
+    );
+    await submitPrompt(s, 'plan a cache for the users table');
+    const screen = await explained(
+      waitFor(
+        async () => {
+          const now = await s.screen();
+          return /Would you like to proceed\?/.test(now) && /open\)/.test(now)
+            ? now
+            : undefined;
+        },
+        { timeout: 90_000, message: 'the plan approval with open tasks' },
+      ),
+    );
+    capture('approval', 'plan-approval-open-tasks', screen);
+    await explained(s.waitState('approval'));
   });
 });

@@ -13,6 +13,7 @@ import { classifyScreen } from '../../src/screen/classify.js';
 import {
   findEvents,
   runMacs,
+  startBridge,
   waitForEvents,
   readAllEvents,
 } from '../helpers/macs.js';
@@ -377,7 +378,10 @@ describe(`Codex CLI ${CODEX.version} through macs`, () => {
     ]);
   });
 
-  it('the sign-in menu of a Codex with no provider reads unknown and is never typed into', async () => {
+  // Issue 24: the first-run sign-in menu read unknown, so nobody was
+  // called. It waits for a person's choice: approval (an `attention` event),
+  // and nothing is typed into it.
+  it('the sign-in menu of a Codex with no provider reads approval, calls a person and is never typed into', async () => {
     server = await startResponsesServer({});
     const source = writeCodexSourceHome({
       dir: path.join(home, 'user-codex-home'),
@@ -388,16 +392,96 @@ describe(`Codex CLI ${CODEX.version} through macs`, () => {
       timeout: 120_000,
       message: 'the sign-in menu',
     });
-    const before = await screen(pane);
-    expect(classifyScreen(before, PRESET).state).toBe('unknown');
-    const dir = path.join(shots, 'unknown');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, `sign-in-menu-${CODEX.version}.txt`), before);
+    const before = await reachState(pane, 'approval', 'sign-in-menu');
+    expect(classifyScreen(before, PRESET).rule).toBe('approval:choice-menu');
+    const called = await waitForEvents(home, 'attention', { timeout: 30_000 });
+    expect(called.map((e) => e.data?.reason)).toContain('approval');
     // "2" then Enter would pick the device-code sign-in: macs must not type.
     const sent = await macs(['send', 'worker-1', '2', '--timeout', '15']);
     expect(sent.exitCode).not.toBe(0);
     const after = await screen(pane);
     expect(after).toMatch(/^>\s*1\. Sign in with ChatGPT/m);
     expect(server.requests).toEqual([]);
+  });
+
+  // Issue 24: Codex run from a shell stopped at once on a configuration
+  // error; the bridge had never seen it run, read the shell prompt as idle
+  // and would have typed into the shell. Strategy: a real shell pane, the
+  // real Codex with a bad config.toml, then a bridge on that pane.
+  it('a Codex that stopped on a configuration error, its shell prompt back, is dead and never typed into', async () => {
+    server = await startResponsesServer({});
+    const codexHome = path.join(home, 'bad-codex-home');
+    mkdirSync(codexHome, { recursive: true });
+    writeFileSync(
+      path.join(codexHome, 'config.toml'),
+      'approval_policy = "sometimes"\n',
+    );
+    await tmuxOn(
+      socket,
+      '-f',
+      '/dev/null',
+      'new-session',
+      '-d',
+      '-x',
+      '120',
+      '-y',
+      '40',
+      '-c',
+      home,
+      `env -i PATH=${path.dirname(CODEX.bin)}:${path.dirname(process.execPath)}:/usr/bin:/bin HOME=${home} TERM=xterm-256color PS1='dev@box:\\w\\$ ' bash --norc --noprofile`,
+    );
+    const pane = (
+      await tmuxOn(socket, 'display-message', '-p', '#{pane_id}')
+    )?.trim() as string;
+    await tmuxOn(
+      socket,
+      'send-keys',
+      '-t',
+      pane,
+      '-l',
+      `CODEX_HOME=${codexHome} ${CODEX.bin}`,
+    );
+    await tmuxOn(socket, 'send-keys', '-t', pane, 'Enter');
+    await waitFor(
+      async () =>
+        /unknown variant `sometimes`[\s\S]*[$#]\s*$/.test(await screen(pane)),
+      { timeout: 60_000, message: 'the configuration error, then the prompt' },
+    ).catch(async (error: unknown) => {
+      throw new Error(
+        `${(error as Error).message}\n--- screen:\n${await screen(pane)}`,
+      );
+    });
+    const shown = await screen(pane);
+    expect(classifyScreen(shown, PRESET)).toMatchObject({
+      state: 'error',
+      rule: 'error:exited-to-shell',
+    });
+    const bridge = startBridge(
+      [
+        '--worker-pane',
+        pane,
+        '--agent',
+        'worker-1',
+        '--preset',
+        'codex',
+        '--quiet',
+      ],
+      { home, socket },
+    );
+    try {
+      await waitFor(() => stateOf() === 'dead', {
+        timeout: 30_000,
+        message: `worker-1 dead (state ${String(stateOf())})\n${bridge.output()}`,
+      });
+      expect(readStateFile(home, 'worker-1')?.lastLines).toContain(
+        'in `approval_policy`',
+      );
+      const sent = await macs(['send', 'worker-1', 'hello', '--timeout', '5']);
+      expect(sent.exitCode).not.toBe(0);
+      expect(await screen(pane)).not.toContain('hello');
+    } finally {
+      bridge.child.kill('SIGTERM');
+      await bridge.exited;
+    }
   });
 });

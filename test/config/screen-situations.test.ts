@@ -36,7 +36,6 @@ describe('an agent that ended and left its shell prompt is an error, never idle'
     ['bash-5.2$'],
     ['$'],
     ['host%'],
-    ['❯'],
     ['~/project ❯'],
   ])('under the prompt %j', (prompt) => {
     for (const [preset, screen] of [
@@ -121,6 +120,8 @@ describe("a menu waiting for a person's choice is approval", () => {
         '> 2. Sign in with Device Code',
       );
     expect(stateOf('codex', second).state).toBe('approval');
+    const colourOnly = menu.replace('> 1. Sign in', '  1. Sign in');
+    expect(stateOf('codex', colourOnly).state).toBe('approval');
   });
 
   it('the same words in an answer above the composer are not a menu', () => {

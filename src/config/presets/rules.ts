@@ -106,15 +106,16 @@ export const YES_NO_PROMPT = rule(
 );
 
 /**
- * A menu waiting for a person's choice: a numbered option under a cursor
- * (`> 1. Sign in with ChatGPT`), then within the menu a key hint "press
- * enter to continue" (or confirm, select) that ends the screen. Sign-in,
- * onboarding and update menus draw no question mark, so QUESTION_MENU
- * misses them.
+ * A menu waiting for a person's choice: numbered options `1.` and `2.`
+ * (one under a cursor, `> 1. Sign in with ChatGPT`, or marked by colour
+ * only), then a key hint "press enter to continue" (or confirm, select)
+ * that ends the screen. Sign-in, onboarding and update menus draw no
+ * question mark, so QUESTION_MENU misses them.
  */
+const MENU_ITEM = String.raw`[ \t│▌]*(?:[❯›>→▶][ \t]*)?`;
 export const CHOICE_MENU = rule(
   'choice-menu',
-  String.raw`^[ \t│▌]*[❯›>→▶][ \t]*\d+\.[ \t]+\S[^\n]*\n(?:[^\n]*\n){0,24}?[ \t│]*(?:press )?enter to (?:continue|confirm|select)\b[^\n]*(?:\n[^\n]*){0,2}(?![\s\S])`,
+  String.raw`^${MENU_ITEM}1\.[ \t]+\S[^\n]*\n(?:[^\n]*\n){0,8}?${MENU_ITEM}2\.[ \t]+\S[^\n]*\n(?:[^\n]*\n){0,20}?[ \t│]*(?:press )?enter to (?:continue|confirm|select)\b[^\n]*(?:\n[^\n]*){0,2}(?![\s\S])`,
   { lastLines: 40, ignoreCase: true },
 );
 
@@ -221,14 +222,16 @@ export const FAILURE_BEFORE_PROMPT = rule(
   { lastLines: 2 },
 );
 
-// A shell prompt as the last line: `$`, `#`, `%`, `❯` alone, or ending a
-// line (`dev@box:~/project$`, `bash-5.2#`, `host%`), not `100%`.
-const SHELL_PROMPT = String.raw`(?:[ \t]*[$#%❯➜λ»]|[^\n]*(?:\S[$#]|[^\s\d]%|[ \t][$#%❯»]))[ \t]*`;
+// A shell prompt as the last line: `$`, `#`, `%` alone, or ending a line
+// (`dev@box:~/project$`, `bash-5.2#`, `host%`, `~/project ❯`), not `100%`.
+// Not a `❯` alone: agents draw their composer so too (the bridge still
+// takes one for the shell's when the pane's program is a shell).
+const SHELL_PROMPT = String.raw`(?:[ \t]*[$#%➜λ»]|[^\n]*(?:\S[$#]|[^\s\d]%|[ \t][$#%❯»]))[ \t]*`;
 
 /**
  * An agent that exited to the shell it was started from: the last line is
  * a shell prompt and the line above it is not the rule over an agent's
- * composer (Claude Code draws `❯` right under one). A program that ended
+ * composer. A program that ended
  * and left its shell's prompt is not waiting for the next instruction,
  * whatever it printed, and nothing may be typed into it. `final`: what the
  * agent left on screen (a spinner, a dialog) no longer counts. Only for
