@@ -210,10 +210,13 @@ if (runs('session')) {
   results.sessionIdle = session;
   const pct = (r) =>
     `${r.cpuPercent}% (own ${r.selfPercent}%, tmux clients ${r.childrenPercent}%)`;
+  const first = session.firstMinute;
   console.log(
-    `idle session (macs start --detach, ${session.agents} sh workers, ${session.seconds} s after ${session.settleSec} s, % of one core):\n` +
-      `  bridge ${pct(session.bridge)}, status view ${pct(session.statusView)}\n` +
-      `  macs together ${session.macsPercent}% (target under ${session.targetPercent}%); tmux server ${session.tmuxServer.cpuPercent}%`,
+    `idle session (macs start --detach, ${session.agents} sh workers, % of one core):\n` +
+      `  first minute (${first.seconds} s from the view's first frame at ${first.firstFrameSec} s): bridge ${pct(first.bridge)}, status view ${pct(first.statusView)}\n` +
+      `    macs together ${first.macsPercent}% (target under ${session.targetPercent}%); tmux server ${first.tmuxServer.cpuPercent}%\n` +
+      `  settled (${session.seconds} s after ${session.settleSec} s): bridge ${pct(session.bridge)}, status view ${pct(session.statusView)}\n` +
+      `    macs together ${session.macsPercent}% (target under ${session.targetPercent}%); tmux server ${session.tmuxServer.cpuPercent}%`,
   );
 }
 
