@@ -3,6 +3,7 @@ import { emitSafely, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import {
   closeRecord,
+  recordStep,
   retireRecord,
   type UnansweredEnd,
 } from '../state/ledger.js';
@@ -73,7 +74,7 @@ export async function endRequestsInState(
     const reason = options.reason(record);
     const typed = !isUntyped(record);
     if (typed) {
-      record.stage = 'unconfirmed';
+      recordStep(record, { type: 'unconfirmed' });
       record.closed = {
         reason,
         by: options.by,

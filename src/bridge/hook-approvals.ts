@@ -32,6 +32,7 @@ import {
   isHookRequestFor,
 } from './hook-approval-record.js';
 import type { HookLinkHost } from './hook-link.js';
+import { takeStep } from './take-step.js';
 
 export interface HookApprovals {
   /** Take the approvals the agent's hooks asked for since the last look. */
@@ -160,14 +161,23 @@ export function createHookApprovals(
       if (decision?.by !== 'timeout') continue;
       await host.serial(async () => {
         if (!host.current().requests[record.id]) return;
-        record.stage = 'expired';
-        await host.saveNow();
-        await host.emit({
-          type: 'request.expired',
-          requestId: record.id,
-          data: { decision: decision.decision, reason: decision.reason },
-        });
-        await host.finish(record);
+        const outcome = await takeStep(
+          host,
+          record,
+          {
+            type: 'closed',
+            stage: 'expired',
+            reason: decision.reason ?? 'the hook stopped waiting',
+            by: 'timeout',
+            at: new Date().toISOString(),
+          },
+          {
+            type: 'request.expired',
+            data: { decision: decision.decision, reason: decision.reason },
+          },
+        );
+        // Decided meanwhile (a late look at a hook that gave up): it stands.
+        if (outcome.type !== 'refused') await host.finish(record);
       });
     }
   }
@@ -183,28 +193,35 @@ export function createHookApprovals(
       decisionFile(record, ruling, decidedAt),
     );
     if (stands.first) {
-      record.stage = 'delivered';
-      record.deliveredAt = decidedAt;
       record.decision = verdictOf(ruling, decidedAt);
       host.current().counters.delivered += 1;
-      await host.saveNow();
-      await host.emit({
-        type: 'request.delivered',
-        requestId: record.id,
-        data: { method: 'decision', ...rulingEventData(ruling) },
-      });
-    } else {
-      record.stage = 'expired';
-      await host.saveNow();
-      await host.emit({
-        type: 'request.expired',
-        requestId: record.id,
-        data: {
-          decision: stands.decision.decision,
-          reason:
-            'the answer came after the hook stopped waiting; its default stood',
+      await takeStep(
+        host,
+        record,
+        { type: 'delivered', at: decidedAt },
+        {
+          type: 'request.delivered',
+          data: { method: 'decision', ...rulingEventData(ruling) },
         },
-      });
+      );
+    } else {
+      const reason =
+        'the answer came after the hook stopped waiting; its default stood';
+      await takeStep(
+        host,
+        record,
+        {
+          type: 'closed',
+          stage: 'expired',
+          reason,
+          by: 'timeout',
+          at: decidedAt,
+        },
+        {
+          type: 'request.expired',
+          data: { decision: stands.decision.decision, reason },
+        },
+      );
     }
     await host.finish(record);
   }

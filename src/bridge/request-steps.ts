@@ -8,15 +8,16 @@
 import path from 'node:path';
 import { writeFileAtomic } from '../home/fs.js';
 import {
-  closeRecord,
-  recordStep,
+  outcomeOf,
   retireRecord,
+  type LedgerStep,
   type UnansweredEnd,
 } from '../state/ledger.js';
-import type { RequestRecord } from '../state/types.js';
+import { isOpenStage, type RequestRecord } from '../state/types.js';
 import type { AgentContext } from './agent-context.js';
 import { archiveDir, archiveRequest, removeRequestFiles } from './archive.js';
 import { originMismatch } from './pane-claim.js';
+import { takeStep } from './take-step.js';
 
 export interface RequestSteps {
   /** Archive a finished request and drop it from the open set. */
@@ -89,9 +90,12 @@ export function createRequestSteps(
     record: RequestRecord,
     data: Record<string, unknown>,
   ): Promise<void> {
-    recordStep(record, { type: 'delivered', at: new Date().toISOString() });
     ctx.current().counters.delivered += 1;
-    await ctx.saveNow();
+    await takeStep(ctx, record, {
+      type: 'delivered',
+      at: new Date().toISOString(),
+    });
+    // Typed and submitted, whatever its stage says: the delivery's own event.
     await ctx.emit({ type: 'request.delivered', requestId: record.id, data });
   }
 
@@ -123,25 +127,30 @@ export function createRequestSteps(
     },
 
     async closeUnanswered(record, stage, reason, by) {
-      closeRecord(record, stage, reason, by);
-      callOffDelivery(record.id);
-      await ctx.saveNow();
-      await ctx.emit({
+      const closed: LedgerStep = {
+        type: 'closed',
+        stage,
+        reason,
+        by,
+        at: new Date().toISOString(),
+      };
+      const refused = outcomeOf(record, closed).type === 'refused';
+      if (!refused) callOffDelivery(record.id);
+      await takeStep(ctx, record, closed, {
         type: stage === 'expired' ? 'request.expired' : 'request.dismissed',
-        requestId: record.id,
         data: { reason, by },
       });
-      await steps.finish(record);
+      // Typing had begun: a delivery under way goes on; a typed one is done.
+      if (!refused || !isOpenStage(record.stage)) await steps.finish(record);
     },
 
     async recordUnconfirmed(record, reason) {
-      recordStep(record, { type: 'unconfirmed' });
-      await ctx.saveNow();
-      await ctx.emit({
-        type: 'delivery.unconfirmed',
-        requestId: record.id,
-        data: { reason },
-      });
+      await takeStep(
+        ctx,
+        record,
+        { type: 'unconfirmed' },
+        { type: 'delivery.unconfirmed', data: { reason } },
+      );
     },
 
     async markDelivered(record, delivery) {

@@ -229,10 +229,15 @@ export async function recoverAgentState(
       // Otherwise the answer is taken again from its backend:
       // outbox/<id>.txt is kept until the request is archived.
       const claim = await readClaim(paths, record.id);
-      if (claim?.by === 'bridge') record.stage = 'delivering';
-      else if (claim?.by === 'hook') record.stage = 'delivered';
+      if (claim?.by === 'bridge')
+        recordStep(record, { type: 'reached', stage: 'delivering' });
+      else if (claim?.by === 'hook')
+        recordStep(record, { type: 'reached', stage: 'delivered' });
       else {
-        record.stage = record.backend ? 'routed' : 'detected';
+        recordStep(record, {
+          type: 'reopened',
+          stage: record.backend ? 'routed' : 'detected',
+        });
         summary.reanswer.push(record.id);
       }
     }
