@@ -3,6 +3,7 @@ import { emitSafely, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import {
   closeRecord,
+  isUntyped,
   recordStep,
   retireRecord,
   type UnansweredEnd,
@@ -26,15 +27,6 @@ import {
  * The writer must hold the agent's lock: while a bridge supervises the
  * agent, it is the only writer of its state.
  */
-
-/** Stages in which a request can still be ended: nothing typed yet. */
-export function isUntyped(record: Pick<RequestRecord, 'stage'>): boolean {
-  return (
-    record.stage === 'detected' ||
-    record.stage === 'routed' ||
-    record.stage === 'answered'
-  );
-}
 
 export interface EndedRequest {
   id: string;

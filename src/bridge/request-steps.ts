@@ -5,8 +5,6 @@
  * that order, so a bridge killed between two steps resumes from the last
  * one saved. Every function here runs under the context's `serial`.
  */
-import path from 'node:path';
-import { writeFileAtomic } from '../home/fs.js';
 import {
   outcomeOf,
   retireRecord,
@@ -15,7 +13,11 @@ import {
 } from '../state/ledger.js';
 import { isOpenStage, type RequestRecord } from '../state/types.js';
 import type { AgentContext } from './agent-context.js';
-import { archiveDir, archiveRequest, removeRequestFiles } from './archive.js';
+import {
+  archiveRequest,
+  removeRequestFiles,
+  writeArchivedRecord,
+} from './archive.js';
 import { originMismatch } from './pane-claim.js';
 import { takeStep } from './take-step.js';
 
@@ -118,11 +120,7 @@ export function createRequestSteps(
         r.id === record.id ? { ...r, stage: record.stage } : r,
       );
       // Only the record changed; the next request may be arriving right now.
-      const { body: _body, ...meta } = record;
-      await writeFileAtomic(
-        path.join(archiveDir(paths, record), `${record.id}.json`),
-        `${JSON.stringify(meta, null, 2)}\n`,
-      );
+      await writeArchivedRecord(paths, record);
       ctx.saveLater();
     },
 

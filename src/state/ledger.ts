@@ -32,6 +32,22 @@ export const STAGE_RANK: Readonly<Record<RequestStage, number>> = {
 
 /** The stages in which nothing has been typed yet: a request may still end unanswered. */
 const UNTYPED: readonly RequestStage[] = ['detected', 'routed', 'answered'];
+/** The typing of an answer, in order. */
+const TYPING: readonly RequestStage[] = ['delivering', 'pasted', 'delivered'];
+/** The ends of a request whose answer was (or may have been) typed, or was empty. */
+const TYPED_ENDS: readonly RequestStage[] = [
+  'answered-empty',
+  'confirmed',
+  'unconfirmed',
+];
+/** The ends of a request never answered. */
+const UNANSWERED_ENDS: readonly RequestStage[] = ['expired', 'dismissed'];
+const MOVES_FROM_ROUTED: readonly RequestStage[] = [
+  'answered',
+  ...TYPING,
+  ...TYPED_ENDS,
+  ...UNANSWERED_ENDS,
+];
 
 /**
  * The one table of a request's moves: the stages each stage may move to.
@@ -43,48 +59,12 @@ const UNTYPED: readonly RequestStage[] = ['detected', 'routed', 'answered'];
 export const STAGE_MOVES: Readonly<
   Record<RequestStage, readonly RequestStage[]>
 > = {
-  detected: [
-    'routed',
-    'answered',
-    'delivering',
-    'pasted',
-    'delivered',
-    'answered-empty',
-    'confirmed',
-    'unconfirmed',
-    'expired',
-    'dismissed',
-  ],
-  routed: [
-    'answered',
-    'delivering',
-    'pasted',
-    'delivered',
-    'answered-empty',
-    'confirmed',
-    'unconfirmed',
-    'expired',
-    'dismissed',
-  ],
-  answered: [
-    'delivering',
-    'pasted',
-    'delivered',
-    'answered-empty',
-    'confirmed',
-    'unconfirmed',
-    'expired',
-    'dismissed',
-  ],
-  delivering: [
-    'pasted',
-    'delivered',
-    'answered-empty',
-    'confirmed',
-    'unconfirmed',
-  ],
-  pasted: ['delivered', 'answered-empty', 'confirmed', 'unconfirmed'],
-  delivered: ['answered-empty', 'confirmed', 'unconfirmed'],
+  detected: ['routed', ...MOVES_FROM_ROUTED],
+  routed: MOVES_FROM_ROUTED,
+  answered: [...TYPING, ...TYPED_ENDS, ...UNANSWERED_ENDS],
+  delivering: [...TYPING.slice(1), ...TYPED_ENDS],
+  pasted: [...TYPING.slice(2), ...TYPED_ENDS],
+  delivered: TYPED_ENDS,
   'answered-empty': [],
   confirmed: [],
   unconfirmed: [],
@@ -97,9 +77,9 @@ export function canMove(from: RequestStage, to: RequestStage): boolean {
   return STAGE_MOVES[from].includes(to);
 }
 
-/** Whether nothing has been typed for a request in this stage yet. */
-export function isUntypedStage(stage: RequestStage): boolean {
-  return UNTYPED.includes(stage);
+/** Stages in which a request can still be ended: nothing typed yet. */
+export function isUntyped(record: Pick<RequestRecord, 'stage'>): boolean {
+  return UNTYPED.includes(record.stage);
 }
 
 /** What its detector knows of a new request (the record's first stage). */

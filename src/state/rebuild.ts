@@ -16,7 +16,7 @@ import type { MacsEvent } from '../events/types.js';
 import { recordSeen } from '../protocol/dedup.js';
 import { hashBody } from '../protocol/ids.js';
 import { readClaim } from './claim.js';
-import { RECENT_MAX, recordStep, STAGE_RANK } from './ledger.js';
+import { RECENT_MAX, recordStep, STAGE_RANK, toRecent } from './ledger.js';
 import type { HomePaths } from '../home/paths.js';
 import type {
   AgentStateFile,
@@ -314,12 +314,5 @@ async function recentOf(
     ),
     'utf8',
   ).catch(() => '');
-  return {
-    id: record.id,
-    type: record.type,
-    stage: record.stage,
-    detectedAt: record.detectedAt,
-    ...(record.deliveredAt ? { deliveredAt: record.deliveredAt } : {}),
-    firstLine: body.split('\n', 1)[0]?.slice(0, 120) ?? '',
-  };
+  return toRecent({ ...record, body });
 }

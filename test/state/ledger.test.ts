@@ -62,6 +62,13 @@ const verdict: ApprovalVerdict = {
 };
 
 const ALL_STAGES = Object.keys(STAGE_RANK) as RequestStage[];
+const ENDS = [
+  'answered-empty',
+  'confirmed',
+  'unconfirmed',
+  'expired',
+  'dismissed',
+] as const;
 
 /** Freeze a record and everything in it: a step that writes into it throws. */
 function deepFreeze<T>(value: T): T {
@@ -102,13 +109,7 @@ describe('STAGE_RANK', () => {
       expect(STAGE_RANK[open[i] as RequestStage]).toBeGreaterThan(
         STAGE_RANK[open[i - 1] as RequestStage],
       );
-    for (const end of [
-      'answered-empty',
-      'confirmed',
-      'unconfirmed',
-      'expired',
-      'dismissed',
-    ] as const)
+    for (const end of ENDS)
       expect(STAGE_RANK[end]).toBeGreaterThan(STAGE_RANK.delivered);
   });
 });
@@ -129,14 +130,7 @@ describe('STAGE_MOVES: the one table of moves', () => {
 
   it('lists every stage, and the ends move nowhere', () => {
     expect(Object.keys(STAGE_MOVES).sort()).toEqual([...ALL_STAGES].sort());
-    for (const end of [
-      'answered-empty',
-      'confirmed',
-      'unconfirmed',
-      'expired',
-      'dismissed',
-    ] as const)
-      expect(STAGE_MOVES[end]).toEqual([]);
+    for (const end of ENDS) expect(STAGE_MOVES[end]).toEqual([]);
   });
 
   it('says what a step does: moved, kept or refused', () => {
