@@ -18,12 +18,10 @@ import {
   readDecision,
   type ApprovalDecision,
 } from '../state/hook-files.js';
-import { addDetected } from '../state/ledger.js';
 import { isProcessAlive } from '../state/process.js';
 import type { RequestRecord } from '../state/types.js';
 import type { Decider } from '../protocol/approval.js';
 import { rulingEventData, rulingOf, verdictOf } from './approval-decision.js';
-import { hookRuleVerdict, recordRuleAnswer } from './approval-rules.js';
 import {
   decisionFile,
   goneHookDecision,
@@ -32,6 +30,7 @@ import {
   isHookRequestFor,
 } from './hook-approval-record.js';
 import type { HookLinkHost } from './hook-link.js';
+import { raiseRequest } from './raise.js';
 import { takeStep } from './take-step.js';
 
 export interface HookApprovals {
@@ -127,16 +126,19 @@ export function createHookApprovals(
         agent,
         new Date().toISOString(),
       );
-      addDetected(s, record);
-      await host.saveNow();
+      const raised = await raiseRequest(
+        host,
+        record,
+        hookDetectedData(request, record),
+      );
       await rm(file, { force: true });
-      await host.emit({
-        type: 'request.detected',
-        requestId: record.id,
-        data: hookDetectedData(request, record),
-      });
-      if (await decideByRule(record)) return;
-      await host.route(record);
+      if (raised.type === 'ruled')
+        await decide(record, {
+          decision: raised.verdict.decision,
+          decidedBy: 'rule',
+          via: raised.verdict.rule.name,
+        });
+      else await host.route(record);
     });
   }
 
@@ -224,25 +226,6 @@ export function createHookApprovals(
       );
     }
     await host.finish(record);
-  }
-
-  /**
-   * The config's approval rules, before any answerer: a rule that matches
-   * decides the approval at once (`decidedBy: rule`). Runs under `serial`.
-   * True when a rule decided.
-   */
-  async function decideByRule(record: RequestRecord): Promise<boolean> {
-    const approval = record.approval;
-    if (!approval) return false;
-    const verdict = hookRuleVerdict(approval, host.config.policy);
-    if (!verdict) return false;
-    await recordRuleAnswer(record, verdict, host);
-    await decide(record, {
-      decision: verdict.decision,
-      decidedBy: 'rule',
-      via: verdict.rule.name,
-    });
-    return true;
   }
 
   return { pickUp: pickUpRequests, expire, decide };
