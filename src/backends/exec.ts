@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { errorMessage } from '../errors.js';
-import { emitSafely, type EventSink } from '../events/log.js';
+import { createRequestEmitter, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { formatExecInput } from '../protocol/context.js';
 import { pickExecAnswer } from '../protocol/envelope.js';
@@ -177,18 +177,7 @@ export function createExecBackend(options: ExecBackendOptions): AttemptBackend {
   const stopping = new AbortController();
   const command = options.argv[0] ?? '';
 
-  async function emit(
-    request: BackendRequest,
-    type: 'exec.started' | 'exec.finished' | 'warning',
-    data: Record<string, unknown>,
-  ): Promise<void> {
-    await emitSafely(options.events, options.log, {
-      agent: request.agent,
-      type,
-      requestId: request.id,
-      data,
-    });
-  }
+  const emit = createRequestEmitter(options.events, options.log);
 
   async function attemptNow(request: BackendRequest): Promise<AttemptResult> {
     if (stopping.signal.aborted) return { type: 'aborted' };

@@ -1,8 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Deliverer, DeliveryRules } from '../bridge/deliver.js';
 import { errorMessage } from '../errors.js';
-import { emitSafely, type EventSink } from '../events/log.js';
-import type { EventType } from '../events/types.js';
+import { createRequestEmitter, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import {
   countResponseBlocks,
@@ -59,18 +58,7 @@ export function createInteractiveBackend(
   const stopping = new AbortController();
   const scanLines = options.scanLines ?? CONTROLLER_SCAN_LINES;
 
-  async function emit(
-    request: BackendRequest,
-    type: EventType,
-    data: Record<string, unknown>,
-  ): Promise<void> {
-    await emitSafely(options.events, options.log, {
-      agent: request.agent,
-      type,
-      requestId: request.id,
-      data,
-    });
-  }
+  const emit = createRequestEmitter(options.events, options.log);
 
   const capture = () =>
     tmux.capturePane(pane, { start: -scanLines, join: true });

@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deciderOf, parseApprovalAnswer } from '../protocol/approval.js';
 import { splitResponse } from '../protocol/response.js';
-import { recordStep } from '../state/ledger.js';
+import { isUntyped, recordStep } from '../state/ledger.js';
 import { takeAnswerBy } from '../state/outbox.js';
 import { isTypedAnswer, type RequestRecord } from '../state/types.js';
 import type { AgentContext } from './agent-context.js';
@@ -51,11 +51,7 @@ export function createAnswers(
     record: RequestRecord,
     by: { reason: string; by: string },
   ): Promise<AnswerVerdict> {
-    if (
-      record.stage !== 'detected' &&
-      record.stage !== 'routed' &&
-      record.stage !== 'answered'
-    ) {
+    if (!isUntyped(record)) {
       await ctx.emit({
         type: 'warning',
         requestId: record.id,

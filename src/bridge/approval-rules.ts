@@ -48,19 +48,37 @@ export function dialogRuleVerdict(
 }
 
 /**
- * Record the answer an approval rule's verdict stands for on its request
- * (`answered`, saved, `request.answered`), for the hook and the screen
- * approvals alike. `data`: more for the event. Runs under `serial`.
+ * Pure: the rule that decides an approval request, if any: a hook's
+ * approval by hookRuleVerdict, a dialog's by dialogRuleVerdict; none for a
+ * request that is no approval.
  */
-export async function recordRuleAnswer(
+export function ruleVerdictOf(
+  record: Pick<RequestRecord, 'approval' | 'origin'>,
+  policy: ApprovalPolicy,
+): ApprovalRuleVerdict | undefined {
+  const approval = record.approval;
+  if (!approval) return undefined;
+  return record.origin === 'screen'
+    ? dialogRuleVerdict(approval, policy)
+    : hookRuleVerdict(approval, policy);
+}
+
+/**
+ * The config's approval rules, before any answerer, for the hook and the
+ * screen approvals alike: a rule that matches answers the approval at once
+ * (`answered`, saved, `request.answered` with `decidedBy: rule`). Returns
+ * the rule's verdict, or undefined when none decided. Runs under `serial`.
+ */
+export async function answerByRule(
   record: RequestRecord,
-  verdict: ApprovalRuleVerdict,
   host: {
+    readonly config: Pick<MacsConfig, 'policy'>;
     saveNow: () => Promise<void>;
     emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
   },
-  data: Record<string, unknown> = {},
-): Promise<void> {
+): Promise<ApprovalRuleVerdict | undefined> {
+  const verdict = ruleVerdictOf(record, host.config.policy);
+  if (!verdict) return undefined;
   const now = new Date().toISOString();
   const response = ruleAnswer(verdict, now);
   recordStep(record, { type: 'answered', at: now, response });
@@ -70,8 +88,10 @@ export async function recordRuleAnswer(
     requestId: record.id,
     data: {
       source: response.source,
-      ...data,
+      decidedBy: 'rule',
+      via: verdict.rule.name,
       chars: response.instructions.length,
     },
   });
+  return verdict;
 }

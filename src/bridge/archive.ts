@@ -30,12 +30,23 @@ export async function archiveRequest(
       record.response.raw,
     );
   }
+  await writeArchivedRecord(paths, record);
+  return dir;
+}
+
+/**
+ * Write (again) an archived request's record, every field but its body
+ * (kept beside it): after archiving, or when its stage changed afterwards.
+ */
+export async function writeArchivedRecord(
+  paths: HomePaths,
+  record: RequestRecord,
+): Promise<void> {
   const { body: _body, ...meta } = record;
   await writeFileAtomic(
-    path.join(dir, `${record.id}.json`),
+    path.join(archiveDir(paths, record), `${record.id}.json`),
     `${JSON.stringify(meta, null, 2)}\n`,
   );
-  return dir;
 }
 
 /** Remove a finished request's inbox and outbox files (answer or dismissal first, metadata last). */

@@ -3,6 +3,8 @@ import { emitSafely, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import {
   closeRecord,
+  isUntyped,
+  recordStep,
   retireRecord,
   type UnansweredEnd,
 } from '../state/ledger.js';
@@ -25,15 +27,6 @@ import {
  * The writer must hold the agent's lock: while a bridge supervises the
  * agent, it is the only writer of its state.
  */
-
-/** Stages in which a request can still be ended: nothing typed yet. */
-export function isUntyped(record: Pick<RequestRecord, 'stage'>): boolean {
-  return (
-    record.stage === 'detected' ||
-    record.stage === 'routed' ||
-    record.stage === 'answered'
-  );
-}
 
 export interface EndedRequest {
   id: string;
@@ -73,7 +66,7 @@ export async function endRequestsInState(
     const reason = options.reason(record);
     const typed = !isUntyped(record);
     if (typed) {
-      record.stage = 'unconfirmed';
+      recordStep(record, { type: 'unconfirmed' });
       record.closed = {
         reason,
         by: options.by,

@@ -21,6 +21,7 @@ import {
   type DialogMemory,
 } from './dialog-approval.js';
 import type { ScreenApprovalHost } from './screen-approvals.js';
+import { takeStep } from './take-step.js';
 
 /** After the keys, the dialog must leave the screen within this long. */
 const DIALOG_CONFIRM_MS = 5_000;
@@ -177,41 +178,45 @@ export function createDialogApply(
       if (host.current().requests[record.id] !== record) return;
       const at = new Date().toISOString();
       record.decision = verdictOf(ruling, at);
-      record.deliveredAt = at;
       host.current().counters.delivered += 1;
-      record.stage = 'delivered';
-      await host.saveNow();
-      await host.emit({
-        type: 'request.delivered',
-        requestId: record.id,
-        data: {
-          method: 'dialog-keys',
-          keys: keys.slice(0, pressed),
-          ...rulingEventData(ruling),
-        },
-      });
-      if (left) {
-        record.stage = 'confirmed';
-        record.confirmedAt = new Date().toISOString();
-        await host.saveNow();
-        await host.emit({
-          type: 'request.confirmed',
-          requestId: record.id,
-          data: { via: 'screen', dialog: dialog.name },
-        });
-      } else {
-        record.stage = 'unconfirmed';
-        await host.saveNow();
-        await host.emit({
-          type: 'delivery.unconfirmed',
-          requestId: record.id,
+      await takeStep(
+        host,
+        record,
+        { type: 'delivered', at },
+        {
+          type: 'request.delivered',
           data: {
-            reason:
-              failure !== undefined
-                ? `pressing ${keys.join(' ')} failed: ${failure}`
-                : `the dialog still shows ${String(confirmMs)} ms after ${keys.join(' ')}; not pressed again`,
+            method: 'dialog-keys',
+            keys: keys.slice(0, pressed),
+            ...rulingEventData(ruling),
           },
-        });
+        },
+      );
+      if (left) {
+        await takeStep(
+          host,
+          record,
+          { type: 'confirmed', at: new Date().toISOString() },
+          {
+            type: 'request.confirmed',
+            data: { via: 'screen', dialog: dialog.name },
+          },
+        );
+      } else {
+        await takeStep(
+          host,
+          record,
+          { type: 'unconfirmed' },
+          {
+            type: 'delivery.unconfirmed',
+            data: {
+              reason:
+                failure !== undefined
+                  ? `pressing ${keys.join(' ')} failed: ${failure}`
+                  : `the dialog still shows ${String(confirmMs)} ms after ${keys.join(' ')}; not pressed again`,
+            },
+          },
+        );
       }
       await host.finish(record);
     });

@@ -13,8 +13,7 @@ import type {
 } from '../backends/types.js';
 import type { BackendName, MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
-import { emitSafely, type EventSink } from '../events/log.js';
-import type { EventType } from '../events/types.js';
+import { createRequestEmitter, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { fileExists } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
@@ -95,18 +94,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
   let stopped = false;
 
-  async function emit(
-    request: BackendRequest,
-    type: EventType,
-    data: Record<string, unknown>,
-  ): Promise<void> {
-    await emitSafely(events, log, {
-      agent: request.agent,
-      type,
-      requestId: request.id,
-      data,
-    });
-  }
+  const emit = createRequestEmitter(events, log);
 
   function wrapHandler(agent: string, onAnswer: AnswerHandler): AnswerHandler {
     return async (answer) => {

@@ -18,12 +18,10 @@ import {
   readDecision,
   type ApprovalDecision,
 } from '../state/hook-files.js';
-import { addDetected } from '../state/ledger.js';
 import { isProcessAlive } from '../state/process.js';
 import type { RequestRecord } from '../state/types.js';
 import type { Decider } from '../protocol/approval.js';
 import { rulingEventData, rulingOf, verdictOf } from './approval-decision.js';
-import { hookRuleVerdict, recordRuleAnswer } from './approval-rules.js';
 import {
   decisionFile,
   goneHookDecision,
@@ -32,6 +30,8 @@ import {
   isHookRequestFor,
 } from './hook-approval-record.js';
 import type { HookLinkHost } from './hook-link.js';
+import { raiseRequest } from './raise.js';
+import { takeStep } from './take-step.js';
 
 export interface HookApprovals {
   /** Take the approvals the agent's hooks asked for since the last look. */
@@ -126,16 +126,19 @@ export function createHookApprovals(
         agent,
         new Date().toISOString(),
       );
-      addDetected(s, record);
-      await host.saveNow();
+      const raised = await raiseRequest(
+        host,
+        record,
+        hookDetectedData(request, record),
+      );
       await rm(file, { force: true });
-      await host.emit({
-        type: 'request.detected',
-        requestId: record.id,
-        data: hookDetectedData(request, record),
-      });
-      if (await decideByRule(record)) return;
-      await host.route(record);
+      if (raised.type === 'ruled')
+        await decide(record, {
+          decision: raised.verdict.decision,
+          decidedBy: 'rule',
+          via: raised.verdict.rule.name,
+        });
+      else await host.route(record);
     });
   }
 
@@ -160,14 +163,23 @@ export function createHookApprovals(
       if (decision?.by !== 'timeout') continue;
       await host.serial(async () => {
         if (!host.current().requests[record.id]) return;
-        record.stage = 'expired';
-        await host.saveNow();
-        await host.emit({
-          type: 'request.expired',
-          requestId: record.id,
-          data: { decision: decision.decision, reason: decision.reason },
-        });
-        await host.finish(record);
+        const outcome = await takeStep(
+          host,
+          record,
+          {
+            type: 'closed',
+            stage: 'expired',
+            reason: decision.reason ?? 'the hook stopped waiting',
+            by: 'timeout',
+            at: new Date().toISOString(),
+          },
+          {
+            type: 'request.expired',
+            data: { decision: decision.decision, reason: decision.reason },
+          },
+        );
+        // Decided meanwhile (a late look at a hook that gave up): it stands.
+        if (outcome.type !== 'refused') await host.finish(record);
       });
     }
   }
@@ -183,49 +195,37 @@ export function createHookApprovals(
       decisionFile(record, ruling, decidedAt),
     );
     if (stands.first) {
-      record.stage = 'delivered';
-      record.deliveredAt = decidedAt;
       record.decision = verdictOf(ruling, decidedAt);
       host.current().counters.delivered += 1;
-      await host.saveNow();
-      await host.emit({
-        type: 'request.delivered',
-        requestId: record.id,
-        data: { method: 'decision', ...rulingEventData(ruling) },
-      });
-    } else {
-      record.stage = 'expired';
-      await host.saveNow();
-      await host.emit({
-        type: 'request.expired',
-        requestId: record.id,
-        data: {
-          decision: stands.decision.decision,
-          reason:
-            'the answer came after the hook stopped waiting; its default stood',
+      await takeStep(
+        host,
+        record,
+        { type: 'delivered', at: decidedAt },
+        {
+          type: 'request.delivered',
+          data: { method: 'decision', ...rulingEventData(ruling) },
         },
-      });
+      );
+    } else {
+      const reason =
+        'the answer came after the hook stopped waiting; its default stood';
+      await takeStep(
+        host,
+        record,
+        {
+          type: 'closed',
+          stage: 'expired',
+          reason,
+          by: 'timeout',
+          at: decidedAt,
+        },
+        {
+          type: 'request.expired',
+          data: { decision: stands.decision.decision, reason },
+        },
+      );
     }
     await host.finish(record);
-  }
-
-  /**
-   * The config's approval rules, before any answerer: a rule that matches
-   * decides the approval at once (`decidedBy: rule`). Runs under `serial`.
-   * True when a rule decided.
-   */
-  async function decideByRule(record: RequestRecord): Promise<boolean> {
-    const approval = record.approval;
-    if (!approval) return false;
-    const verdict = hookRuleVerdict(approval, host.config.policy);
-    if (!verdict) return false;
-    await recordRuleAnswer(record, verdict, host);
-    await decide(record, {
-      decision: verdict.decision,
-      decidedBy: 'rule',
-      via: verdict.rule.name,
-    });
-    return true;
   }
 
   return { pickUp: pickUpRequests, expire, decide };

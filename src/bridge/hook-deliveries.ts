@@ -8,11 +8,12 @@
  */
 import { claimRequest, readClaim } from '../state/claim.js';
 import type { HookObservation } from '../state/hook-files.js';
-import { recordStep } from '../state/ledger.js';
+import { outcomeOf, recordStep, type LedgerStep } from '../state/ledger.js';
 import { isTypedAnswer, type RequestRecord } from '../state/types.js';
 import { archiveRequest } from './archive.js';
 import type { HookLinkHost } from './hook-link.js';
 import { confirmationOf, promptTime } from './hook-observation.js';
+import { refusedStepEvent } from './take-step.js';
 
 export interface HookDeliveries {
   /** Aborted when the agent's Stop hook delivered this request (stop waiting to type). */
@@ -68,11 +69,20 @@ export function createHookDeliveries(
       typing.delete(id);
       if (step === 'drop') continue;
       await host.serial(async () => {
-        record.stage = 'confirmed';
-        record.confirmedAt = new Date(promptAt).toISOString();
+        const confirmed: LedgerStep = {
+          type: 'confirmed',
+          at: new Date(promptAt).toISOString(),
+        };
+        // Recorded otherwise meanwhile (unconfirmed by a restart): it stays.
+        const outcome = outcomeOf(record, confirmed);
+        if (outcome.type === 'refused') {
+          await host.emit(refusedStepEvent(record, confirmed, outcome));
+          return;
+        }
+        recordStep(record, confirmed);
         const s = host.current();
         s.recent = s.recent.map((r) =>
-          r.id === record.id ? { ...r, stage: 'confirmed' } : r,
+          r.id === record.id ? { ...r, stage: record.stage } : r,
         );
         if (!s.requests[record.id]) await archiveRequest(paths, record);
         await host.saveNow();

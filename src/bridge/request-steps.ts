@@ -5,18 +5,21 @@
  * that order, so a bridge killed between two steps resumes from the last
  * one saved. Every function here runs under the context's `serial`.
  */
-import path from 'node:path';
-import { writeFileAtomic } from '../home/fs.js';
 import {
-  closeRecord,
-  recordStep,
+  outcomeOf,
   retireRecord,
+  type LedgerStep,
   type UnansweredEnd,
 } from '../state/ledger.js';
-import type { RequestRecord } from '../state/types.js';
+import { isOpenStage, type RequestRecord } from '../state/types.js';
 import type { AgentContext } from './agent-context.js';
-import { archiveDir, archiveRequest, removeRequestFiles } from './archive.js';
+import {
+  archiveRequest,
+  removeRequestFiles,
+  writeArchivedRecord,
+} from './archive.js';
 import { originMismatch } from './pane-claim.js';
+import { takeStep } from './take-step.js';
 
 export interface RequestSteps {
   /** Archive a finished request and drop it from the open set. */
@@ -89,9 +92,12 @@ export function createRequestSteps(
     record: RequestRecord,
     data: Record<string, unknown>,
   ): Promise<void> {
-    recordStep(record, { type: 'delivered', at: new Date().toISOString() });
     ctx.current().counters.delivered += 1;
-    await ctx.saveNow();
+    await takeStep(ctx, record, {
+      type: 'delivered',
+      at: new Date().toISOString(),
+    });
+    // Typed and submitted, whatever its stage says: the delivery's own event.
     await ctx.emit({ type: 'request.delivered', requestId: record.id, data });
   }
 
@@ -114,34 +120,35 @@ export function createRequestSteps(
         r.id === record.id ? { ...r, stage: record.stage } : r,
       );
       // Only the record changed; the next request may be arriving right now.
-      const { body: _body, ...meta } = record;
-      await writeFileAtomic(
-        path.join(archiveDir(paths, record), `${record.id}.json`),
-        `${JSON.stringify(meta, null, 2)}\n`,
-      );
+      await writeArchivedRecord(paths, record);
       ctx.saveLater();
     },
 
     async closeUnanswered(record, stage, reason, by) {
-      closeRecord(record, stage, reason, by);
-      callOffDelivery(record.id);
-      await ctx.saveNow();
-      await ctx.emit({
+      const closed: LedgerStep = {
+        type: 'closed',
+        stage,
+        reason,
+        by,
+        at: new Date().toISOString(),
+      };
+      const refused = outcomeOf(record, closed).type === 'refused';
+      if (!refused) callOffDelivery(record.id);
+      await takeStep(ctx, record, closed, {
         type: stage === 'expired' ? 'request.expired' : 'request.dismissed',
-        requestId: record.id,
         data: { reason, by },
       });
-      await steps.finish(record);
+      // Typing had begun: a delivery under way goes on; a typed one is done.
+      if (!refused || !isOpenStage(record.stage)) await steps.finish(record);
     },
 
     async recordUnconfirmed(record, reason) {
-      recordStep(record, { type: 'unconfirmed' });
-      await ctx.saveNow();
-      await ctx.emit({
-        type: 'delivery.unconfirmed',
-        requestId: record.id,
-        data: { reason },
-      });
+      await takeStep(
+        ctx,
+        record,
+        { type: 'unconfirmed' },
+        { type: 'delivery.unconfirmed', data: { reason } },
+      );
     },
 
     async markDelivered(record, delivery) {

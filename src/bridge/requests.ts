@@ -12,7 +12,7 @@ import { checkDuplicate, pruneDedup, recordSeen } from '../protocol/dedup.js';
 import { hashBody, makeRequestId } from '../protocol/ids.js';
 import { cleanScreenLines } from '../screen/classify.js';
 import { findHeuristic } from '../screen/heuristics.js';
-import { addDetected, detectedRecord, recordStep } from '../state/ledger.js';
+import { detectedRecord, recordStep } from '../state/ledger.js';
 import { claimRequestId } from '../state/request-ids.js';
 import {
   isOpenStage,
@@ -21,6 +21,7 @@ import {
 } from '../state/types.js';
 import type { AgentContext } from './agent-context.js';
 import type { DetectedBlock } from './intake.js';
+import { raiseRequest } from './raise.js';
 import type { RequestSteps } from './request-steps.js';
 
 const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
@@ -200,17 +201,10 @@ export function createRequests(
       ...(ctx.session ? { session: ctx.session } : {}),
       ...(block.concealed ? { concealed: true as const } : {}),
     });
-    addDetected(s, record);
-    s.dedup = recordSeen(s.dedup, {
-      ...(workerId ? { workerId } : {}),
-      bodyHash,
-      now,
-    });
-    await ctx.saveNow();
-    await ctx.emit({
-      type: 'request.detected',
-      requestId: id,
-      data: {
+    await raiseRequest(
+      ctx,
+      record,
+      {
         type: record.type,
         priority,
         attributes,
@@ -221,7 +215,14 @@ export function createRequests(
         bodyHash,
         logOffset: s.logOffset,
       },
-    });
+      (state) => {
+        state.dedup = recordSeen(state.dedup, {
+          ...(workerId ? { workerId } : {}),
+          bodyHash,
+          now,
+        });
+      },
+    );
     log.info({ agent, requestId: id, chars: body.length }, 'request detected');
     await route(record, { fresh: true });
     return true;

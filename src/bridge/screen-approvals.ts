@@ -17,11 +17,9 @@ import type { MacsConfig } from '../config/schema.js';
 import type { EventInput } from '../events/types.js';
 import { makeRequestId } from '../protocol/ids.js';
 import { readDialog, type DialogReading } from '../screen/dialog.js';
-import { addDetected } from '../state/ledger.js';
 import type { AgentStateFile, RequestRecord } from '../state/types.js';
 import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
-import { dialogRuleVerdict, recordRuleAnswer } from './approval-rules.js';
 import { createDialogApply } from './dialog-apply.js';
 import {
   dialogApprovalRecord,
@@ -32,6 +30,7 @@ import {
   staleReason,
   type DialogMemory,
 } from './dialog-approval.js';
+import { raiseRequest } from './raise.js';
 
 /** What screen approvals need from their supervisor. */
 export interface ScreenApprovalHost {
@@ -150,33 +149,14 @@ export function createScreenApprovals(
       reading,
       detectedAt: now.toISOString(),
     });
-    addDetected(s, record);
-    await host.saveNow();
-    await host.emit({
-      type: 'request.detected',
-      requestId: id,
-      data: dialogDetectedData(record, s.logOffset),
-    });
-    if (await decideByRule(record)) return;
-    await host.route(record);
-  }
-
-  /**
-   * The approval rules first (src/hooks/policy.ts), against the dialog's
-   * text (approval-rules.ts says which apply to a dialog). Under `serial`;
-   * true when a rule decided.
-   */
-  async function decideByRule(record: RequestRecord): Promise<boolean> {
-    const approval = record.approval;
-    if (!approval) return false;
-    const verdict = dialogRuleVerdict(approval, host.config.policy);
-    if (!verdict) return false;
-    await recordRuleAnswer(record, verdict, host, {
-      decidedBy: 'rule',
-      via: verdict.rule.name,
-    });
-    host.schedule(record);
-    return true;
+    const raised = await raiseRequest(
+      host,
+      record,
+      dialogDetectedData(record, s.logOffset),
+    );
+    // A rule answered it: its keys are pressed like any answer's.
+    if (raised.type === 'ruled') host.schedule(record);
+    else await host.route(record);
   }
 
   return { observe, apply };

@@ -15,7 +15,8 @@ import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { acquireAgentLock, loadAgentState } from '../state/store.js';
 import type { SharedBackend, Slot } from './agent-slot.js';
-import { endRequestsInState, isUntyped } from './close.js';
+import { endRequestsInState } from './close.js';
+import { isUntyped } from '../state/ledger.js';
 
 /**
  * The backend as one worker's supervisor sees it. An echo of an example

@@ -3,7 +3,12 @@ import path from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { HomePaths } from '../home/paths.js';
 import { appendPrivateSync, ensurePrivateDir } from '../home/fs.js';
-import { isMacsEvent, type EventInput, type MacsEvent } from './types.js';
+import {
+  isMacsEvent,
+  type EventInput,
+  type EventType,
+  type MacsEvent,
+} from './types.js';
 
 /** Something events can be recorded into. */
 export interface EventSink {
@@ -25,6 +30,27 @@ export async function emitSafely(
   } catch (error) {
     log.error({ err: error, event: input.type }, 'could not record event');
   }
+}
+
+/** Records an event of one request (its agent and id), safely. */
+export type RequestEmitter = (
+  request: { agent: string; id: string },
+  type: EventType,
+  data: Record<string, unknown>,
+) => Promise<void>;
+
+/** The request's own events, written with emitSafely. */
+export function createRequestEmitter(
+  events: EventSink,
+  log: Logger,
+): RequestEmitter {
+  return (request, type, data) =>
+    emitSafely(events, log, {
+      agent: request.agent,
+      type,
+      requestId: request.id,
+      data,
+    });
 }
 
 export function eventFilePath(paths: HomePaths, agent: string): string {

@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   'request.failed',
   'request.fallback',
   'request.queued',
+  'request.step-refused',
   'exec.started',
   'exec.finished',
   'controller.sent',

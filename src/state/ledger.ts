@@ -30,6 +30,58 @@ export const STAGE_RANK: Readonly<Record<RequestStage, number>> = {
   dismissed: 6,
 };
 
+/** The stages in which nothing has been typed yet: a request may still end unanswered. */
+const UNTYPED: readonly RequestStage[] = ['detected', 'routed', 'answered'];
+/** The typing of an answer, in order. */
+const TYPING: readonly RequestStage[] = ['delivering', 'pasted', 'delivered'];
+/** The ends of a request whose answer was (or may have been) typed, or was empty. */
+const TYPED_ENDS: readonly RequestStage[] = [
+  'answered-empty',
+  'confirmed',
+  'unconfirmed',
+];
+/** The ends of a request never answered. */
+const UNANSWERED_ENDS: readonly RequestStage[] = ['expired', 'dismissed'];
+const MOVES_FROM_ROUTED: readonly RequestStage[] = [
+  'answered',
+  ...TYPING,
+  ...TYPED_ENDS,
+  ...UNANSWERED_ENDS,
+];
+
+/**
+ * The one table of a request's moves: the stages each stage may move to.
+ * Every move goes forward along the path (STAGE_RANK); the ends never move
+ * to another end; and a request ends unanswered (`expired`, `dismissed`)
+ * only while nothing has been typed, so a late hook, dialog or person
+ * cannot turn a delivered answer into one never given.
+ */
+export const STAGE_MOVES: Readonly<
+  Record<RequestStage, readonly RequestStage[]>
+> = {
+  detected: ['routed', ...MOVES_FROM_ROUTED],
+  routed: MOVES_FROM_ROUTED,
+  answered: [...TYPING, ...TYPED_ENDS, ...UNANSWERED_ENDS],
+  delivering: [...TYPING.slice(1), ...TYPED_ENDS],
+  pasted: [...TYPING.slice(2), ...TYPED_ENDS],
+  delivered: TYPED_ENDS,
+  'answered-empty': [],
+  confirmed: [],
+  unconfirmed: [],
+  expired: [],
+  dismissed: [],
+};
+
+/** May a request in stage `from` move to `to`? */
+export function canMove(from: RequestStage, to: RequestStage): boolean {
+  return STAGE_MOVES[from].includes(to);
+}
+
+/** Stages in which a request can still be ended: nothing typed yet. */
+export function isUntyped(record: Pick<RequestRecord, 'stage'>): boolean {
+  return UNTYPED.includes(record.stage);
+}
+
 /** What its detector knows of a new request (the record's first stage). */
 export type NewRequest = Omit<
   RequestRecord,
@@ -94,7 +146,25 @@ export type LedgerStep =
    * `at` (stamped in that stage's time field) or at an unknown time, routed
    * to `backend` when the event says.
    */
-  | { type: 'reached'; stage: RequestStage; at?: string; backend?: string };
+  | { type: 'reached'; stage: RequestStage; at?: string; backend?: string }
+  /**
+   * The crash rebuild only: an `answered` request whose answer's text is
+   * lost (no claim says typing began) is asked again from `routed` (or
+   * `detected` when it was never routed). The one move back, and only from
+   * `answered`.
+   */
+  | { type: 'reopened'; stage: 'routed' | 'detected' };
+
+/**
+ * What a step did to a record's stage: `moved` it, left it as it was
+ * (`kept`: the step moves no stage, or the record is in that stage), or
+ * `refused` a move the table does not allow (a move back, or from one end
+ * to another); a refused step changes no stage.
+ */
+export type StepOutcome =
+  | { type: 'moved'; from: RequestStage; to: RequestStage }
+  | { type: 'kept'; stage: RequestStage }
+  | { type: 'refused'; from: RequestStage; to: RequestStage };
 
 /** The time field each stage stamps on a record. */
 const STAGE_TIME: Partial<
@@ -111,64 +181,107 @@ const STAGE_TIME: Partial<
   confirmed: 'confirmedAt',
 };
 
+/** The stage a step moves a record to, if it moves one. */
+function targetOf(step: LedgerStep): RequestStage | undefined {
+  switch (step.type) {
+    case 'routed':
+    case 'delivering':
+    case 'pasted':
+    case 'delivered':
+    case 'confirmed':
+    case 'unconfirmed':
+    case 'answered-empty':
+      return step.type;
+    case 'answered':
+      return step.response.instructions.trim() ? 'answered' : 'answered-empty';
+    case 'submitting':
+      return undefined;
+    case 'closed':
+    case 'reached':
+    case 'reopened':
+      return step.stage;
+    default: {
+      const never: never = step;
+      throw new Error(`unexpected ledger step ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** What a step does to a record's stage (the transition table's verdict). */
+export function outcomeOf(
+  record: RequestRecord,
+  step: LedgerStep,
+): StepOutcome {
+  const to = targetOf(step);
+  const from = record.stage;
+  if (to === undefined || to === from) return { type: 'kept', stage: from };
+  if (step.type === 'reopened')
+    return from === 'answered'
+      ? { type: 'moved', from, to }
+      : { type: 'refused', from, to };
+  return canMove(from, to)
+    ? { type: 'moved', from, to }
+    : { type: 'refused', from, to };
+}
+
 /**
- * Pure: the record after a step. The stage only moves forward (a step that
- * would move it back leaves the stage as it is, e.g. `delivered` after a
- * hook confirmed the request); the step's own fields are recorded anyway.
+ * Pure: the record after a step. The stage moves only as STAGE_MOVES allows
+ * (a step that would move it back leaves the stage as it is, e.g.
+ * `delivered` after a hook confirmed the request); the step's own fields are
+ * recorded anyway, except a close's reason on a record past closing and
+ * anything of a rebuilt step the record is past already.
  */
 export function applyStep(
   record: RequestRecord,
   step: LedgerStep,
 ): RequestRecord {
+  return stepRecord(record, step).record;
+}
+
+function stepRecord(
+  record: RequestRecord,
+  step: LedgerStep,
+): { record: RequestRecord; outcome: StepOutcome } {
+  const outcome = outcomeOf(record, step);
   const next: RequestRecord = { ...record };
-  const moveTo = (stage: RequestStage): void => {
-    if (STAGE_RANK[stage] > STAGE_RANK[next.stage]) next.stage = stage;
-  };
+  // The only assignment of a request's stage in macs.
+  if (outcome.type === 'moved') next.stage = outcome.to;
   switch (step.type) {
     case 'routed':
-      moveTo('routed');
       next.routedAt = step.at;
       next.backend = step.backend;
       break;
     case 'answered':
-      moveTo(step.response.instructions.trim() ? 'answered' : 'answered-empty');
       next.response = step.response;
       next.answeredAt = step.at;
       if (step.decision) next.decision = step.decision;
       break;
     case 'answered-empty':
-      moveTo('answered-empty');
+    case 'unconfirmed':
+    case 'reopened':
       break;
     case 'delivering':
-      moveTo('delivering');
       next.deliveringAt = step.at;
       break;
     case 'pasted':
-      moveTo('pasted');
       next.pastedAt = step.at;
       break;
     case 'submitting':
       next.submittingAt = step.at;
       break;
     case 'delivered':
-      moveTo('delivered');
       next.deliveredAt = step.at;
       break;
     case 'confirmed':
-      moveTo('confirmed');
       next.confirmedAt = step.at;
       break;
-    case 'unconfirmed':
-      moveTo('unconfirmed');
-      break;
     case 'closed':
-      moveTo(step.stage);
+      if (outcome.type === 'refused') return { record, outcome };
       next.closed = { reason: step.reason, by: step.by, at: step.at };
       break;
     case 'reached': {
       // Nothing is recorded of a step the record is past already.
-      if (STAGE_RANK[step.stage] <= STAGE_RANK[next.stage]) return record;
-      next.stage = step.stage;
+      if (outcome.type !== 'moved') return { record, outcome };
       const field = STAGE_TIME[step.stage];
       if (field && step.at !== undefined) next[field] = step.at;
       if (step.stage === 'routed' && step.backend !== undefined)
@@ -180,17 +293,24 @@ export function applyStep(
       throw new Error(`unexpected ledger step ${JSON.stringify(never)}`);
     }
   }
-  return next;
+  return { record: next, outcome };
 }
 
 /**
- * Apply a step to the record an agent's state holds. The open requests are
- * held as one object each (a stage that finds another object, or none, knows
- * the request was ended meanwhile), so the new record's fields are written
- * onto that object.
+ * Apply a step to the record an agent's state holds, and say what it did to
+ * the stage. The open requests are held as one object each (a stage that
+ * finds another object, or none, knows the request was ended meanwhile), so
+ * the new record's fields are written onto that object. Every writer of a
+ * request's stage (the bridge, the hooks' approvals, the screen's dialogs,
+ * `macs dismiss`, the crash rebuild) comes here.
  */
-export function recordStep(record: RequestRecord, step: LedgerStep): void {
-  Object.assign(record, applyStep(record, step));
+export function recordStep(
+  record: RequestRecord,
+  step: LedgerStep,
+): StepOutcome {
+  const { record: next, outcome } = stepRecord(record, step);
+  Object.assign(record, next);
+  return outcome;
 }
 
 /** How many finished requests an agent's state lists in `recent`. */
@@ -234,8 +354,8 @@ export function closeRecord(
   reason: string,
   by: string,
   now = new Date(),
-): void {
-  recordStep(record, {
+): StepOutcome {
+  return recordStep(record, {
     type: 'closed',
     stage,
     reason,

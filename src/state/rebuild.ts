@@ -16,7 +16,7 @@ import type { MacsEvent } from '../events/types.js';
 import { recordSeen } from '../protocol/dedup.js';
 import { hashBody } from '../protocol/ids.js';
 import { readClaim } from './claim.js';
-import { RECENT_MAX, recordStep, STAGE_RANK } from './ledger.js';
+import { RECENT_MAX, recordStep, STAGE_RANK, toRecent } from './ledger.js';
 import type { HomePaths } from '../home/paths.js';
 import type {
   AgentStateFile,
@@ -229,10 +229,15 @@ export async function recoverAgentState(
       // Otherwise the answer is taken again from its backend:
       // outbox/<id>.txt is kept until the request is archived.
       const claim = await readClaim(paths, record.id);
-      if (claim?.by === 'bridge') record.stage = 'delivering';
-      else if (claim?.by === 'hook') record.stage = 'delivered';
+      if (claim?.by === 'bridge')
+        recordStep(record, { type: 'reached', stage: 'delivering' });
+      else if (claim?.by === 'hook')
+        recordStep(record, { type: 'reached', stage: 'delivered' });
       else {
-        record.stage = record.backend ? 'routed' : 'detected';
+        recordStep(record, {
+          type: 'reopened',
+          stage: record.backend ? 'routed' : 'detected',
+        });
         summary.reanswer.push(record.id);
       }
     }
@@ -309,12 +314,5 @@ async function recentOf(
     ),
     'utf8',
   ).catch(() => '');
-  return {
-    id: record.id,
-    type: record.type,
-    stage: record.stage,
-    detectedAt: record.detectedAt,
-    ...(record.deliveredAt ? { deliveredAt: record.deliveredAt } : {}),
-    firstLine: body.split('\n', 1)[0]?.slice(0, 120) ?? '',
-  };
+  return toRecent({ ...record, body });
 }

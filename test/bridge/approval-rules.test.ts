@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   dialogRuleVerdict,
   hookRuleVerdict,
-  recordRuleAnswer,
+  answerByRule,
 } from '../../src/bridge/approval-rules.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import type { EventInput } from '../../src/events/types.js';
@@ -85,29 +85,26 @@ describe('approval rules', () => {
       detectedAt: '2025-01-01T00:00:00.000Z',
       origin: 'hook',
     };
-    const verdict = hookRuleVerdict(
-      bash,
-      policy({ deny: [], allow: [{ name: 'tests', pattern: '^npm test$' }] }),
-    );
-    if (!verdict) throw new Error('the rule should match');
     const steps: string[] = [];
     const events: Omit<EventInput, 'agent'>[] = [];
-    await recordRuleAnswer(
-      record,
-      verdict,
-      {
-        saveNow: () => {
-          steps.push(`save:${record.stage}`);
-          return Promise.resolve();
-        },
-        emit: (event) => {
-          steps.push(`emit:${event.type}`);
-          events.push(event);
-          return Promise.resolve();
-        },
+    const verdict = await answerByRule(record, {
+      config: {
+        policy: policy({
+          deny: [],
+          allow: [{ name: 'tests', pattern: '^npm test$' }],
+        }),
       },
-      { via: 'tests' },
-    );
+      saveNow: () => {
+        steps.push(`save:${record.stage}`);
+        return Promise.resolve();
+      },
+      emit: (event) => {
+        steps.push(`emit:${event.type}`);
+        events.push(event);
+        return Promise.resolve();
+      },
+    });
+    expect(verdict?.rule.name).toBe('tests');
     expect(steps).toEqual(['save:answered', 'emit:request.answered']);
     expect(record.stage).toBe('answered');
     expect(record.answeredAt).toBeDefined();
@@ -120,6 +117,7 @@ describe('approval rules', () => {
       requestId: record.id,
       data: {
         source: 'rule:tests',
+        decidedBy: 'rule',
         via: 'tests',
         chars: record.response?.instructions.length,
       },

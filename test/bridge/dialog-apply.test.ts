@@ -17,6 +17,7 @@ import { getPreset } from '../../src/config/presets/index.js';
 import type { EventInput } from '../../src/events/types.js';
 import { classifyScreen } from '../../src/screen/classify.js';
 import { readDialog } from '../../src/screen/dialog.js';
+import { recordStep } from '../../src/state/ledger.js';
 import { createSerialQueue } from '../../src/state/serial.js';
 import { freshAgentState } from '../../src/state/store.js';
 import type { AgentStateFile, RequestRecord } from '../../src/state/types.js';
@@ -180,6 +181,33 @@ describe('dialog apply', () => {
     );
     // The dialog is settled: the same one is not raised again while it shows.
     expect(memory.settled).toBe(record.approval?.fingerprint);
+  });
+
+  it('a late dialog cannot move back a request recorded meanwhile', async () => {
+    // The bug (issue 23): the dialog's keys assigned `delivered`, then
+    // `confirmed`, straight onto the record, whatever another writer had
+    // recorded while the keys were pressed. Strategy: while the key is
+    // pressed, another writer (a restart's recordUnconfirmed, its finish
+    // still queued) records the request `unconfirmed`; the dialog's late
+    // steps are refused by the ledger's table and say so in events.
+    const record = answered('deny: no');
+    const press = tmux.sendKey.bind(tmux);
+    tmux.sendKey = async (target, key) => {
+      await press(target, key);
+      recordStep(record, { type: 'unconfirmed' });
+      pane.screen = '› ';
+    };
+    await apply(record, new AbortController().signal);
+    expect(record.stage).toBe('unconfirmed');
+    expect(types()).toEqual([
+      'request.delivering',
+      'request.step-refused',
+      'request.step-refused',
+    ]);
+    expect(events.slice(1).map((e) => e.data)).toEqual([
+      { step: 'delivered', from: 'unconfirmed', to: 'delivered' },
+      { step: 'confirmed', from: 'unconfirmed', to: 'confirmed' },
+    ]);
   });
 
   it('a key that fails is recorded unconfirmed, never pressed again', async () => {

@@ -178,9 +178,18 @@ describe('hook approvals', () => {
       by: 'controller',
       fingerprint: record.approval?.fingerprint,
     });
-    // The same answer again: the decision already stands.
+    // The same answer again, late: the decision already stands, and the
+    // delivered request is not moved back to `expired` (it was the race of
+    // issue 23: a direct assignment did that); the refusal is an event.
+    emitted.length = 0;
     await approvals.decide(record);
-    expect(record.stage).toBe('expired');
+    expect(record.stage).toBe('delivered');
+    expect(emitted.map((e) => e.type)).toEqual(['request.step-refused']);
+    expect(emitted[0]?.data).toEqual({
+      step: 'closed',
+      from: 'delivered',
+      to: 'expired',
+    });
   });
 
   it('closes an approval whose hook timed out or is gone', async () => {

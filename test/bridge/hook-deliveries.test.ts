@@ -9,6 +9,7 @@ import {
 import type { EventInput } from '../../src/events/types.js';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { claimPath, claimRequest } from '../../src/state/claim.js';
+import { recordStep } from '../../src/state/ledger.js';
 import { createSerialQueue } from '../../src/state/serial.js';
 import { freshAgentState } from '../../src/state/store.js';
 import type { AgentStateFile, RequestRecord } from '../../src/state/types.js';
@@ -143,6 +144,61 @@ describe('hook deliveries (Stop-hook claims and prompt confirmations)', () => {
     // Confirmed once only.
     await deliveries.applyConfirmations(observation);
     expect(emitted).toHaveLength(1);
+  });
+
+  it('a late prompt cannot move back a request recorded meanwhile', async () => {
+    // The bug (issue 23): a prompt the hook saw after the typing assigned
+    // `confirmed` straight onto the record once its turn in `serial` came,
+    // whatever had been recorded while it waited. Strategy: hold the queue
+    // with a step that records the delivered request `unconfirmed` (a
+    // restart), let the confirmation queue up behind it, then release.
+    const serial = createSerialQueue();
+    deliveries = createHookDeliveries({
+      paths,
+      serial,
+      current: () => state,
+      emit: (e) => {
+        emitted.push(e);
+        return Promise.resolve();
+      },
+      saveNow: () => Promise.resolve(),
+      finish: () => Promise.resolve(),
+    });
+    const record = answered('w1-q9');
+    expect(await deliveries.claimForTyping(record)).toBe(true);
+    recordStep(record, { type: 'delivering', at: new Date().toISOString() });
+    recordStep(record, { type: 'delivered', at: new Date().toISOString() });
+    let release = (): void => undefined;
+    let held: Promise<void> = Promise.resolve();
+    await new Promise<void>((started) => {
+      held = serial(
+        () =>
+          new Promise<void>((resolve) => {
+            release = () => {
+              recordStep(record, { type: 'unconfirmed' });
+              resolve();
+            };
+            started();
+          }),
+      );
+    });
+    const confirming = deliveries.applyConfirmations({
+      event: 'UserPromptSubmit',
+      ts: new Date().toISOString(),
+      lastPromptAt: new Date(Date.now() + 5).toISOString(),
+    });
+    release();
+    await held;
+    await confirming;
+    expect(record.stage).toBe('unconfirmed');
+    expect(record.confirmedAt).toBeUndefined();
+    expect(emitted).toEqual([
+      {
+        type: 'request.step-refused',
+        requestId: 'w1-q9',
+        data: { step: 'confirmed', from: 'unconfirmed', to: 'confirmed' },
+      },
+    ]);
   });
 
   it('a prompt from before the typing confirms nothing', async () => {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   addDetected,
   applyStep,
+  canMove,
   closeRecord,
+  outcomeOf,
+  STAGE_MOVES,
   detectedRecord,
   RECENT_MAX,
   recordStep,
@@ -59,6 +62,13 @@ const verdict: ApprovalVerdict = {
 };
 
 const ALL_STAGES = Object.keys(STAGE_RANK) as RequestStage[];
+const ENDS = [
+  'answered-empty',
+  'confirmed',
+  'unconfirmed',
+  'expired',
+  'dismissed',
+] as const;
 
 /** Freeze a record and everything in it: a step that writes into it throws. */
 function deepFreeze<T>(value: T): T {
@@ -99,14 +109,77 @@ describe('STAGE_RANK', () => {
       expect(STAGE_RANK[open[i] as RequestStage]).toBeGreaterThan(
         STAGE_RANK[open[i - 1] as RequestStage],
       );
-    for (const end of [
-      'answered-empty',
-      'confirmed',
-      'unconfirmed',
-      'expired',
-      'dismissed',
-    ] as const)
+    for (const end of ENDS)
       expect(STAGE_RANK[end]).toBeGreaterThan(STAGE_RANK.delivered);
+  });
+});
+
+describe('STAGE_MOVES: the one table of moves', () => {
+  const UNTYPED: RequestStage[] = ['detected', 'routed', 'answered'];
+
+  it.each(ALL_STAGES.flatMap((from) => ALL_STAGES.map((to) => ({ from, to }))))(
+    '$from -> $to only forward, ends unanswered only while untyped',
+    ({ from, to }) => {
+      const forward = STAGE_RANK[to] > STAGE_RANK[from];
+      const unansweredEnd = to === 'expired' || to === 'dismissed';
+      expect(canMove(from, to)).toBe(
+        forward && (!unansweredEnd || UNTYPED.includes(from)),
+      );
+    },
+  );
+
+  it('lists every stage, and the ends move nowhere', () => {
+    expect(Object.keys(STAGE_MOVES).sort()).toEqual([...ALL_STAGES].sort());
+    for (const end of ENDS) expect(STAGE_MOVES[end]).toEqual([]);
+  });
+
+  it('says what a step does: moved, kept or refused', () => {
+    expect(
+      outcomeOf(record({ stage: 'answered' }), { type: 'delivered', at: T(1) }),
+    ).toEqual({ type: 'moved', from: 'answered', to: 'delivered' });
+    expect(
+      outcomeOf(record({ stage: 'answered' }), {
+        type: 'submitting',
+        at: T(1),
+      }),
+    ).toEqual({ type: 'kept', stage: 'answered' });
+    expect(
+      outcomeOf(record({ stage: 'delivered' }), {
+        type: 'closed',
+        stage: 'expired',
+        reason: 'late',
+        by: 'timeout',
+        at: T(2),
+      }),
+    ).toEqual({ type: 'refused', from: 'delivered', to: 'expired' });
+  });
+
+  it('reopens only an answered request (the crash rebuild)', () => {
+    expect(
+      applyStep(record({ stage: 'answered' }), {
+        type: 'reopened',
+        stage: 'routed',
+      }).stage,
+    ).toBe('routed');
+    for (const from of ALL_STAGES.filter((s) => s !== 'answered'))
+      expect(
+        outcomeOf(record({ stage: from }), {
+          type: 'reopened',
+          stage: 'detected',
+        }).type,
+      ).not.toBe('moved');
+  });
+
+  it('does not record the reason of a close it refused', () => {
+    const after = applyStep(record({ stage: 'delivered' }), {
+      type: 'closed',
+      stage: 'dismissed',
+      reason: 'late',
+      by: 'person',
+      at: T(3),
+    });
+    expect(after.stage).toBe('delivered');
+    expect(after.closed).toBeUndefined();
   });
 });
 
@@ -303,7 +376,7 @@ describe('applyStep: the stage only moves forward', () => {
 
   it.each(pairs)('$from + step to $to', ({ from, to, step }) => {
     const after = applyStep(record({ stage: from }), step);
-    expect(after.stage).toBe(STAGE_RANK[to] > STAGE_RANK[from] ? to : from);
+    expect(after.stage).toBe(canMove(from, to) ? to : from);
   });
 
   it("records a step's own fields even when the stage stays", () => {
@@ -344,7 +417,7 @@ describe("applyStep: 'reached' (the crash rebuild)", () => {
     ({ from, to }) => {
       const before = record({ stage: from });
       const after = applyStep(before, { type: 'reached', stage: to, at: T(9) });
-      if (STAGE_RANK[to] > STAGE_RANK[from]) expect(after.stage).toBe(to);
+      if (canMove(from, to)) expect(after.stage).toBe(to);
       // Nothing is recorded of a step the record is past already.
       else expect(after).toBe(before);
     },
