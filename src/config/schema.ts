@@ -1,3 +1,4 @@
+import { HostsSchema } from './hosts.js';
 import { PolicySchema } from './policy.js';
 import * as z from 'zod/mini';
 import './zod.js';
@@ -33,6 +34,8 @@ export const AgentConfigSchema = z.strictObject({
    * message. Default: on for presets without hooks (except `shell`).
    */
   prompt: z.optional(z.boolean()),
+  /** A host of `hosts`: the agent runs there (docs/remote.md). */
+  host: z.optional(z.string()),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
@@ -104,6 +107,10 @@ export const ConfigSchema = z.strictObject({
   backstopMs: z._default(positiveInt, 2000),
   /** `macs stop`: seconds an agent gets to exit after the interrupt key. */
   stopGraceSec: z._default(positiveInt, 5),
+  /** Other hosts, each running its own macs, joined over ssh (docs/remote.md). */
+  hosts: HostsSchema,
+  /** An ssh config file for every ssh macs runs (`-F`); `MACS_SSH_CONFIG` too. */
+  sshConfig: z.optional(z.string()),
   /** What `macs hook PreToolUse` denies or asks about (docs/hooks.md). */
   policy: z.prefault(PolicySchema, {}),
   /**

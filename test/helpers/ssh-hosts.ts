@@ -113,9 +113,7 @@ function writeMacsWrapper(bin: string, macs: TestHostOptions['macs']): void {
       ? MACS_BIN
       : path.join(REPO_ROOT, 'test', 'fixtures', 'fake-remote-macs.mjs');
   const mode =
-    macs !== undefined && macs !== 'real'
-      ? `FAKE_MACS_MODE=${macs.fake} `
-      : '';
+    macs !== undefined && macs !== 'real' ? `FAKE_MACS_MODE=${macs.fake} ` : '';
   writeFileSync(
     path.join(bin, 'macs'),
     `#!/bin/sh\n${mode}exec ${process.execPath} ${script} "$@"\n`,
@@ -186,7 +184,10 @@ export async function startTestHosts(
     writeMacsWrapper(bin, option.macs);
     writeFileSync(
       path.join(homeDir, '.ssh', 'environment'),
-      `PATH=/root/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n`,
+      // A UTF-8 locale, as PAM gives a real host's sessions (this sshd runs
+      // without PAM): a session started with none does not find its panes
+      // (reported with this work; docs/remote.md).
+      `PATH=/root/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nLANG=C.UTF-8\n`,
       { mode: 0o600 },
     );
     const address = `127.0.0.${i + 2}`;
