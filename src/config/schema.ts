@@ -34,8 +34,6 @@ export const AgentConfigSchema = z.strictObject({
    * message. Default: on for presets without hooks (except `shell`).
    */
   prompt: z.optional(z.boolean()),
-  /** A host of `hosts`: the agent runs there (docs/remote.md). */
-  host: z.optional(z.string()),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 

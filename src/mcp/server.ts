@@ -13,6 +13,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MacsConfig } from '../config/schema.js';
+import type { RemoteFleet } from '../remote/fleet.js';
 import { emitSafely, createEventLog } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { readSessionRecord } from '../session/record.js';
@@ -23,6 +24,7 @@ import type { CommandContext } from '../cli/common.js';
 import type { SendOutcome, SendParams } from '../cli/send.js';
 import { registerActTools } from './act-tools.js';
 import { registerReadTools } from './read-tools.js';
+import { createRemoteTools } from './remote-tools.js';
 import { recordRefusedCalls } from './refused-calls.js';
 import {
   createToolRegistrar,
@@ -45,6 +47,8 @@ export interface MacsMcpOptions {
   /** How often `wait_for_request` reads the home (default 250 ms). */
   pollMs?: number;
   version: string;
+  /** At a hub: a live fleet of the config's hosts (docs/remote.md). */
+  fleet?: RemoteFleet;
 }
 
 export interface MacsMcpServer {
@@ -89,6 +93,9 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
         signal,
       }),
     pollMs: options.pollMs ?? 250,
+    ...(options.fleet
+      ? { remote: createRemoteTools(options.fleet, paths) }
+      : {}),
   };
 
   const server = new McpServer(
@@ -100,7 +107,13 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
   );
 
   // tools/list lists the tools in the order they are registered.
-  const tool = createToolRegistrar({ server, events, log, reached });
+  const tool = createToolRegistrar({
+    server,
+    events,
+    log,
+    reached,
+    ...(context.remote ? { forward: context.remote.forward } : {}),
+  });
   registerReadTools(tool, context);
   registerActTools(tool, context);
   registerWaitTool(tool, context);

@@ -21,6 +21,7 @@ import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import type { SnapshotReader } from '../state/snapshot.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { SendOutcome } from '../cli/send.js';
+import type { RemoteTools } from './remote-tools.js';
 
 /** The agent name `mcp.call` events of calls about no agent are filed under. */
 export const MCP_EVENT_AGENT = 'mcp';
@@ -75,18 +76,22 @@ export interface ToolContext {
   }) => Promise<SendOutcome>;
   /** How often `wait_for_request` reads the home. */
   pollMs: number;
+  /** At a hub: the hosts' agents and requests (docs/remote.md). */
+  remote?: RemoteTools;
 }
 
 /** Input fields several tools take. */
 export const agentName = z
   .string()
   .min(1)
-  .max(64)
-  .describe('an agent name as list_agents shows it, e.g. worker-1');
+  .max(129)
+  .describe(
+    'an agent name as list_agents shows it, e.g. worker-1 (gpu1/worker-1 on another host)',
+  );
 export const requestId = z
   .string()
   .min(1)
-  .max(200)
+  .max(265)
   .describe('a request id as list_requests shows it, e.g. worker-1-q-17');
 
 export interface ToolRegistrarOptions {
@@ -98,13 +103,15 @@ export interface ToolRegistrarOptions {
    * `recordRefusedCalls` takes the others for calls the SDK refused.
    */
   reached: Set<string | number>;
+  /** At a hub: a call about `<host>/…` answered by that host (remote-tools.ts). */
+  forward?: RemoteTools['forward'];
 }
 
 /** A `RegisterTool` whose every call is recorded and whose errors are tool errors. */
 export function createToolRegistrar(
   options: ToolRegistrarOptions,
 ): RegisterTool {
-  const { server, events, log, reached } = options;
+  const { server, events, log, reached, forward } = options;
   return function tool<Shape extends z.ZodRawShape>(
     name: string,
     config: { title: string; description: string; inputSchema: Shape },
@@ -122,7 +129,8 @@ export function createToolRegistrar(
       const about = (args as { agent?: unknown }).agent;
       const id = (args as { id?: unknown }).id;
       try {
-        const out = await handler(args, extra);
+        const out =
+          (await forward?.(name, args)) ?? (await handler(args, extra));
         await emitSafely(events, log, {
           agent: out.agent ?? MCP_EVENT_AGENT,
           type: 'mcp.call',

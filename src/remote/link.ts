@@ -37,8 +37,11 @@ export interface LinkState {
 
 export interface HostLink {
   state: () => LinkState;
-  /** The live session, or a `RemoteError` saying why there is none. */
-  session: () => HostSession;
+  /**
+   * The live session, or a `RemoteError` saying why there is none (the
+   * first connection is waited for).
+   */
+  session: () => Promise<HostSession>;
   close: () => Promise<void>;
 }
 
@@ -73,6 +76,8 @@ export function startHostLink(
     since: new Date().toISOString(),
   };
   let lastError: RemoteError | undefined;
+  let firstDone: () => void = () => undefined;
+  const first = new Promise<void>((resolve) => (firstDone = resolve));
   const setState = (next: Omit<LinkState, 'host' | 'since'>) => {
     const changed = next.link !== state.link;
     state = {
@@ -81,6 +86,7 @@ export function startHostLink(
       ...next,
     };
     options.onState?.(state);
+    firstDone();
   };
 
   /** Serve one session until it ends or stops answering pings. */
@@ -164,7 +170,8 @@ export function startHostLink(
 
   return {
     state: () => state,
-    session: () => {
+    session: async () => {
+      if (!current && state.link === 'connecting') await first;
       if (current) return current;
       throw (
         lastError ??
@@ -178,6 +185,7 @@ export function startHostLink(
     },
     close: async () => {
       stop.abort();
+      firstDone();
       await current?.close();
       await running;
     },
