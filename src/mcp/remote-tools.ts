@@ -25,6 +25,15 @@ import { qualifyName, splitRemoteName } from '../remote/names.js';
 import { RemoteError } from '../remote/ssh-errors.js';
 import { ToolRefusal, type ToolOutput } from './tool.js';
 
+/** The tools about one agent or request that a host answers itself. */
+const FORWARDED = new Set([
+  'get_request',
+  'answer_request',
+  'decide_approval',
+  'read_screen',
+  'send_message',
+]);
+
 export interface RemoteTools {
   /** The tool's output when the call is about a host's agent or request. */
   forward: (
@@ -92,6 +101,8 @@ export function createRemoteTools(
       return { requests: items, down };
     },
     forward: async (tool, args) => {
+      // The listing tools merge the hosts in their own handlers.
+      if (!FORWARDED.has(tool)) return undefined;
       const agentArg = typeof args.agent === 'string' ? args.agent : undefined;
       const idArg = typeof args.id === 'string' ? args.id : undefined;
       const split = idArg

@@ -80,12 +80,14 @@ export interface TestHosts {
   hosts: TestHost[];
   /** The hub's ssh config file (`MACS_SSH_CONFIG`). */
   sshConfig: string;
-  /** Write the hub's ssh config again (after changing `knownHosts`). */
+  /** The hub's known_hosts. */
   knownHosts: string;
-  /** The hub's user key (its public half is authorized on every host). */
+  /** The folder of every host and key (removed by `stop`). */
   dir: string;
   /** Replace a host's key (a changed host key: the hub must refuse it). */
   rotateHostKey: (host: TestHost) => Promise<void>;
+  /** Write the hub's known_hosts again with the hosts' keys as they are now. */
+  trustHostKeys: () => void;
   stop: () => Promise<void>;
 }
 
@@ -270,6 +272,7 @@ export async function startTestHosts(
     sshConfig,
     knownHosts,
     dir,
+    trustHostKeys: writeHubConfig,
     rotateHostKey: async (host) => {
       await host.kill();
       const key = hostKeys.get(host.name)!;
