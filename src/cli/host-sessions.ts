@@ -34,7 +34,14 @@ export async function runOnHosts(
     targets.map(async (target) => {
       try {
         const lines = await runHostMacs(target, argv);
-        return { target, ok: true, line: lines[0] ?? `${verb} done` };
+        const warnings = lines.filter((l) =>
+          /^warning:|not found on PATH/.test(l),
+        );
+        return {
+          target,
+          ok: true,
+          line: [lines[0] ?? `${verb} done`, ...warnings].join('\n  '),
+        };
       } catch (error) {
         const message = errorMessage(error);
         // Started before, or nothing to stop: the host is as asked.

@@ -11,7 +11,18 @@ import type { HostTarget } from './host-session.js';
 /** Most characters of a host's reply shown at the hub. */
 const MAX_REPLY_CHARS = 64 * 1024;
 
-/** Run `macs <argv…> --home <home>` on a host; the reply's lines, cleaned. */
+/** Text of a host, cleaned and bounded, as lines. */
+function hostLines(text: string): string[] {
+  return cleanHostText(text.slice(0, MAX_REPLY_CHARS))
+    .split('\n')
+    .filter((line, i, all) => line !== '' || i < all.length - 1);
+}
+
+/**
+ * Run `macs <argv…> --home <home>` on a host: what it printed, cleaned, and
+ * its warnings (stderr lines starting `warning:` or naming a program not on
+ * the PATH, e.g. an agent program `macs start` could not find).
+ */
 export async function runHostMacs(
   target: HostTarget,
   argv: readonly string[],
@@ -23,7 +34,8 @@ export async function runHostMacs(
     input !== undefined ? { input } : {},
   );
   if (!result.ok) throw result.error;
-  return cleanHostText(result.stdout.slice(0, MAX_REPLY_CHARS))
-    .split('\n')
-    .filter((line, i, all) => line !== '' || i < all.length - 1);
+  const warnings = hostLines(result.stderr).filter((l) =>
+    /^warning:|not found on PATH/.test(l),
+  );
+  return [...hostLines(result.stdout), ...warnings];
 }

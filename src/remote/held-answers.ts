@@ -12,6 +12,7 @@ import * as z from 'zod';
 import { createExclusive } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
+import { isProcessAlive } from '../state/process.js';
 
 const HeldAnswerSchema = z.object({
   host: z.string().refine(isValidAgentName),
@@ -69,6 +70,17 @@ export async function listHeldAnswers(
   return held;
 }
 
+/** Claims of a process that ended mid-delivery go back to be delivered. */
+async function releaseStaleClaims(dir: string): Promise<void> {
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const claim = /^(.+\.json)\.claim-(\d+)$/.exec(name);
+    if (!claim || isProcessAlive(Number(claim[2]))) continue;
+    await rename(path.join(dir, name), path.join(dir, claim[1]!)).catch(
+      () => undefined,
+    );
+  }
+}
+
 export type HeldOutcome = 'delivered' | 'refused' | 'failed';
 
 /**
@@ -82,6 +94,7 @@ export async function deliverHeldAnswers(
   send: (answer: HeldAnswer) => Promise<HeldOutcome>,
 ): Promise<{ id: string; outcome: HeldOutcome }[]> {
   const dir = heldDir(paths, host);
+  await releaseStaleClaims(dir);
   const done: { id: string; outcome: HeldOutcome }[] = [];
   for (const answer of await listHeldAnswers(paths, host)) {
     const file = path.join(dir, `${answer.id}.json`);

@@ -47,7 +47,7 @@ export function sshRun(
 /** Write a host's config: fake-agent workers with their scripts. */
 export function writeHostConfig(
   host: TestHost,
-  workers: { name: string; script: Step[] }[],
+  workers: { name: string; script: Step[]; command?: string[] }[],
 ): void {
   const home = hostPath(host, HOST_HOME);
   mkdirSync(home, { recursive: true, mode: 0o700 });
@@ -55,6 +55,13 @@ export function writeHostConfig(
     workers: workers.map((w) => {
       const script = `${HOST_HOME}/${w.name}.script.json`;
       writeFileSync(hostPath(host, script), JSON.stringify(w.script));
+      if (w.command)
+        return {
+          name: w.name,
+          preset: 'generic',
+          prompt: false,
+          command: w.command,
+        };
       return {
         name: w.name,
         preset: 'generic',

@@ -95,7 +95,11 @@ describe('remote hosts over ssh (issue 21)', () => {
       { wait: 'submit' },
     ];
     writeHostConfig(h1, [{ name: 'worker-1', script: worker('q1') }]);
-    writeHostConfig(h2, [{ name: 'worker-1', script: worker('q2') }]);
+    writeHostConfig(h2, [
+      { name: 'worker-1', script: worker('q2') },
+      // An agent program missing from the host's non-interactive PATH.
+      { name: 'worker-9', script: [], command: ['nope-agent'] },
+    ]);
   });
   afterAll(async () => {
     if (hosts) {
@@ -110,6 +114,9 @@ describe('remote hosts over ssh (issue 21)', () => {
     expect(start.exitCode, start.stderr + start.stdout).toBe(0);
     expect(start.stdout).toMatch(/host h1: .*started/);
     expect(start.stdout).toMatch(/host h2: .*started/);
+    expect(start.stdout).toMatch(
+      /host h2: [^\n]*\n\s+warning: worker-9: 'nope-agent' was not found on PATH/,
+    );
 
     // The file inbox of each host, merged at the hub with `<host>/` ids.
     const both = await waitFor(
@@ -288,6 +295,15 @@ describe('remote hosts over ssh (issue 21)', () => {
     const stopped = await macs(['stop', '--host', 'h2']);
     expect(stopped.exitCode, stopped.stdout + stopped.stderr).toBe(0);
     expect(stopped.stdout).toMatch(/host h2: .*stopped/);
+    // Only h2's: h1's session runs on.
+    expect(
+      (await sshRun(hosts, h1, `macs inbox --home ${HOST_HOME}`)).exitCode,
+    ).toBe(0);
+    expect(
+      readdirSync(path.join(h2.tmpDir, 'tmux-0')).filter((f) =>
+        f.startsWith('macs-'),
+      ),
+    ).toEqual([]);
     await hosts.rotateHostKey(h2);
     const run = await macs(['hosts', '--json']);
     expect(run.exitCode).toBe(1);
