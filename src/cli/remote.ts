@@ -46,9 +46,12 @@ export function remoteTargetOf(
   const split = splitRemoteName(qualified, kind);
   if (split === undefined) return undefined;
   if (split === 'invalid')
-    throw new ConfigError(`'${qualified}' is not a ${kind} name`, {
-      hint: `a ${kind} on another host is <host>/<name>`,
-    });
+    throw new ConfigError(
+      `'${qualified}' is not ${kind === 'request' ? 'a request id' : 'an agent name'}`,
+      {
+        hint: `see them with \`macs ${kind === 'request' ? 'inbox' : 'status'}\`; on another host: <host>/<name>`,
+      },
+    );
   const target = hostTargets(config, env).find((t) => t.name === split.host);
   if (!target)
     throw new ConfigError(`no host '${split.host}' in macs.config.json`, {

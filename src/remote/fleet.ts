@@ -269,3 +269,20 @@ export async function readRemoteFleet(
     }),
   );
 }
+
+/**
+ * The hosts of a hub at once, for a caller that holds no fleet (e.g. a web
+ * view): a one-shot fleet read and closed. Local agents come from the
+ * home's own snapshot (state/snapshot.ts); these are the `<host>/…` ones.
+ */
+export async function readHubFleet(
+  options: RemoteFleetOptions,
+): Promise<HostView[]> {
+  if (Object.keys(options.config.hosts).length === 0) return [];
+  const fleet = createRemoteFleet(options, { live: false });
+  try {
+    return await readRemoteFleet(fleet, options.paths);
+  } finally {
+    await fleet.close();
+  }
+}
