@@ -4,11 +4,12 @@ import js from '@eslint/js';
 import importPlugin from 'eslint-plugin-import';
 import tseslint from 'typescript-eslint';
 
-// Processes are run with execa, and only in tmux/, backends/ and hooks/.
+// Processes are run with execa, and only in tmux/, backends/ and hooks/
+// (and remote/, the one place that runs ssh).
 const NO_CHILD_PROCESS = {
   group: ['node:child_process'],
   message:
-    'run processes with execa, in tmux/, backends/ or hooks/ (STYLE.md).',
+    'run processes with execa, in tmux/, backends/, hooks/ or remote/ (STYLE.md).',
 };
 const restrict = (patterns) => ({
   'no-restricted-imports': [
@@ -39,9 +40,11 @@ const LAYERS = {
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
     ...['hooks', 'backends', 'bridge'],
   ],
+  // Other hosts over ssh: the ssh runner, the links, the fleet at the hub.
+  remote: ['home', 'config', 'events', 'protocol', 'state'],
   mcp: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    ...['hooks', 'backends', 'bridge', 'session'],
+    ...['hooks', 'backends', 'bridge', 'session', 'remote'],
   ],
   ui: ['home', 'config', 'events', 'protocol', 'state'],
   web: [
@@ -133,11 +136,16 @@ export default tseslint.config(
   ...layerRules,
   {
     files: ['src/**/*.ts', 'src/**/*.tsx'],
-    ignores: ['src/tmux/**', 'src/backends/**', 'src/hooks/**'],
+    ignores: [
+      'src/tmux/**',
+      'src/backends/**',
+      'src/hooks/**',
+      'src/remote/**',
+    ],
     rules: restrict([
       {
         group: ['execa'],
-        message: 'execa is only used in tmux/, backends/ and hooks/.',
+        message: 'execa is only used in tmux/, backends/, hooks/ and remote/.',
       },
       {
         group: ['ink', 'ink/*', 'react', 'react/*'],
@@ -160,7 +168,7 @@ export default tseslint.config(
     ]),
   },
   {
-    files: ['src/tmux/**', 'src/backends/**', 'src/hooks/**'],
+    files: ['src/tmux/**', 'src/backends/**', 'src/hooks/**', 'src/remote/**'],
     rules: restrict([
       {
         group: ['ink', 'ink/*', 'react', 'react/*'],

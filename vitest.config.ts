@@ -28,7 +28,10 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.integration.test.ts'],
-          globalSetup: ['test/helpers/require-tmux.ts'],
+          globalSetup: [
+            'test/helpers/require-tmux.ts',
+            'test/helpers/require-sshd.ts',
+          ],
           environment: 'node',
           testTimeout: 240_000,
           hookTimeout: 60_000,

@@ -1,10 +1,13 @@
 import { createEventLog } from '../events/log.js';
 import { addAgent } from '../session/agents.js';
 import { createContext } from './common.js';
+import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { hintCommand, openRunningSession } from './session-common.js';
 
 export interface AddOptions extends CommonOptions {
+  /** A host of the config: the worker is added to its session (docs/remote.md). */
+  host?: string;
   name?: string;
   command?: string;
   cwd?: string;
@@ -17,6 +20,23 @@ export async function runAdd(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  if (opts.host !== undefined) {
+    const argv = [
+      'add',
+      preset,
+      ...(opts.name ? ['--name', opts.name] : []),
+      ...(opts.command ? ['--command', opts.command] : []),
+      ...(opts.cwd ? ['--cwd', opts.cwd] : []),
+    ];
+    const forwarded = await forwardIfRemote(
+      `${opts.host}/${opts.name ?? 'new'}`,
+      'agent',
+      ctx,
+      deps,
+      () => argv,
+    );
+    return forwarded ?? 2;
+  }
   const { config } = await ctx.loadConfig();
   const { record, tmux } = await openRunningSession(opts, deps, ctx.paths);
   const { entry, warnings } = await addAgent(

@@ -98,6 +98,11 @@ export async function runBridgeRuntime(run: BridgeRun): Promise<number> {
       ? { single: { onPaneGone: (error) => reportPaneGone(error) } }
       : {}),
   });
+  // A hub's links to its hosts live as long as its bridge (docs/remote.md).
+  const links =
+    Object.keys(config.hosts).length === 0 || run.single
+      ? undefined
+      : (await import('./remote-links.js')).startHubLinks(ctx, config, deps);
   try {
     await bridge.start();
     await dispatcher.start();
@@ -119,6 +124,7 @@ export async function runBridgeRuntime(run: BridgeRun): Promise<number> {
       crash.stop();
     }
   } finally {
+    await links?.close();
     await bridge.stop();
     await dispatcher.stop();
     await attention.flush();

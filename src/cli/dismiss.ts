@@ -11,6 +11,7 @@ import { listOpenRequests } from '../state/pending.js';
 import { readAgentState } from '../state/store.js';
 import type { RequestRecord } from '../state/types.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
+import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface DismissOptions extends CommonOptions {
@@ -134,6 +135,17 @@ export async function runDismiss(
 ): Promise<number> {
   const ctx = createContext(opts, deps);
   await loadConfigOrDefaults(ctx, opts, deps);
+  // `<host>/<id>`: dismissed by that host's macs, one id at a time.
+  let remote = 0;
+  for (const id of ids.filter((i) => i.includes('/')))
+    remote +=
+      (await forwardIfRemote(id, 'request', ctx, deps, (name) => [
+        'dismiss',
+        name,
+        ...(opts.reason ? ['--reason', opts.reason] : []),
+      ])) ?? 0;
+  ids = ids.filter((i) => !i.includes('/'));
+  if (ids.length === 0) return remote;
   for (const id of ids)
     if (!isSafeFileName(id))
       throw new ConfigError(`'${id}' is not a request id`, {

@@ -12,6 +12,7 @@ import {
 import { computeEventStats, formatEventStats } from '../events/stats.js';
 import type { MacsEvent } from '../events/types.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
+import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface EventsOptions extends CommonOptions {
@@ -43,6 +44,24 @@ export async function runEvents(
 ): Promise<number> {
   const ctx = createContext(opts, deps);
   await loadConfigOrDefaults(ctx, opts, deps);
+  if (opts.agent?.includes('/')) {
+    // A host's agent: its own event log, read by its macs (docs/remote.md).
+    const remote = await forwardIfRemote(
+      opts.agent,
+      'agent',
+      ctx,
+      deps,
+      (name) => [
+        'events',
+        '--agent',
+        name,
+        ...(opts.type ? ['--type', opts.type] : []),
+        ...(opts.since ? ['--since', opts.since] : []),
+        ...(opts.json ? ['--json'] : []),
+      ],
+    );
+    if (remote !== undefined) return remote;
+  }
   const filter: EventFilter = {
     ...(opts.agent ? { agent: opts.agent } : {}),
     ...(opts.type ? { type: opts.type } : {}),

@@ -94,13 +94,20 @@ export async function runInbox(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  await loadConfigOrDefaults(ctx, opts, deps);
+  const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   const open = (await listOpenRequests(ctx.paths)).filter(
     (r) => !opts.agent || r.agent === opts.agent,
   );
+  // The hosts' open requests (docs/remote.md), `<host>/<id>` from `<host>/<agent>`.
+  const remote =
+    Object.keys(config.hosts).length === 0
+      ? undefined
+      : await import('./inbox-remote.js').then((m) =>
+          m.readRemoteInbox(ctx, config, deps, opts.agent),
+        );
   if (opts.json) {
-    deps.output.json(
-      open.map((r) => ({
+    deps.output.json([
+      ...open.map((r) => ({
         id: r.id,
         agent: r.agent,
         type: r.type,
@@ -111,12 +118,15 @@ export async function runInbox(
         body: r.body,
         attributes: r.attributes,
       })),
-    );
+      ...(remote?.json ?? []),
+    ]);
     return 0;
   }
   const paused = await readPausedAgents(ctx.paths);
   const refused = await readRefused(opts, ctx);
-  if (open.length === 0 && refused.length === 0) {
+  for (const line of remote?.problems ?? []) deps.output.err(line);
+  const remoteLines = remote?.lines ?? [];
+  if (open.length === 0 && refused.length === 0 && remoteLines.length === 0) {
     deps.output.out('no pending requests');
     return 0;
   }
@@ -133,8 +143,10 @@ export async function runInbox(
     );
     if (!waiting.forPerson) deps.output.out(`    ${waiting.text}`);
   }
-  if (open.length === 0) deps.output.out('no pending requests');
-  if (forPerson > 0) {
+  for (const line of remoteLines) deps.output.out(line);
+  if (open.length === 0 && remoteLines.length === 0)
+    deps.output.out('no pending requests');
+  if (forPerson > 0 || remoteLines.length > 0) {
     deps.output.out('');
     deps.output.out(
       'answer with: macs respond <id> "text"   (full text: inbox/<id>.txt)',

@@ -26,7 +26,24 @@ export async function runMcp(
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ],
   );
+  // At a hub, the links to its hosts live as long as the server (docs/remote.md).
+  const fleet =
+    Object.keys(config.hosts).length === 0
+      ? undefined
+      : await import('../remote/fleet.js').then((m) =>
+          m.createRemoteFleet(
+            {
+              config,
+              env: deps.env,
+              paths: ctx.paths,
+              version: VERSION,
+              log: ctx.log,
+            },
+            { live: true },
+          ),
+        );
   const { server, recording } = createMacsMcpServer({
+    ...(fleet ? { fleet } : {}),
     ctx,
     sendToAgent: (params) =>
       import('./send.js').then((m) => m.sendToAgent(params)),
@@ -48,6 +65,7 @@ export async function runMcp(
   ctx.log.info({ home: ctx.paths.home }, 'mcp server started');
   const how = await Promise.race([closed, deps.interrupted]);
   await server.close().catch(() => undefined);
+  await fleet?.close();
   ctx.log.info({ how }, 'mcp server stopped');
   return how === 'SIGINT' ? 130 : 0;
 }

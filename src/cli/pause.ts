@@ -5,6 +5,7 @@ import { setDeliveryPaused } from '../state/control.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { createContext } from './common.js';
+import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 /**
@@ -35,7 +36,11 @@ export async function runPause(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  await ctx.loadConfig();
+  const remote = await forwardIfRemote(agent, 'agent', ctx, deps, (name) => [
+    paused ? 'pause' : 'resume',
+    name,
+  ]);
+  if (remote !== undefined) return remote;
   const record = await readSessionRecord(ctx.paths);
   const known = new Set([
     ...(record?.agents.map((a) => a.name) ?? []),

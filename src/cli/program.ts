@@ -9,6 +9,7 @@ import { registerRestartCommand } from './commands/restart.js';
 import { registerEventsCommand } from './commands/events.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerHooksCommand } from './commands/hooks.js';
+import { registerHostsCommand } from './commands/hosts.js';
 import { registerInboxCommand } from './commands/inbox.js';
 import { registerMcpCommand } from './commands/mcp.js';
 import { registerPresetCommand } from './commands/preset-command.js';
@@ -60,6 +61,7 @@ Every option also reads MACS_<OPTION> from the environment (e.g. MACS_HOME, MACS
   registerPauseCommands(command, deps, run);
   registerBridgeCommand(command, deps, run);
   registerInboxCommand(command, deps, run);
+  registerHostsCommand(command, deps, run);
   registerRespondCommand(command, deps, run);
   registerDismissCommand(command, deps, run);
   registerSendCommand(command, deps, run);

@@ -4,6 +4,7 @@ import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
 import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
+import { remoteTargetOf } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface RespondOptions extends CommonOptions {
@@ -22,8 +23,9 @@ export async function runRespond(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  await loadConfigOrDefaults(ctx, opts, deps);
-  if (!isSafeFileName(id)) {
+  const { config } = await loadConfigOrDefaults(ctx, opts, deps);
+  const remote = remoteTargetOf(id, 'request', config, deps.env);
+  if (!remote && !isSafeFileName(id)) {
     throw new ConfigError(`'${id}' is not a request id`, {
       hint: 'see the ids with `macs inbox`',
     });
@@ -42,6 +44,17 @@ export async function runRespond(
     throw new ConfigError('no answer given', {
       hint: 'macs respond <id> "text", --file F, or - to read stdin',
     });
+  }
+  if (remote) {
+    const { respondRemote } = await import('./respond-remote.js');
+    return respondRemote(
+      ctx,
+      config,
+      deps,
+      remote.target.name,
+      remote.name,
+      answer,
+    );
   }
   const result = await writeOutboxAnswer(ctx.paths, id, answer, {
     force: opts.force === true,

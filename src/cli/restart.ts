@@ -2,6 +2,7 @@ import { createEventLog } from '../events/log.js';
 import { restartAgent } from '../session/agents.js';
 import { describeLaunchChoice } from '../session/resume-launch.js';
 import { createContext } from './common.js';
+import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { hintCommand, openRunningSession } from './session-common.js';
 
@@ -20,6 +21,11 @@ export async function runRestart(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  const remote = await forwardIfRemote(agent, 'agent', ctx, deps, (name) => [
+    'restart',
+    name,
+  ]);
+  if (remote !== undefined) return remote;
   const { config } = await ctx.loadConfig();
   const { record, tmux } = await openRunningSession(opts, deps, ctx.paths);
   const { entry, newPane, wasRunning, choice } = await restartAgent(

@@ -342,6 +342,10 @@ export async function runSend(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  if (agent.includes('/')) {
+    const { sendRemote } = await import('./send-remote.js');
+    return sendRemote(agent, text, opts, deps, ctx);
+  }
   if (!isValidAgentName(agent))
     throw new ConfigError(`agent name '${agent}' is not valid`, {
       hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',

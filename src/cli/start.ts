@@ -28,6 +28,7 @@ import { createTmuxClient } from '../tmux/client.js';
 import { createContext } from './common.js';
 import { reportExpiry, runStartResume } from './start-resume.js';
 import type { CliDeps, CommonOptions } from './options.js';
+import { startHostSessions } from './host-start.js';
 import {
   defaultSessionSocket,
   hintCommand,
@@ -233,6 +234,9 @@ export async function runStart(
     };
   }
   const { config } = await ctx.loadConfig(flags);
+  // Each host starts its own session (docs/remote.md); a hub may have none.
+  const hosts = opts.demo ? undefined : await startHostSessions(config, deps);
+  if (hosts !== undefined && config.workers.length === 0) return hosts;
   const agents = planAgents(config, ctx.paths.home);
 
   if (record) {

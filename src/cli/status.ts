@@ -46,8 +46,16 @@ export async function runStatus(
   const ctx = createContext(opts, deps);
   const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   const terminal = statusDeps.terminal ?? processTerminal();
+  // A hub's hosts (docs/remote.md): `remote` in the JSON, lines in the text.
+  const remote =
+    Object.keys(config.hosts).length === 0 || (opts.watch ?? false)
+      ? undefined
+      : await import('./status-remote.js').then((m) =>
+          m.readRemoteStatus(ctx, config, deps),
+        );
   if (opts.json && !opts.watch) {
-    deps.output.json(await buildSnapshot(ctx.paths));
+    const snapshot = await buildSnapshot(ctx.paths);
+    deps.output.json(remote ? { ...snapshot, remote: remote.json } : snapshot);
     return 0;
   }
   if (!terminal.interactive && !opts.watch) {
@@ -57,6 +65,7 @@ export async function runStatus(
       Date.now(),
     ))
       deps.output.out(line);
+    for (const line of remote?.lines ?? []) deps.output.out(line);
     return 0;
   }
   // The live view and the --watch streams, loaded only for them: a snapshot

@@ -6,12 +6,15 @@ import { checkTmux } from '../session/tmux-check.js';
 import { stopSession } from '../session/stop.js';
 import type { StoppedPane } from '../session/stop-panes.js';
 import { createTmuxClient } from '../tmux/client.js';
+import { stopHostSessions } from './host-start.js';
 import { createContext } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { hintCommand, resolveSessionSocket } from './session-common.js';
 
 export interface StopOptions extends CommonOptions {
   graceSec?: string;
+  /** Only this host's session (docs/remote.md). */
+  host?: string;
 }
 
 const DEFAULT_GRACE_SEC = 5;
@@ -40,6 +43,17 @@ export async function runStop(
   opts: StopOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // The hosts' sessions first (each by its own macs), then this one's.
+  const hosts = await stopHostSessions(
+    createContext(opts, deps),
+    deps,
+    opts.host,
+  );
+  if (opts.host !== undefined) return hosts ?? 2;
+  return Math.max(await stopLocal(opts, deps), hosts ?? 0);
+}
+
+async function stopLocal(opts: StopOptions, deps: CliDeps): Promise<number> {
   const ctx = createContext(opts, deps);
   await checkTmux(deps.runTmux);
   let graceSec: number;

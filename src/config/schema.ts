@@ -1,3 +1,4 @@
+import { HostsSchema } from './hosts.js';
 import { PolicySchema } from './policy.js';
 import * as z from 'zod/mini';
 import './zod.js';
@@ -104,6 +105,10 @@ export const ConfigSchema = z.strictObject({
   backstopMs: z._default(positiveInt, 2000),
   /** `macs stop`: seconds an agent gets to exit after the interrupt key. */
   stopGraceSec: z._default(positiveInt, 5),
+  /** Other hosts, each running its own macs, joined over ssh (docs/remote.md). */
+  hosts: HostsSchema,
+  /** An ssh config file for every ssh macs runs (`-F`); `MACS_SSH_CONFIG` too. */
+  sshConfig: z.optional(z.string()),
   /** What `macs hook PreToolUse` denies or asks about (docs/hooks.md). */
   policy: z.prefault(PolicySchema, {}),
   /**

@@ -16,6 +16,7 @@ import {
 } from './format.js';
 import { findRequest } from './requests.js';
 import { readAgentScreen } from './screen.js';
+import { remoteAgentLine, remoteRequestLine } from './remote-format.js';
 import {
   agentName,
   requestId,
@@ -44,18 +45,27 @@ export function registerReadTools(
     },
     async () => {
       const snapshot = await reader.read();
-      const agents = snapshot.agents.map((a) =>
-        agentSummary(a, snapshot.requests),
-      );
+      const remote = await context.remote?.agents();
+      const agents = [
+        ...snapshot.agents.map((a) => agentSummary(a, snapshot.requests)),
+        ...(remote?.agents ?? []),
+      ];
+      const lines = [
+        ...snapshot.agents.map((a) => agentLine(a, snapshot.requests)),
+        ...(remote?.agents ?? []).map(remoteAgentLine),
+        ...(remote?.down ?? []),
+      ];
       const text =
-        agents.length === 0
+        lines.length === 0
           ? 'no agents yet (no bridge has supervised any in this home)'
-          : snapshot.agents
-              .map((a) => agentLine(a, snapshot.requests))
-              .join('\n');
+          : lines.join('\n');
       return {
         text,
-        data: { session: snapshot.session.status, agents },
+        data: {
+          session: snapshot.session.status,
+          agents,
+          ...(remote ? { hostsDown: remote.down } : {}),
+        },
         event: { count: agents.length },
       };
     },
@@ -83,20 +93,28 @@ export function registerReadTools(
     },
     async (args) => {
       const snapshot = await reader.read();
-      const requests = snapshot.requests.filter(
-        (r) =>
-          (args.agent === undefined || r.agent === args.agent) &&
-          (args.stage === undefined || r.stage === args.stage) &&
-          (args.type === undefined || r.type === args.type),
-      );
+      const keep = (r: { agent: string; stage: string; type: string }) =>
+        (args.agent === undefined || r.agent === args.agent) &&
+        (args.stage === undefined || r.stage === args.stage) &&
+        (args.type === undefined || r.type === args.type);
+      const requests = snapshot.requests.filter(keep);
+      const remote = await context.remote?.requests();
+      const remoteRequests = (remote?.requests ?? []).filter(keep);
+      const lines = [
+        ...requests.map(requestLine),
+        ...remoteRequests.map(remoteRequestLine),
+        ...(remote?.down ?? []),
+      ];
       return {
-        text:
-          requests.length === 0
-            ? 'no pending requests'
-            : requests.map(requestLine).join('\n'),
-        data: { requests: requests.map(requestSummary) },
-        ...(args.agent ? { agent: args.agent } : {}),
-        event: { count: requests.length },
+        text: lines.length === 0 ? 'no pending requests' : lines.join('\n'),
+        data: {
+          requests: [...requests.map(requestSummary), ...remoteRequests],
+          ...(remote ? { hostsDown: remote.down } : {}),
+        },
+        ...(args.agent && !args.agent.includes('/')
+          ? { agent: args.agent }
+          : {}),
+        event: { count: requests.length + remoteRequests.length },
       };
     },
   );

@@ -13,6 +13,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MacsConfig } from '../config/schema.js';
+import type { RemoteFleet } from '../remote/fleet.js';
 import { emitSafely, createEventLog } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
 import { readSessionRecord } from '../session/record.js';
@@ -24,6 +25,7 @@ import type { CommandContext } from '../cli/common.js';
 import type { SendOutcome, SendParams } from '../cli/send.js';
 import { registerActTools } from './act-tools.js';
 import { registerReadTools } from './read-tools.js';
+import { createRemoteTools } from './remote-tools.js';
 import { recordRefusedCalls } from './refused-calls.js';
 import {
   createToolRegistrar,
@@ -45,6 +47,8 @@ export interface MacsMcpOptions {
   /** `--tmux-socket`; else the session's server (`.macs/session.json`). */
   socket?: string;
   version: string;
+  /** At a hub: a live fleet of the config's hosts (docs/remote.md). */
+  fleet?: RemoteFleet;
 }
 
 export interface MacsMcpServer {
@@ -95,6 +99,9 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
         onError: (error) => log.warn({ err: error }, 'snapshot read failed'),
       }),
     ),
+    ...(options.fleet
+      ? { remote: createRemoteTools(options.fleet, paths) }
+      : {}),
   };
 
   const server = new McpServer(
@@ -112,6 +119,7 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
     log,
     reached,
     isKnownAgent: knownAgentCheck(paths),
+    ...(context.remote ? { forward: context.remote.forward } : {}),
   });
   registerReadTools(tool, context);
   registerActTools(tool, context);

@@ -25,6 +25,7 @@ import { readSessionRecord } from '../session/record.js';
 import type { SharedSnapshotFeed } from '../state/watch.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { SendOutcome } from '../cli/send.js';
+import type { RemoteTools } from './remote-tools.js';
 
 /** The agent name `mcp.call` events of calls about no agent are filed under. */
 export const MCP_EVENT_AGENT = 'mcp';
@@ -82,18 +83,22 @@ export interface ToolContext {
    * status view's feed, src/state/watch.ts).
    */
   snapshots: SharedSnapshotFeed;
+  /** At a hub: the hosts' agents and requests (docs/remote.md). */
+  remote?: RemoteTools;
 }
 
 /** Input fields several tools take. */
 export const agentName = z
   .string()
   .min(1)
-  .max(64)
-  .describe('an agent name as list_agents shows it, e.g. worker-1');
+  .max(129)
+  .describe(
+    'an agent name as list_agents shows it, e.g. worker-1 (gpu1/worker-1 on another host)',
+  );
 export const requestId = z
   .string()
   .min(1)
-  .max(200)
+  .max(265)
   .describe('a request id as list_requests shows it, e.g. worker-1-q-17');
 
 export interface ToolRegistrarOptions {
@@ -111,6 +116,8 @@ export interface ToolRegistrarOptions {
    * an events file for a name a caller made up.
    */
   isKnownAgent: (name: string) => Promise<boolean>;
+  /** At a hub: a call about `<host>/…` answered by that host (remote-tools.ts). */
+  forward?: RemoteTools['forward'];
 }
 
 /** An agent the home knows: a state or events file, or the session's record. */
@@ -131,7 +138,7 @@ export function knownAgentCheck(
 export function createToolRegistrar(
   options: ToolRegistrarOptions,
 ): RegisterTool {
-  const { server, events, log, reached } = options;
+  const { server, events, log, reached, forward } = options;
   const known = options.isKnownAgent;
   return function tool<Shape extends z.ZodRawShape>(
     name: string,
@@ -150,7 +157,8 @@ export function createToolRegistrar(
       const about = (args as { agent?: unknown }).agent;
       const id = (args as { id?: unknown }).id;
       try {
-        const out = await handler(args, extra);
+        const out =
+          (await forward?.(name, args)) ?? (await handler(args, extra));
         await emitSafely(events, log, {
           agent: out.agent ?? MCP_EVENT_AGENT,
           type: 'mcp.call',

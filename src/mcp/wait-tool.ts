@@ -27,6 +27,8 @@ const WAIT_DEFAULT_SEC = 45;
 const WAIT_MAX_SEC = 600;
 /** How often a waiting `wait_for_request` sends progress (with a token). */
 const WAIT_PROGRESS_MS = 10_000;
+/** How often a waiting call reads the hosts' requests (over their links). */
+const REMOTE_POLL_MS = 1_000;
 
 /** Register wait_for_request. */
 export function registerWaitTool(
@@ -80,13 +82,28 @@ export function registerWaitTool(
         r.waitingForPerson &&
         (args.agent === undefined || r.agent === args.agent) &&
         (args.type === undefined || r.type === args.type);
+      // A hub's hosts (docs/remote.md): their waiting requests, read over
+      // the links at most every REMOTE_POLL_MS.
+      const remote = context.remote;
+      const remoteWaiting = async () =>
+        remote
+          ? (await remote.requests()).requests.filter(
+              (r) =>
+                r.waitingForAnswer &&
+                (args.agent === undefined || r.agent === args.agent) &&
+                (args.type === undefined || r.type === args.type),
+            )
+          : [];
+      let nextRemote = 0;
       const lease = await snapshots.acquire();
       const { feed } = lease;
       try {
         const pending = () => feed.current()?.requests ?? [];
         const seen = new Set<string>();
-        if (!args.include_pending)
+        if (!args.include_pending) {
           for (const r of pending()) if (matches(r)) seen.add(r.id);
+          for (const r of await remoteWaiting()) seen.add(r.id);
+        }
         const deadline = Date.now() + timeoutSec * 1000;
         const about = args.agent ? { agent: args.agent } : {};
         for (;;) {
@@ -101,6 +118,17 @@ export function registerWaitTool(
               agent: found.agent,
               requestId: found.id,
             };
+          if (remote && Date.now() >= nextRemote) {
+            nextRemote = Date.now() + REMOTE_POLL_MS;
+            const next = (await remoteWaiting()).find((r) => !seen.has(r.id));
+            const full =
+              next && (await remote.forward('get_request', { id: next.id }));
+            if (full)
+              return {
+                ...full,
+                data: { ...full.data, timedOut: false },
+              };
+          }
           const left = deadline - Date.now();
           if (left <= 0)
             return {
@@ -109,11 +137,14 @@ export function registerWaitTool(
               ...about,
               event: { timedOut: true },
             };
-          // Until the home changes, the next progress is due, the deadline
-          // passes or the client cancels.
+          // Until the home changes, the next progress is due, the hosts are
+          // read again, the deadline passes or the client cancels.
           const beatIn =
             token === undefined ? left : Math.max(0, nextBeat - Date.now());
-          await nextSnapshot(feed, Math.min(left, beatIn), signal);
+          const remoteIn = remote
+            ? Math.max(0, nextRemote - Date.now())
+            : left;
+          await nextSnapshot(feed, Math.min(left, beatIn, remoteIn), signal);
         }
       } finally {
         lease.release();

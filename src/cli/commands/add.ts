@@ -28,7 +28,13 @@ export function registerAddCommand(
           "what to run, a shell command line (default: the preset's program)",
         ),
       )
-      .addOption(new Option('--cwd <dir>', 'its folder (default: the home)')),
+      .addOption(new Option('--cwd <dir>', 'its folder (default: the home)'))
+      .addOption(
+        new Option(
+          '--host <name>',
+          "add it to this host's session (a host of macs.config.json, docs/remote.md)",
+        ),
+      ),
   )
     .addHelpText(
       'after',

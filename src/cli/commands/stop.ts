@@ -19,6 +19,10 @@ export function registerStopCommand(
           '--grace-sec <seconds>',
           'how long each program gets to exit after the interrupt key (default: stopGraceSec, 5)',
         ).env('MACS_STOP_GRACE_SEC'),
+      )
+      .option(
+        '--host <name>',
+        "stop only this host's session (a host of macs.config.json, docs/remote.md)",
       ),
   ).action((opts: StopOptions) =>
     run(import('../stop.js').then((m) => m.runStop(opts, deps))),

@@ -1,0 +1,66 @@
+/**
+ * `macs start`, `macs stop` and `macs add --host` at a hub (docs/remote.md):
+ * each host's own macs starts or stops the session in its home over ssh
+ * (`macs start --detach`), so its agents live on the host, not in the
+ * link: they keep running when the hub stops or the link drops. Hosts are
+ * handled in parallel; one that fails says why in one line and the others
+ * go on.
+ */
+import type { MacsConfig } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import { hostTargets } from '../remote/fleet.js';
+import { runHostMacs } from '../remote/forward.js';
+import { RemoteError } from '../remote/ssh-errors.js';
+import type { CliDeps } from './options.js';
+
+type HostVerb = 'start' | 'stop';
+
+/** Run `macs start|stop` on each host (or only `only`); exit 1 if one failed. */
+export async function runOnHosts(
+  verb: HostVerb,
+  config: MacsConfig,
+  deps: CliDeps,
+  only?: string,
+): Promise<number> {
+  const targets = hostTargets(config, deps.env).filter(
+    (t) => only === undefined || t.name === only,
+  );
+  if (only !== undefined && targets.length === 0) {
+    deps.output.err(`macs: no host '${only}' in macs.config.json`);
+    return 2;
+  }
+  const argv = verb === 'start' ? ['start', '--detach', '--no-wait'] : ['stop'];
+  const results = await Promise.all(
+    targets.map(async (target) => {
+      try {
+        const lines = await runHostMacs(target, argv);
+        const warnings = lines.filter((l) =>
+          /^warning:|not found on PATH/.test(l),
+        );
+        return {
+          target,
+          ok: true,
+          line: [lines[0] ?? `${verb} done`, ...warnings].join('\n  '),
+        };
+      } catch (error) {
+        const message = errorMessage(error);
+        // Started before, or nothing to stop: the host is as asked.
+        if (/already running|nothing to stop/.test(message))
+          return { target, ok: true, line: message };
+        return {
+          target,
+          ok: false,
+          line: message,
+          hint: error instanceof RemoteError ? error.hint : undefined,
+        };
+      }
+    }),
+  );
+  for (const r of results) {
+    deps.output.out(
+      `host ${r.target.name}: ${r.line.replace(/^host \S+: /, '')}`,
+    );
+    if (!r.ok && 'hint' in r && r.hint) deps.output.out(`  hint: ${r.hint}`);
+  }
+  return results.every((r) => r.ok) ? 0 : 1;
+}

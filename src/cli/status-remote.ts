@@ -1,0 +1,40 @@
+import type { MacsConfig } from '../config/schema.js';
+import { readRemoteFleet, type HostView } from '../remote/fleet.js';
+import type { CommandContext } from './common.js';
+import type { CliDeps } from './options.js';
+import { withRemoteFleet } from './remote.js';
+
+/**
+ * `macs status` at a hub: each host's link, agents (`<host>/<agent>`) and
+ * open requests (`<host>/<id>`), as JSON (`remote` of `status --json`) and
+ * as lines after this machine's.
+ */
+export async function readRemoteStatus(
+  ctx: CommandContext,
+  config: MacsConfig,
+  deps: CliDeps,
+): Promise<{
+  json: { hosts: HostView[] };
+  lines: string[];
+}> {
+  const hosts = await withRemoteFleet(ctx, config, deps, (fleet) =>
+    readRemoteFleet(fleet, ctx.paths),
+  );
+  const lines = ['', `HOSTS (${hosts.length})`];
+  for (const h of hosts) {
+    lines.push(
+      h.link === 'up'
+        ? `  ${h.name}  up  macs ${h.version}  ${h.rttMs} ms  ${h.agents.length} agents  ${h.requests.length} open`
+        : `  ${h.name}  down  ${h.error?.message ?? ''}`,
+    );
+    for (const a of h.agents)
+      lines.push(
+        `    ${a.name}  ${a.state}${a.paused ? ' paused' : ''}  pending ${a.pendingRequests.length}`,
+      );
+    for (const r of h.requests)
+      lines.push(
+        `    ${r.id}  ${r.type}  ${r.stage}  ${r.firstLine.slice(0, 60)}`,
+      );
+  }
+  return { json: { hosts }, lines };
+}

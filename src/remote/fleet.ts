@@ -1,0 +1,288 @@
+/**
+ * The one merge point of the hub: every host of the config, reached over
+ * ssh, seen as one fleet. Commands and tools ask this module, never ssh:
+ * `readRemoteFleet` lists each host's link, version, round trip, agents
+ * and open requests with `<host>/` names; `createRemoteFleet` gives a
+ * session with a host, from a live link (a long-running process: the hub's
+ * bridge, `macs mcp`) or a short one for a one-shot command. A short
+ * session delivers the answers held for its host first, as a link does.
+ */
+import type { MacsConfig } from '../config/schema.js';
+import type { HomePaths } from '../home/paths.js';
+import type { Logger } from '../log/logger.js';
+import { sendHeldAnswer } from './answer.js';
+import { deliverHeldAnswers, listHeldAnswers } from './held-answers.js';
+import {
+  HostAgentListSchema,
+  HostRequestListSchema,
+  parseHostData,
+  type HostAgent,
+  type HostRequest,
+} from './host-data.js';
+import {
+  openHostSession,
+  type HostSession,
+  type HostTarget,
+} from './host-session.js';
+import { startHostLink, type HostLink, type LinkState } from './link.js';
+import { readLinkStates } from './link-states.js';
+import { qualifyName } from './names.js';
+import { RemoteError } from './ssh-errors.js';
+
+export interface RemoteFleetOptions {
+  config: MacsConfig;
+  env: NodeJS.ProcessEnv;
+  paths: HomePaths;
+  version: string;
+  log: Logger;
+}
+
+/** The hosts of a config, as ssh targets. */
+export function hostTargets(
+  config: MacsConfig,
+  env: NodeJS.ProcessEnv,
+): HostTarget[] {
+  const configFile = config.sshConfig ?? env.MACS_SSH_CONFIG;
+  return Object.entries(config.hosts).map(([name, host]) => ({
+    name,
+    destination: host.ssh,
+    home: host.home,
+    ...(configFile ? { configFile } : {}),
+  }));
+}
+
+export interface RemoteFleet {
+  targets: readonly HostTarget[];
+  /** A session with a host; a `RemoteError` says why there is none. */
+  session: (host: string) => Promise<HostSession>;
+  /** The live links' states (empty for a one-shot fleet). */
+  states: () => LinkState[];
+  close: () => Promise<void>;
+}
+
+function unknownHost(
+  host: string,
+  targets: readonly HostTarget[],
+): RemoteError {
+  return new RemoteError(
+    host,
+    'failed',
+    'is not a host of this home',
+    `the hosts of macs.config.json: ${targets.map((t) => t.name).join(', ') || 'none'}`,
+  );
+}
+
+/**
+ * The hub's view of its hosts. `live`: keep a link per host (reconnecting,
+ * pinging) until `close()`; else open a short session per host on first
+ * use, closed by `close()`.
+ */
+export function createRemoteFleet(
+  options: RemoteFleetOptions,
+  mode: { live: boolean; onState?: (state: LinkState) => void },
+): RemoteFleet {
+  const targets = hostTargets(options.config, options.env);
+  const links = new Map<string, HostLink>();
+  const short = new Map<string, Promise<HostSession>>();
+  if (mode.live)
+    for (const target of targets)
+      links.set(
+        target.name,
+        startHostLink(target, {
+          version: options.version,
+          paths: options.paths,
+          log: options.log,
+          ...(mode.onState ? { onState: mode.onState } : {}),
+        }),
+      );
+  const openShort = async (target: HostTarget): Promise<HostSession> => {
+    const session = await openHostSession(target, { version: options.version });
+    await deliverHeldAnswers(options.paths, target.name, (a) =>
+      sendHeldAnswer(session, a),
+    );
+    return session;
+  };
+  return {
+    targets,
+    session: async (host) => {
+      const target = targets.find((t) => t.name === host);
+      if (!target) throw unknownHost(host, targets);
+      const link = links.get(host);
+      if (link) return link.session();
+      let pending = short.get(host);
+      if (!pending) {
+        pending = openShort(target);
+        short.set(host, pending);
+        // A failed open is not kept: the next call tries again.
+        pending.catch(() => short.delete(host));
+      }
+      return pending;
+    },
+    states: () => [...links.values()].map((l) => l.state()),
+    close: async () => {
+      await Promise.all([...links.values()].map((l) => l.close()));
+      await Promise.all(
+        [...short.values()].map((p) =>
+          p.then((s) => s.close()).catch(() => undefined),
+        ),
+      );
+    },
+  };
+}
+
+/** An agent of a host, named `<host>/<agent>` at the hub. */
+export interface RemoteAgent extends HostAgent {
+  host: string;
+  /** Its name on the host. */
+  hostName: string;
+}
+
+/** A request of a host: `<host>/<id>` from `<host>/<agent>`. */
+export interface RemoteRequest extends HostRequest {
+  host: string;
+  hostId: string;
+}
+
+/** One host as `macs hosts` shows it. */
+export interface HostView {
+  name: string;
+  ssh: string;
+  home: string;
+  link: 'up' | 'down';
+  /** Since when the link is so, when a live link holder of the hub knows. */
+  since: string | null;
+  version: string | null;
+  rttMs: number | null;
+  error: { kind: string; message: string; hint?: string } | null;
+  agents: RemoteAgent[];
+  requests: RemoteRequest[];
+  /** Answers given at the hub, waiting for this host. */
+  heldAnswers: number;
+}
+
+/** The agents of a host's `list_agents`, named at the hub. */
+export async function listHostAgents(
+  session: HostSession,
+): Promise<RemoteAgent[]> {
+  const parsed = parseHostData(
+    HostAgentListSchema,
+    await session.call('list_agents', {}),
+  );
+  if (!parsed.ok) throw badData(session.host, 'list_agents', parsed.error);
+  return parsed.value.agents.map((a) => ({
+    ...a,
+    name: qualifyName(session.host, a.name),
+    hostName: a.name,
+    host: session.host,
+    pendingRequests: a.pendingRequests.map((id) =>
+      qualifyName(session.host, id),
+    ),
+  }));
+}
+
+/** The open requests of a host's `list_requests`, named at the hub. */
+export async function listHostRequests(
+  session: HostSession,
+): Promise<RemoteRequest[]> {
+  const parsed = parseHostData(
+    HostRequestListSchema,
+    await session.call('list_requests', {}),
+  );
+  if (!parsed.ok) throw badData(session.host, 'list_requests', parsed.error);
+  return parsed.value.requests.map((r) => ({
+    ...r,
+    id: qualifyName(session.host, r.id),
+    hostId: r.id,
+    agent: qualifyName(session.host, r.agent),
+    host: session.host,
+  }));
+}
+
+function badData(host: string, tool: string, error: string): RemoteError {
+  return new RemoteError(
+    host,
+    'failed',
+    `sent data macs refuses (${tool}: ${error})`,
+    'check the macs version there; nothing of it was used',
+  );
+}
+
+/**
+ * Every host of the fleet, read in parallel: a host that cannot be reached
+ * is `down` with its error, and the others are read all the same.
+ */
+export async function readRemoteFleet(
+  fleet: RemoteFleet,
+  paths: HomePaths,
+): Promise<HostView[]> {
+  const live = new Map(fleet.states().map((s) => [s.host, s]));
+  const recorded = live.size > 0 ? live : await readLinkStates(paths);
+  return Promise.all(
+    fleet.targets.map(async (target): Promise<HostView> => {
+      const heldAnswers = (await listHeldAnswers(paths, target.name)).length;
+      const base = {
+        name: target.name,
+        ssh: target.destination,
+        home: target.home,
+        heldAnswers,
+      };
+      const known = recorded.get(target.name);
+      try {
+        const session = await fleet.session(target.name);
+        const started = Date.now();
+        await session.ping(5_000);
+        const rttMs = Date.now() - started;
+        const [agents, requests] = await Promise.all([
+          listHostAgents(session),
+          listHostRequests(session),
+        ]);
+        return {
+          ...base,
+          link: 'up',
+          since: known?.link === 'up' ? known.since : null,
+          version: session.version,
+          rttMs,
+          error: null,
+          agents,
+          requests,
+        };
+      } catch (error) {
+        const remote =
+          error instanceof RemoteError
+            ? error
+            : new RemoteError(target.name, 'failed', String(error), '');
+        return {
+          ...base,
+          link: 'down',
+          since: known?.link === 'down' ? known.since : null,
+          version: null,
+          rttMs: null,
+          error: {
+            kind: remote.kind,
+            message: remote.message,
+            ...(remote.hint ? { hint: remote.hint } : {}),
+          },
+          agents: [],
+          requests: [],
+        };
+      }
+    }),
+  );
+}
+
+/**
+ * The hosts of a hub at once, for a caller that holds no fleet (e.g. a web
+ * view): a one-shot fleet read and closed. Local agents come from the
+ * home's own snapshot (state/snapshot.ts); these are the `<host>/…` ones.
+ */
+export async function readHubFleet(
+  options: RemoteFleetOptions,
+): Promise<HostView[]> {
+  if (Object.keys(options.config.hosts).length === 0) return [];
+  const fleet = createRemoteFleet(options, { live: false });
+  try {
+    return await readRemoteFleet(fleet, options.paths);
+  } finally {
+    await fleet.close();
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Pure: what a host may say, checked as local input is. Agent names pass
+ * the agent-name check of local agents, request ids the safe-file-name
+ * check, every string is bounded and cleaned of control characters, and
+ * anything else is refused as a whole (a host is trusted no more than a
+ * worker: docs/remote.md, "Security").
+ */
+import * as z from 'zod';
+import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
+import { AGENT_STATE_NAMES } from '../config/states.js';
+
+/** Longest text field from a host (a request's first line, a state source). */
+const MAX_FIELD_CHARS = 512;
+/** Longest body from a host (a request's body: the parser's own limit). */
+const MAX_BODY_CHARS = 64 * 1024;
+/** Most agents and requests one host may list. */
+const MAX_ITEMS = 2_000;
+
+/** Control characters other than newline and tab, removed from host text. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/** A host's text, cleaned of control characters (newline and tab stay). */
+export function cleanHostText(text: string): string {
+  return text.replace(CONTROL, '');
+}
+
+const line = z
+  .string()
+  .max(MAX_FIELD_CHARS)
+  .transform((s) => cleanHostText(s).replace(/[\n\t]/g, ' '));
+export const HostAgentName = z.string().refine(isValidAgentName, {
+  message: 'not an agent name',
+});
+export const HostRequestId = z.string().refine(isSafeFileName, {
+  message: 'not a request id',
+});
+
+export const HostAgentSchema = z.object({
+  name: HostAgentName,
+  preset: line.nullish(),
+  state: z.enum(AGENT_STATE_NAMES).catch('unknown'),
+  stateSource: line.nullish(),
+  stateAgeSec: z.number().finite().nullish(),
+  pane: z
+    .string()
+    .regex(/^%\d{1,9}$/)
+    .nullish(),
+  paused: z.boolean().catch(false),
+  bridgeRunning: z.boolean().catch(false),
+  pendingRequests: z.array(HostRequestId).max(MAX_ITEMS).catch([]),
+});
+export type HostAgent = z.infer<typeof HostAgentSchema>;
+
+export const HostRequestSchema = z.object({
+  id: HostRequestId,
+  agent: HostAgentName,
+  type: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/)
+    .catch('question'),
+  stage: line,
+  priority: line.nullish(),
+  waitingForAnswer: z.boolean().catch(false),
+  ageSec: z.number().finite().nullish(),
+  firstLine: line.catch(''),
+});
+export type HostRequest = z.infer<typeof HostRequestSchema>;
+
+export const HostAgentListSchema = z.object({
+  agents: z.array(HostAgentSchema).max(MAX_ITEMS),
+});
+export const HostRequestListSchema = z.object({
+  requests: z.array(HostRequestSchema).max(MAX_ITEMS),
+});
+export const HostRequestDetailSchema = z.object({
+  request: HostRequestSchema.extend({
+    body: z.string().max(MAX_BODY_CHARS).transform(cleanHostText),
+  }),
+});
+export const HostScreenSchema = z.object({
+  lines: z.array(line).max(5_000),
+});
+
+/** A host's version string (semver-like, bounded). */
+export const HostVersion = z.string().regex(/^[0-9A-Za-z.+-]{1,40}$/);
+
+/** Parse a host's answer with a schema; `undefined` when it does not fit. */
+export function parseHostData<T>(
+  schema: z.ZodType<T>,
+  data: unknown,
+): { ok: true; value: T } | { ok: false; error: string } {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  return {
+    ok: false,
+    error: `${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}`,
+  };
+}

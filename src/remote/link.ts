@@ -1,0 +1,193 @@
+/**
+ * A host's link: a long-lived MCP session over ssh, kept up. A link that
+ * ends (the ssh process exits) is noticed at once; a hung one (no traffic:
+ * ssh's own keepalive, and an MCP ping every PING_INTERVAL_MS that must be
+ * answered within PING_TIMEOUT_MS) within about ten seconds. Either way the
+ * session is ended and opened again with backoff. On each new session the
+ * answers held for the host are delivered first (held-answers.ts).
+ */
+import { errorMessage } from '../errors.js';
+import type { HomePaths } from '../home/paths.js';
+import type { Logger } from '../log/logger.js';
+import { deliverHeldAnswers } from './held-answers.js';
+import { sendHeldAnswer } from './answer.js';
+import {
+  openHostSession,
+  type HostSession,
+  type HostTarget,
+} from './host-session.js';
+import { RemoteError } from './ssh-errors.js';
+
+export const PING_INTERVAL_MS = 3_000;
+export const PING_TIMEOUT_MS = 4_000;
+/** Backoff between reconnects: doubling from the first to the last. */
+export const RECONNECT_FIRST_MS = 250;
+export const RECONNECT_MAX_MS = 5_000;
+
+/** What the hub knows of a link now (`macs hosts`, `.macs/remote/links.json`). */
+export interface LinkState {
+  host: string;
+  link: 'up' | 'down' | 'connecting';
+  /** ISO time of the last change between up and down. */
+  since: string;
+  version?: string;
+  rttMs?: number;
+  error?: { kind: string; message: string; hint?: string };
+}
+
+export interface HostLink {
+  state: () => LinkState;
+  /**
+   * The live session, or a `RemoteError` saying why there is none (the
+   * first connection is waited for).
+   */
+  session: () => Promise<HostSession>;
+  close: () => Promise<void>;
+}
+
+export interface HostLinkOptions {
+  version: string;
+  paths: HomePaths;
+  log: Logger;
+  onState?: (state: LinkState) => void;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Keep a link to one host until `close()`. */
+export function startHostLink(
+  target: HostTarget,
+  options: HostLinkOptions,
+): HostLink {
+  const log = options.log.child({ component: 'remote', host: target.name });
+  const stop = new AbortController();
+  let current: HostSession | undefined;
+  let state: LinkState = {
+    host: target.name,
+    link: 'connecting',
+    since: new Date().toISOString(),
+  };
+  let lastError: RemoteError | undefined;
+  let firstDone: () => void = () => undefined;
+  const first = new Promise<void>((resolve) => (firstDone = resolve));
+  const setState = (next: Omit<LinkState, 'host' | 'since'>) => {
+    const changed = next.link !== state.link;
+    state = {
+      host: target.name,
+      since: changed ? new Date().toISOString() : state.since,
+      ...next,
+    };
+    options.onState?.(state);
+    firstDone();
+  };
+
+  /** Serve one session until it ends or stops answering pings. */
+  const serve = async (session: HostSession): Promise<string> => {
+    const ended = session.ended.then((why) => `ended: ${why}`);
+    while (!stop.signal.aborted) {
+      const started = Date.now();
+      const outcome = await Promise.race([
+        session.ping(PING_TIMEOUT_MS).then(
+          () => 'ok',
+          (error: unknown) => `no answer to a ping: ${errorMessage(error)}`,
+        ),
+        ended,
+      ]);
+      if (outcome !== 'ok') return outcome;
+      setState({
+        link: 'up',
+        version: session.version,
+        rttMs: Date.now() - started,
+      });
+      const next = await Promise.race([
+        sleep(PING_INTERVAL_MS, stop.signal).then(() => 'ok'),
+        ended,
+      ]);
+      if (next !== 'ok') return next;
+    }
+    return 'closed';
+  };
+
+  const loop = async () => {
+    let backoff = RECONNECT_FIRST_MS;
+    while (!stop.signal.aborted) {
+      try {
+        const session = await openHostSession(target, {
+          version: options.version,
+        });
+        if (stop.signal.aborted) {
+          await session.close();
+          break;
+        }
+        current = session;
+        lastError = undefined;
+        backoff = RECONNECT_FIRST_MS;
+        setState({ link: 'up', version: session.version });
+        log.info({ version: session.version }, 'link up');
+        const held = await deliverHeldAnswers(options.paths, target.name, (a) =>
+          sendHeldAnswer(session, a),
+        );
+        if (held.length > 0) log.info({ held }, 'held answers delivered');
+        const why = await serve(session);
+        current = undefined;
+        await session.close();
+        if (stop.signal.aborted) break;
+        lastError = new RemoteError(
+          target.name,
+          'unreachable',
+          `the link dropped (${why})`,
+          'macs reconnects by itself',
+        );
+        log.warn({ why }, 'link down');
+      } catch (error) {
+        lastError =
+          error instanceof RemoteError
+            ? error
+            : new RemoteError(target.name, 'failed', errorMessage(error), '');
+        log.warn({ err: lastError.message }, 'link failed');
+      }
+      setState({
+        link: 'down',
+        error: {
+          kind: lastError.kind,
+          message: lastError.message,
+          ...(lastError.hint ? { hint: lastError.hint } : {}),
+        },
+      });
+      await sleep(backoff, stop.signal);
+      backoff = Math.min(backoff * 2, RECONNECT_MAX_MS);
+    }
+  };
+  const running = loop();
+
+  return {
+    state: () => state,
+    session: async () => {
+      if (!current && state.link === 'connecting') await first;
+      if (current) return current;
+      throw (
+        lastError ??
+        new RemoteError(
+          target.name,
+          'unreachable',
+          'the link is not up yet',
+          'wait a moment and try again',
+        )
+      );
+    },
+    close: async () => {
+      stop.abort();
+      firstDone();
+      await current?.close();
+      await running;
+    },
+  };
+}
