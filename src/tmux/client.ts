@@ -18,6 +18,7 @@ import {
 } from './args.js';
 import {
   describeUnreadablePaneLine,
+  FIELD_SEPARATOR,
   PANE_FORMAT,
   parsePaneLine,
   parsePaneList,
@@ -200,9 +201,13 @@ export function createTmuxClient(
       );
       const line = out.replace(/\n$/, '');
       const info = parsePaneLine(line);
-      // tmux found the pane (it exited 0): the reading failed, not the pane.
-      if (!info) throw unreadable(`pane ${pane}`, line);
-      return info;
+      if (info) return info;
+      // Read in full but for no pane (control mode answers a missing pane
+      // with empty fields, or nothing): the pane is gone.
+      if (!line.trim() || line.split(FIELD_SEPARATOR).length >= 14)
+        throw new PaneNotFoundError(pane, 'no such pane');
+      // A line tmux printed for the pane: the reading failed, not the pane.
+      throw unreadable(`pane ${pane}`, line);
     },
     async listPanes() {
       const args = buildListPanesArgs(PANE_FORMAT);
