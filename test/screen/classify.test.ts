@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { getPreset } from '../../src/config/presets/index.js';
 import { parsePreset } from '../../src/config/presets/types.js';
-import { classifyScreen, cleanScreenLines } from '../../src/screen/classify.js';
+import {
+  classifyScreen,
+  cleanScreenLines,
+  parseElapsedSec,
+} from '../../src/screen/classify.js';
 
 // Screens written for these tests, shaped like each agent's UI. `RULE` is
 // the full-width rule agents draw around their composer.
@@ -632,6 +636,47 @@ ${CLAUDE_COMPOSER}`;
       state: 'error',
       rule: 'error:0',
     });
+  });
+
+  it('checks final error rules first and times rules by their elapsed group', () => {
+    const preset = parsePreset({
+      name: 'tool',
+      program: 'tool',
+      busyMarker: null,
+      states: {
+        approval: ['^Allow\\?$'],
+        working: [{ name: 'retrying', pattern: '^Retrying' }],
+        error: [
+          {
+            name: 'stuck',
+            pattern: '^Retrying \\((?<elapsed>[^)]*)\\)',
+            final: true,
+            minElapsedSec: 120,
+          },
+        ],
+      },
+    });
+    expect(classifyScreen('Retrying (1m 59s)', preset)).toEqual({
+      state: 'working',
+      rule: 'working:retrying',
+    });
+    expect(classifyScreen('Retrying (2m 0s)', preset)).toEqual({
+      state: 'error',
+      rule: 'error:stuck',
+    });
+    expect(classifyScreen('Allow?\nRetrying (1h)', preset).state).toBe('error');
+    expect(parseElapsedSec('11m 02s')).toBe(662);
+    expect(parseElapsedSec('soon')).toBeUndefined();
+  });
+
+  it('refuses a timed rule without an elapsed group', () => {
+    expect(() =>
+      parsePreset({
+        name: 'tool',
+        program: 'tool',
+        states: { error: [{ pattern: 'Retrying', minElapsedSec: 60 }] },
+      }),
+    ).toThrow(/minElapsedSec needs a group/);
   });
 });
 
