@@ -205,8 +205,10 @@ export async function startWebServer(
         return c.json({ ok: false, message: 'bad input: not JSON' }, 400);
       }
       const controller = new AbortController();
-      c.env.incoming.once('close', () => {
-        if (!c.env.outgoing.writableEnded) controller.abort();
+      // The page went away before its answer: a send still waiting for an
+      // idle agent gives up, typing nothing.
+      c.env.outgoing.once('close', () => {
+        if (!c.env.outgoing.writableFinished) controller.abort();
       });
       const reply = await runWebAction(
         actionDeps,
