@@ -47,13 +47,15 @@ export async function runStatus(
   const { config } = await ctx.loadConfig(); // a broken config is an error (exit 2)
   const terminal = statusDeps.terminal ?? processTerminal();
   if (opts.json && !opts.watch) {
-    deps.output.json(await buildSnapshot(ctx.paths));
+    deps.output.json(
+      await buildSnapshot(ctx.paths, new Date(), { prices: config.prices }),
+    );
     return 0;
   }
   if (!terminal.interactive && !opts.watch) {
     const { formatStatusText } = await import('./status-text.js');
     for (const line of formatStatusText(
-      await buildSnapshot(ctx.paths),
+      await buildSnapshot(ctx.paths, new Date(), { prices: config.prices }),
       Date.now(),
     ))
       deps.output.out(line);

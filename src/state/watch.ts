@@ -2,6 +2,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { controlDir } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import { createSnapshotReader, type SnapshotReader } from './snapshot.js';
+import { usageDir } from '../usage/ledger.js';
 import type { Snapshot } from './snapshot-schema.js';
 import { snapshotSignature } from './snapshot-changes.js';
 
@@ -57,7 +58,13 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
     options.fullBackstopMs ?? FEED_FULL_BACKSTOP_MS,
   );
   const keepAlive = options.keepAlive ?? false;
-  const dirs = [paths.runtime, paths.state, paths.events, controlDir(paths)];
+  const dirs = [
+    paths.runtime,
+    paths.state,
+    paths.events,
+    controlDir(paths),
+    usageDir(paths),
+  ];
   const watchers = new Map<string, FSWatcher>();
   const listeners = new Set<(snapshot: Snapshot) => void>();
   let latest: Snapshot | undefined;

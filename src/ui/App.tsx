@@ -38,6 +38,7 @@ import {
   selectItems,
   selectRequestRows,
   selectShownTimes,
+  selectUsageTotal,
 } from './view-model.js';
 
 export interface AppProps {
@@ -232,6 +233,7 @@ export function App(props: AppProps) {
     requestColumns(clamp(longestName, 6, 14)),
     width - 3,
   );
+  const usageTotal = selectUsageTotal(snapshot);
   const answeringRequest =
     ui.mode.type === 'answer'
       ? snapshot.requests.find(
@@ -255,6 +257,7 @@ export function App(props: AppProps) {
           columns={agentCols}
           selectedKey={selectedKey}
           maxRows={plan.agentRows}
+          {...(usageTotal ? { usageTotal } : {})}
         />
       ) : null}
       {plan.showRequests ? (
