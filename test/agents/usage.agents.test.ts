@@ -382,7 +382,9 @@ describe(`usage of Codex ${agent('codex').version}`, () => {
       inputTokens: sum((u) => u.input_tokens) - cached,
       cacheReadTokens: cached,
       outputTokens: sum((u) => u.output_tokens),
-      cacheWriteTokens: null,
+      // The Responses API sends no cache-write figure; Codex 0.169 records
+      // its own `cache_write_input_tokens`, 0 (docs/usage.md).
+      cacheWriteTokens: 0,
     });
     expect(shown.model).toBe('gpt-5-codex');
     const row = await usageCommand(home, socket);
