@@ -34,6 +34,7 @@ import { makeTempHome } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   isConversation,
+  isToolResult,
   lastUserText,
   type ModelRequest,
   type Usage,
@@ -175,26 +176,33 @@ describe(`usage of Claude Code ${agent('claude').version}`, () => {
 
   it('status --json and macs usage show the sum of the figures the server sent', async () => {
     calls = 0;
+    // The first prompt makes an answer with text and a tool call (two
+    // transcript lines for one answer), then one after the tool's result;
+    // the second prompt one more answer: three calls.
     const s = await startClaudeSession(
-      () => ({ kind: 'text', text: 'Noted.' }),
+      (request) =>
+        !isToolResult(request) && lastUserText(request).includes('Look')
+          ? {
+              kind: 'tool',
+              name: 'Glob',
+              input: { pattern: '*.json' },
+              text: 'Looking.',
+            }
+          : { kind: 'text', text: 'Noted.' },
       { usage },
     );
     session = s;
-    await submitPrompt(s, 'Say noted.');
-    await s.waitState('idle', 'idle after the first prompt');
-    await waitFor(() => s.server.conversation().length >= 1, {
-      timeout: 30_000,
-    });
-    await submitPrompt(s, 'Say noted again.');
+    await submitPrompt(s, 'Look at the files.');
     await waitFor(() => s.server.conversation().length >= 2, {
       timeout: 60_000,
-      message: 'two conversation calls',
+      message: 'the tool call and its result',
     });
-    await s.waitState('idle', 'idle after the second prompt');
-    saveSamples(
-      'claude',
-      jsonlFiles(path.join(s.home, '.claude-config', 'projects')),
-    );
+    await s.waitState('idle', 'idle after the first prompt');
+    await submitPrompt(s, 'Say noted again.');
+    await waitFor(() => s.server.conversation().length >= 3, {
+      timeout: 60_000,
+      message: 'three conversation calls',
+    });
     const sent = s.server.requests.flatMap((r) => (r.usage ? [r.usage] : []));
     const sum = (key: keyof Usage) =>
       sent.reduce((total, u) => total + u[key], 0);
@@ -209,6 +217,11 @@ describe(`usage of Claude Code ${agent('claude').version}`, () => {
     const row = await usageCommand(s.home, s.socket);
     expect(row?.inputTokens).toBe(sum('input_tokens'));
     expect(row?.outputTokens).toBe(sum('output_tokens'));
+    expect(row?.calls).toBe(3);
+    saveSamples(
+      'claude',
+      jsonlFiles(path.join(s.home, '.claude-config', 'projects')),
+    );
   }, 300_000);
 
   it('a budget: at 80% a person is called, at 100% the worker is paused and nothing more is typed into it', async () => {
@@ -366,10 +379,6 @@ describe(`usage of Codex ${agent('codex').version}`, () => {
       });
     }
     await waitFor(idle, { timeout: 120_000, message: 'Codex idle at the end' });
-    saveSamples(
-      'codex',
-      jsonlFiles(path.join(home, '.macs', 'codex', WORKER, 'sessions')),
-    );
     const sent = (server.requests ?? []).flatMap((r) =>
       r.usage ? [r.usage] : [],
     );
@@ -389,6 +398,10 @@ describe(`usage of Codex ${agent('codex').version}`, () => {
     expect(shown.model).toBe('gpt-5-codex');
     const row = await usageCommand(home, socket);
     expect(row?.outputTokens).toBe(sum((u) => u.output_tokens));
+    saveSamples(
+      'codex',
+      jsonlFiles(path.join(home, '.macs', 'codex', WORKER, 'sessions')),
+    );
   }, 300_000);
 });
 
@@ -471,7 +484,6 @@ describe(`usage of Gemini CLI ${agent('gemini').version}`, () => {
       timeout: 120_000,
       message: 'Gemini idle at the end',
     });
-    saveSamples('gemini', jsonlFiles(path.join(geminiHome, '.gemini', 'tmp')));
     const sent = server.requests.flatMap((r) => (r.usage ? [r.usage] : []));
     const sum = (pick: (u: (typeof sent)[number]) => number) =>
       sent.reduce((total, u) => total + pick(u), 0);
@@ -489,5 +501,6 @@ describe(`usage of Gemini CLI ${agent('gemini').version}`, () => {
     expect(shown.model).toBe(GEMINI_MODEL);
     const row = await usageCommand(home, socket);
     expect(row?.inputTokens).toBe(sum((u) => u.promptTokenCount) - cached);
+    saveSamples('gemini', jsonlFiles(path.join(geminiHome, '.gemini', 'tmp')));
   }, 300_000);
 });
