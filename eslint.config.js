@@ -29,24 +29,28 @@ const LAYERS = {
   tmux: [],
   events: ['home'],
   screen: ['config', 'protocol'],
-  state: ['home', 'events', 'protocol', 'config'],
-  hooks: ['home', 'config', 'events', 'protocol', 'state', 'tmux'],
-  backends: ['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
+  usage: ['home', 'config'], // what agents' model calls used (docs/usage.md)
+  state: ['home', 'events', 'protocol', 'config', 'usage'],
+  hooks: ['home', 'config', 'events', 'protocol', 'state', 'tmux', 'usage'],
+  backends: [
+    ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
+    'usage',
+  ],
   bridge: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    ...['hooks', 'backends'],
+    ...['hooks', 'backends', 'usage'],
   ],
   session: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    ...['hooks', 'backends', 'bridge'],
+    ...['hooks', 'backends', 'bridge', 'usage'],
   ],
   // Other hosts over ssh: the ssh runner, the links, the fleet at the hub.
   remote: ['home', 'config', 'events', 'protocol', 'state'],
   mcp: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    ...['hooks', 'backends', 'bridge', 'session', 'remote'],
+    ...['hooks', 'backends', 'bridge', 'session', 'remote', 'usage'],
   ],
-  ui: ['home', 'config', 'events', 'protocol', 'state'],
+  ui: ['home', 'config', 'events', 'protocol', 'state', 'usage'],
   web: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
     'mcp',

@@ -45,6 +45,11 @@ export interface AttentionInput {
 export interface Attention {
   /** Call a person about a request that now waits for one (once per request). */
   request(input: AttentionInput & { requestId: string }): Promise<void>;
+  /**
+   * Call a person about something that is not a request (a budget,
+   * docs/usage.md); the caller makes sure it happens once.
+   */
+  notice(input: AttentionInput): Promise<void>;
   /** Look at an event: an agent that turned approval/error/dead calls a person. */
   observe(event: MacsEvent): void;
   /** Wait for the calls under way (the bridge is stopping). */
@@ -153,6 +158,11 @@ export function createAttention(options: AttentionOptions): Attention {
         if (!(await claimAttention(paths, input.requestId))) return;
         await call(input);
       });
+      track(task);
+      return task.catch(() => undefined);
+    },
+    notice(input) {
+      const task = serial(() => call(input));
       track(task);
       return task.catch(() => undefined);
     },

@@ -22,6 +22,7 @@ import type { BridgeOptions } from './bridge-options.js';
 import { watchCrash, watchTmuxServer, type CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
 import { formatEventLine } from './events.js';
+import { createBridgeUsage } from './bridge-usage.js';
 
 export interface BridgeRun {
   opts: BridgeOptions;
@@ -103,9 +104,21 @@ export async function runBridgeRuntime(run: BridgeRun): Promise<number> {
     Object.keys(config.hosts).length === 0 || run.single
       ? undefined
       : (await import('./remote-links.js')).startHubLinks(ctx, config, deps);
+  // What each agent's model calls use, and its budget (docs/usage.md).
+  const usage = createBridgeUsage({
+    paths: ctx.paths,
+    config,
+    events,
+    log,
+    attention,
+    tmux,
+    agents: run.agents,
+    bridge,
+  });
   try {
     await bridge.start();
     await dispatcher.start();
+    usage.start();
     for (const line of run.banner(bridge)) deps.output.err(line);
     for (const line of describe) deps.output.err(`  ${line}`);
     deps.output.err('  Ctrl-C stops');
@@ -124,6 +137,7 @@ export async function runBridgeRuntime(run: BridgeRun): Promise<number> {
       crash.stop();
     }
   } finally {
+    await usage.stop();
     await links?.close();
     await bridge.stop();
     await dispatcher.stop();

@@ -7,6 +7,7 @@ import { registerDismissCommand } from './commands/dismiss.js';
 import { registerPauseCommands } from './commands/pause.js';
 import { registerRestartCommand } from './commands/restart.js';
 import { registerEventsCommand } from './commands/events.js';
+import { registerUsageCommand } from './commands/usage.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerHooksCommand } from './commands/hooks.js';
 import { registerHostsCommand } from './commands/hosts.js';
@@ -66,6 +67,7 @@ Every option also reads MACS_<OPTION> from the environment (e.g. MACS_HOME, MACS
   registerDismissCommand(command, deps, run);
   registerSendCommand(command, deps, run);
   registerEventsCommand(command, deps, run);
+  registerUsageCommand(command, deps, run);
   registerMcpCommand(command, deps, run);
   registerHookCommand(command, deps, run);
   registerHooksCommand(command, deps, run);

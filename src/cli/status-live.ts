@@ -5,6 +5,7 @@ import { createEventLog } from '../events/log.js';
 import type { MacsConfig } from '../config/schema.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
+import { createSnapshotReader } from '../state/snapshot.js';
 import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
 import type { StatusIntents } from '../ui/intents.js';
 import { runEditorSync, type RunEditor } from '../backends/editor.js';
@@ -132,6 +133,7 @@ export async function runLiveStatus(options: {
   const now = () => Date.now();
   const feed = createSnapshotFeed({
     paths: ctx.paths,
+    reader: createSnapshotReader(ctx.paths, { prices: config.prices }),
     onError: (error) => ctx.log.warn({ err: error }, 'status read failed'),
     // Without the view's terminal input, nothing else keeps `--watch` running.
     keepAlive: opts.json === true || !terminal.interactive,

@@ -54,14 +54,16 @@ export async function runStatus(
           m.readRemoteStatus(ctx, config, deps),
         );
   if (opts.json && !opts.watch) {
-    const snapshot = await buildSnapshot(ctx.paths);
+    const snapshot = await buildSnapshot(ctx.paths, new Date(), {
+      prices: config.prices,
+    });
     deps.output.json(remote ? { ...snapshot, remote: remote.json } : snapshot);
     return 0;
   }
   if (!terminal.interactive && !opts.watch) {
     const { formatStatusText } = await import('./status-text.js');
     for (const line of formatStatusText(
-      await buildSnapshot(ctx.paths),
+      await buildSnapshot(ctx.paths, new Date(), { prices: config.prices }),
       Date.now(),
     ))
       deps.output.out(line);

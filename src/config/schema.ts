@@ -19,6 +19,35 @@ const agentName = z
 export const BackendNameSchema = z.enum(['file', 'exec', 'interactive']);
 export type BackendName = z.infer<typeof BackendNameSchema>;
 
+const nonNegative = z.number().check(z.minimum(0));
+
+/** Dollars per million tokens of one model (docs/usage.md). */
+export const ModelPriceSchema = z.strictObject({
+  input: nonNegative,
+  output: nonNegative,
+  cacheRead: z.optional(nonNegative),
+  cacheWrite: z.optional(nonNegative),
+  /** Anthropic's one-hour cache writes (cacheWrite is the 5-minute rate). */
+  cacheWrite1h: z.optional(nonNegative),
+});
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+
+/**
+ * A spending limit (docs/usage.md): dollars, tokens (every token: input,
+ * output, cache read and write), or both; whichever is reached first counts.
+ */
+export const BudgetSchema = z
+  .strictObject({
+    usd: z.optional(z.number().check(z.positive())),
+    tokens: z.optional(z.number().check(z.int(), z.positive())),
+  })
+  .check(
+    z.refine((b) => b.usd !== undefined || b.tokens !== undefined, {
+      message: 'a budget needs usd or tokens',
+    }),
+  );
+export type Budget = z.infer<typeof BudgetSchema>;
+
 export const AgentConfigSchema = z.strictObject({
   name: agentName,
   preset: z.optional(z.string()),
@@ -34,6 +63,8 @@ export const AgentConfigSchema = z.strictObject({
    * message. Default: on for presets without hooks (except `shell`).
    */
   prompt: z.optional(z.boolean()),
+  /** This agent's spending limit (docs/usage.md). */
+  budget: z.optional(BudgetSchema),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
@@ -109,6 +140,15 @@ export const ConfigSchema = z.strictObject({
   hosts: HostsSchema,
   /** An ssh config file for every ssh macs runs (`-F`); `MACS_SSH_CONFIG` too. */
   sshConfig: z.optional(z.string()),
+  /** The session's spending limit, all agents together (docs/usage.md). */
+  budget: z.optional(BudgetSchema),
+  /**
+   * At 100% of a budget the agent is paused (`pause`: no answer is typed
+   * into it); `interrupt` also presses its preset's interrupt key.
+   */
+  onBudget: z._default(z.enum(['pause', 'interrupt']), 'pause'),
+  /** Dollars per million tokens per model, over the defaults (docs/usage.md). */
+  prices: z._default(z.record(z.string(), ModelPriceSchema), {}),
   /** What `macs hook PreToolUse` denies or asks about (docs/hooks.md). */
   policy: z.prefault(PolicySchema, {}),
   /**

@@ -58,6 +58,7 @@ export const EVENT_TYPES = [
   'bridge.resumed',
   'bridge.stopped',
   'attention',
+  'usage.budget',
   'warning',
   'error',
 ] as const;

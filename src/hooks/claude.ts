@@ -8,6 +8,7 @@
  * approvals in claude-approval.ts. Nothing here reads files, the clock or
  * the environment; the runner passes all of it in.
  */
+import path from 'node:path';
 import type { AgentStateName } from '../config/states.js';
 import { planPermissionRequest, planPreToolUse } from './claude-approval.js';
 import { planStop, planStopFailure } from './claude-stop.js';
@@ -150,7 +151,35 @@ export function planClaudeHook(
 ): HookPlan {
   const parsed = parseHookInput(raw);
   if (!parsed.ok) return errorPlan(event, parsed.error);
-  const input = parsed.value;
+  const plan = planClaudeEvent(event, parsed.value, ctx);
+  const transcriptPath = transcriptOf(parsed.value);
+  const known = (CLAUDE_HOOK_EVENTS as readonly string[]).includes(event);
+  if (!transcriptPath || !known) return plan;
+  return { ...plan, transcriptPath };
+}
+
+/**
+ * The transcript a hook input names (`transcript_path`), kept for the
+ * usage reader: an absolute path to a `.jsonl` file, else undefined.
+ */
+export function transcriptOf(
+  input: Record<string, unknown>,
+): string | undefined {
+  const file = str(input, 'transcript_path');
+  return file &&
+    file.length <= 4096 &&
+    path.isAbsolute(file) &&
+    file.endsWith('.jsonl') &&
+    !file.includes('\0')
+    ? path.normalize(file)
+    : undefined;
+}
+
+function planClaudeEvent(
+  event: string,
+  input: Record<string, unknown>,
+  ctx: HookContext,
+): HookPlan {
   switch (event) {
     case 'SessionStart':
       return planSessionStart(input, ctx);

@@ -21,6 +21,7 @@ export function mergeObservation(
   const state = plan.observation?.state ?? previous?.state;
   const blocks =
     plan.observation?.consecutiveBlocks ?? previous?.consecutiveBlocks;
+  const transcriptPath = plan.transcriptPath ?? previous?.transcriptPath;
   const lastPromptAt =
     event === 'UserPromptSubmit' ? now.toISOString() : previous?.lastPromptAt;
   return {
@@ -32,5 +33,6 @@ export function mergeObservation(
       : {}),
     ...(blocks !== undefined ? { consecutiveBlocks: blocks } : {}),
     ...(lastPromptAt ? { lastPromptAt } : {}),
+    ...(transcriptPath ? { transcriptPath } : {}),
   };
 }

@@ -66,6 +66,8 @@ export interface HookPlan {
     delivered?: string;
     consecutiveBlocks?: number;
   };
+  /** Claude Code's transcript file (an absolute `.jsonl` path), for usage. */
+  transcriptPath?: string;
   events: HookEventRecord[];
   /** Claim this request before replying; if taken, re-plan without it. */
   claim?: string;

@@ -8,6 +8,7 @@ import type {
   AgentSnapshot,
   RequestSnapshot,
 } from '../state/snapshot-schema.js';
+import { formatUsageCell } from '../usage/format.js';
 
 /** A request's data in a list: what it is, where it stands, its first line. */
 export function requestSummary(r: RequestSnapshot): Record<string, unknown> {
@@ -73,6 +74,8 @@ export function agentSummary(
     pendingRequests: requests
       .filter((r) => r.agent === a.name)
       .map((r) => r.id),
+    // Tokens and cost this session (docs/usage.md); null: none recorded.
+    usage: a.usage,
   };
 }
 
@@ -82,5 +85,5 @@ export function agentLine(
   requests: readonly RequestSnapshot[],
 ): string {
   const pending = requests.filter((r) => r.agent === a.name);
-  return `${a.name}  preset=${a.preset} state=${a.state} (from ${a.stateSource}) pane=${a.pane ?? '-'}${a.paused ? ' paused' : ''}${a.bridge.running ? '' : ' bridge-down'} pending=${pending.length === 0 ? '-' : pending.map((r) => r.id).join(',')}`;
+  return `${a.name}  preset=${a.preset} state=${a.state} (from ${a.stateSource}) pane=${a.pane ?? '-'}${a.paused ? ' paused' : ''}${a.bridge.running ? '' : ' bridge-down'} pending=${pending.length === 0 ? '-' : pending.map((r) => r.id).join(',')} usage=${formatUsageCell(a.usage)}`;
 }

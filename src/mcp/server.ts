@@ -72,7 +72,10 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
   let tmuxClient: TmuxClient | undefined;
   const context: ToolContext = {
     paths,
-    reader: createSnapshotReader(paths, { eventLimit: 1 }),
+    reader: createSnapshotReader(paths, {
+      eventLimit: 1,
+      prices: config.prices,
+    }),
     tmux: async () => {
       if (tmuxClient) return tmuxClient;
       const socket =

@@ -64,6 +64,12 @@ export interface HookObservation {
    * by later hooks so a bridge that reads the file late still sees it.
    */
   lastPromptAt?: string;
+  /**
+   * Claude Code: the conversation's transcript (`transcript_path` of its
+   * hook input), where macs reads its token usage (docs/usage.md); carried
+   * forward by later hooks.
+   */
+  transcriptPath?: string;
 }
 
 /**
@@ -155,6 +161,9 @@ export function parseObservation(text: string): HookObservation | undefined {
       : {}),
     ...(typeof value.lastPromptAt === 'string'
       ? { lastPromptAt: value.lastPromptAt }
+      : {}),
+    ...(typeof value.transcriptPath === 'string'
+      ? { transcriptPath: value.transcriptPath }
       : {}),
   };
 }

@@ -183,6 +183,8 @@ export interface AgentFacts {
   inbox: ReadonlySet<string>;
   bridge: AgentSnapshot['bridge'];
   lastResponse: AnswerSnapshot | null;
+  /** Its usage (docs/usage.md); null when none is recorded. */
+  usage?: AgentSnapshot['usage'];
 }
 
 export function toAgentSnapshot(
@@ -223,6 +225,7 @@ export function toAgentSnapshot(
     hooks: state.hooks
       ? { status: state.hooks.status, reason: state.hooks.reason ?? null }
       : null,
+    usage: facts.usage ?? null,
     updatedAt: state.updatedAt,
   };
 }

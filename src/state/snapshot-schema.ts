@@ -58,6 +58,21 @@ export const DecisionSnapshotSchema = z.strictObject({
   at: isoTime,
 });
 
+const tokenFigure = count.nullable();
+
+/**
+ * What an agent's model calls used (docs/usage.md): null figures are not
+ * reported by the agent; `costUsd` null: a model without a price.
+ */
+export const AgentUsageSchema = z.strictObject({
+  model: z.string().nullable(),
+  inputTokens: tokenFigure,
+  outputTokens: tokenFigure,
+  cacheReadTokens: tokenFigure,
+  cacheWriteTokens: tokenFigure,
+  costUsd: z.number().nonnegative().nullable(),
+});
+
 export const AgentSnapshotSchema = z.strictObject({
   name: z.string(),
   preset: z.string(),
@@ -96,6 +111,8 @@ export const AgentSnapshotSchema = z.strictObject({
       lastLines: z.array(z.string()),
     })
     .nullable(),
+  /** Tokens and cost of its model calls this session; null: none recorded. */
+  usage: AgentUsageSchema.nullable(),
   updatedAt: isoTime,
 });
 
@@ -180,6 +197,7 @@ export const SnapshotSchema = z.strictObject({
 
 export type AnswerSnapshot = z.infer<typeof AnswerSnapshotSchema>;
 export type AgentSnapshot = z.infer<typeof AgentSnapshotSchema>;
+export type AgentUsageSnapshot = z.infer<typeof AgentUsageSchema>;
 export type RequestSnapshot = z.infer<typeof RequestSnapshotSchema>;
 export type EventSnapshot = z.infer<typeof EventSnapshotSchema>;
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;

@@ -27,6 +27,10 @@ import {
   toRequestSnapshot,
 } from './snapshot-records.js';
 import type { AgentStateFile } from './types.js';
+import type { ModelPrice } from '../config/schema.js';
+import { readTotals } from '../usage/ledger.js';
+import { priceTable } from '../usage/prices.js';
+import { summarizeUsage } from '../usage/summary.js';
 
 /**
  * The status snapshot: everything `macs status` shows, as data. It is the
@@ -64,6 +68,8 @@ export interface SnapshotReader {
 export interface SnapshotReaderOptions {
   /** Recent events carried (default SNAPSHOT_EVENTS). */
   eventLimit?: number;
+  /** Prices per model over the defaults (config `prices`, docs/usage.md). */
+  prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 /**
@@ -81,6 +87,12 @@ export function createSnapshotReader(
     options.eventLimit ?? SNAPSHOT_EVENTS,
   );
   const readArchivedResponse = createArchivedAnswers(paths.archive);
+  const prices = priceTable(options.prices);
+
+  async function usageOf(agent: string): Promise<AgentSnapshot['usage']> {
+    const file = await readTotals(paths, agent);
+    return file ? summarizeUsage(file, prices) : null;
+  }
 
   async function lastResponseOf(
     state: AgentStateFile,
@@ -146,6 +158,7 @@ export function createSnapshotReader(
             inbox,
             bridge,
             lastResponse: await lastResponseOf(state),
+            usage: await usageOf(state.agent),
           }),
         );
       }
@@ -181,6 +194,7 @@ export function createSnapshotReader(
 export function buildSnapshot(
   paths: HomePaths,
   now: Date = new Date(),
+  options: SnapshotReaderOptions = {},
 ): Promise<Snapshot> {
-  return createSnapshotReader(paths).read(now);
+  return createSnapshotReader(paths, options).read(now);
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { controlDir } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import { createSnapshotReader, type SnapshotReader } from './snapshot.js';
+import { usageDir } from '../usage/ledger.js';
 import type { Snapshot } from './snapshot-schema.js';
 import { snapshotSignature } from './snapshot-changes.js';
 
@@ -68,6 +69,7 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
     paths.events,
     controlDir(paths),
     paths.inbox,
+    usageDir(paths),
   ];
   // What a change of a name in a watched folder means: in the home (the
   // project folder, where people edit files) only `.macs/` and `inbox/`

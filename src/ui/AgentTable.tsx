@@ -40,6 +40,8 @@ function agentCell(
       return { text: String(row.delivered), right: true };
     case 'roundTrip':
       return { text: row.lastRoundTrip, right: true };
+    case 'usage':
+      return { text: row.usage, right: true, dim: row.usage === '-' };
     case 'flags':
       return {
         text: row.flags,
@@ -74,6 +76,8 @@ export interface AgentTableProps {
   selectedKey: string | undefined;
   /** Rows that fit; the table scrolls to keep the selection in view. */
   maxRows: number;
+  /** Every agent's tokens and cost together (docs/usage.md), on the heading. */
+  usageTotal?: string;
 }
 
 /** The agents: name, preset, state with its source and age, pane, counts, last round trip. */
@@ -82,6 +86,7 @@ export function AgentTable({
   columns,
   selectedKey,
   maxRows,
+  usageTotal,
 }: AgentTableProps) {
   const selected = rows.findIndex((r) => r.key === selectedKey);
   const { start, end } = windowRows(
@@ -95,6 +100,7 @@ export function AgentTable({
     <Box flexDirection="column">
       <Text bold wrap="truncate">
         AGENTS ({rows.length}){range}
+        {usageTotal ? ` · total ${usageTotal}` : ''}
       </Text>
       <Box>
         <Mark text="  " />

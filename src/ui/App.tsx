@@ -38,6 +38,7 @@ import {
   selectItems,
   selectRequestRows,
   selectShownTimes,
+  selectUsageTotal,
 } from './view-model.js';
 
 export interface AppProps {
@@ -254,6 +255,7 @@ export function App(props: AppProps) {
     requestColumns(clamp(longestName, 6, 14)),
     width - 3,
   );
+  const usageTotal = selectUsageTotal(snapshot);
   const answeringRequest =
     ui.mode.type === 'answer'
       ? snapshot.requests.find(
@@ -277,6 +279,7 @@ export function App(props: AppProps) {
           columns={agentCols}
           selectedKey={selectedKey}
           maxRows={plan.agentRows}
+          {...(usageTotal ? { usageTotal } : {})}
         />
       ) : null}
       {plan.showRequests ? (

@@ -40,6 +40,7 @@ export type AgentColumnKey =
   | 'pending'
   | 'delivered'
   | 'roundTrip'
+  | 'usage'
   | 'flags';
 
 export function agentColumns(nameWidth: number): ColumnSpec<AgentColumnKey>[] {
@@ -53,6 +54,7 @@ export function agentColumns(nameWidth: number): ColumnSpec<AgentColumnKey>[] {
     { key: 'pending', title: 'PEND', width: 4, priority: 2 },
     { key: 'delivered', title: 'DELIV', width: 5, priority: 4 },
     { key: 'roundTrip', title: 'LAST RT', width: 7, priority: 8 },
+    { key: 'usage', title: 'TOKENS $', width: 13, priority: 9 },
     { key: 'flags', title: '', width: 9, priority: 3 },
   ];
 }

@@ -17,6 +17,8 @@ import {
   truncate,
   wrapText,
 } from './format.js';
+import { formatUsageCell } from '../usage/format.js';
+import { addFigures, emptyTotals } from '../usage/types.js';
 import {
   eventColour,
   requestColour,
@@ -37,6 +39,8 @@ export interface AgentRowData {
   waiting: number;
   delivered: number;
   lastRoundTrip: string;
+  /** Tokens and cost this session (docs/usage.md), e.g. `12.3k $0.42`. */
+  usage: string;
   /** Short flags: `paused`, `no bridge`. */
   flags: string;
 }
@@ -94,10 +98,27 @@ export function selectAgentRows(
     waiting: a.counts.waitingForPerson,
     delivered: a.counts.delivered,
     lastRoundTrip: formatRoundTrip(a.lastRoundTripMs),
+    usage: formatUsageCell(a.usage),
     flags: [a.paused ? 'paused' : '', a.bridge.running ? '' : 'no bridge']
       .filter(Boolean)
       .join(' · '),
   }));
+}
+
+/**
+ * The usage of every agent together, for the table's heading; undefined
+ * when no agent has any recorded. The cost is `$?` when a model has no price.
+ */
+export function selectUsageTotal(snapshot: Snapshot): string | undefined {
+  const used = snapshot.agents.flatMap((a) => (a.usage ? [a.usage] : []));
+  if (used.length === 0) return undefined;
+  let total = emptyTotals();
+  let cost: number | null = 0;
+  for (const u of used) {
+    total = addFigures(total, u);
+    cost = cost === null || u.costUsd === null ? null : cost + u.costUsd;
+  }
+  return formatUsageCell({ ...total, costUsd: cost });
 }
 
 /** The short status word of a pending request. */

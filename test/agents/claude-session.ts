@@ -26,7 +26,9 @@ import { agent } from './pins.js';
 import {
   startAnthropicServer,
   type AnthropicServer,
+  type ModelRequest,
   type Script,
+  type Usage,
 } from './servers/anthropic.js';
 
 /** The worker's name in every Claude session of the tests. */
@@ -113,25 +115,41 @@ export interface ClaudeSession {
   stop(): Promise<void>;
 }
 
+/** What a test may add to a Claude session: the server's usage figures, config. */
+export interface ClaudeSessionOptions {
+  usage?: (request: ModelRequest) => Usage;
+  /** Fields added to the worker's entry of macs.config.json. */
+  worker?: Record<string, unknown>;
+  /** Fields added to macs.config.json. */
+  config?: Record<string, unknown>;
+}
+
 /** Start a session whose only worker is the real Claude Code. */
 export async function startClaudeSession(
   script: Script,
+  options: ClaudeSessionOptions = {},
 ): Promise<ClaudeSession> {
   const temp = makeTempHome('macs-claude-');
   const home = realpathSync(temp.home);
   const socket = testSocket();
-  const server = await startAnthropicServer({ script, lifeMs: 10 * 60_000 });
+  const server = await startAnthropicServer({
+    script,
+    lifeMs: 10 * 60_000,
+    ...(options.usage ? { usage: options.usage } : {}),
+  });
   const configDir = path.join(home, '.claude-config');
   seedClaudeConfig(configDir, home);
   writeFileSync(
     path.join(home, 'macs.config.json'),
     JSON.stringify({
+      ...options.config,
       workers: [
         {
           name: WORKER,
           preset: 'claude',
           command: [agent('claude').bin],
           env: claudeEnv(server.url, configDir),
+          ...options.worker,
         },
       ],
     }),

@@ -601,3 +601,18 @@ describe('other events', () => {
     });
   });
 });
+
+describe('the transcript path (usage, docs/usage.md)', () => {
+  it('is kept from a known event when absolute and a .jsonl file', () => {
+    expect(plan('Stop', base('Stop')).transcriptPath).toBe(
+      '/home/u/.claude/projects/p/abc123.jsonl',
+    );
+  });
+
+  it('is refused when relative or not a .jsonl file', () => {
+    for (const file of ['rel/x.jsonl', '/etc/passwd', 42])
+      expect(
+        plan('Stop', { ...base('Stop'), transcript_path: file }).transcriptPath,
+      ).toBeUndefined();
+  });
+});

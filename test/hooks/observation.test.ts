@@ -62,4 +62,18 @@ describe('mergeObservation', () => {
       mergeObservation('SessionStart', { events: [] }, undefined, NOW),
     ).toEqual({ event: 'SessionStart', ts: NOW.toISOString() });
   });
+
+  it("keeps Claude Code's transcript path, carried forward by later hooks (usage, docs/usage.md)", () => {
+    const first = mergeObservation(
+      'SessionStart',
+      { events: [], transcriptPath: '/c/projects/p/s.jsonl' },
+      previous,
+      NOW,
+    );
+    expect(first.transcriptPath).toBe('/c/projects/p/s.jsonl');
+    expect(
+      mergeObservation('Notification', { events: [] }, first, NOW)
+        .transcriptPath,
+    ).toBe('/c/projects/p/s.jsonl');
+  });
 });

@@ -57,6 +57,7 @@ function agent(over: Partial<AgentSnapshot> = {}): AgentSnapshot {
     lastResponse: null,
     hooks: null,
     exit: null,
+    usage: null,
     updatedAt: '2025-03-01T11:59:30.000Z',
     ...over,
   };
@@ -148,12 +149,26 @@ describe('agents as list_agents shows them', () => {
       paused: false,
       bridgeRunning: true,
       pendingRequests: ['worker-1-q-17', 'worker-1-q-18'],
+      usage: null,
     });
+  });
+
+  it("carries the agent's usage (docs/usage.md) in the summary and the line", () => {
+    const usage = {
+      model: 'claude-opus-4-8',
+      inputTokens: 1200,
+      outputTokens: 300,
+      cacheReadTokens: 10_000,
+      cacheWriteTokens: null,
+      costUsd: 0.0185,
+    };
+    expect(agentSummary(agent({ usage }), []).usage).toEqual(usage);
+    expect(agentLine(agent({ usage }), [])).toMatch(/ usage=11\.5k \$0\.02$/);
   });
 
   it('lists an agent on one line, saying when it is paused or its bridge is down', () => {
     expect(agentLine(agent(), requests)).toBe(
-      'worker-1  preset=claude state=working (from hook) pane=%3 pending=worker-1-q-17,worker-1-q-18',
+      'worker-1  preset=claude state=working (from hook) pane=%3 pending=worker-1-q-17,worker-1-q-18 usage=-',
     );
     expect(
       agentLine(
@@ -166,7 +181,7 @@ describe('agents as list_agents shows them', () => {
         requests,
       ),
     ).toBe(
-      'worker-3  preset=claude state=working (from hook) pane=- paused bridge-down pending=-',
+      'worker-3  preset=claude state=working (from hook) pane=- paused bridge-down pending=- usage=-',
     );
   });
 });

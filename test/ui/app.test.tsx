@@ -240,7 +240,7 @@ describe('the status view, panel by panel', () => {
     );
     const frame = view.frame();
     expect(frame).toMatch(
-      /worker-1\s+claude\s+dead\s+pane\s+40s\s+%3\s+0\s+0\s+—\s+no bridge/,
+      /worker-1\s+claude\s+dead\s+pane\s+40s\s+%3\s+0\s+0\s+—\s+-\s+no bridge/,
     );
     expect(frame).toMatch(/worker-2\s+claude\s+idle\s+screen.*paused/);
     expect(frame).toContain('1 paused');

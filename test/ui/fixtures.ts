@@ -33,6 +33,7 @@ export function makeAgent(over: Partial<AgentSnapshot> = {}): AgentSnapshot {
     lastResponse: null,
     hooks: null,
     exit: null,
+    usage: null,
     updatedAt: ago(1000),
     ...over,
   };

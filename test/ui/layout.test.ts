@@ -21,6 +21,7 @@ describe('columns', () => {
       'pending',
       'delivered',
       'roundTrip',
+      'usage',
       'flags',
     ]);
   });

@@ -3,6 +3,7 @@ import {
   buildDetailLines,
   requestStatus,
   selectAgentRows,
+  selectUsageTotal,
   selectEventRows,
   selectItems,
   selectRequestRows,
@@ -48,9 +49,41 @@ describe('selectors', () => {
         waiting: 0,
         delivered: 0,
         lastRoundTrip: '1.2s',
+        usage: '-',
         flags: 'paused · no bridge',
       },
     ]);
+  });
+
+  it('usage: a cell per agent and the total of every agent (docs/usage.md)', () => {
+    const usage = (costUsd: number | null) => ({
+      model: 'm',
+      inputTokens: 1000,
+      outputTokens: 500,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      costUsd,
+    });
+    const two = {
+      ...snapshot,
+      agents: [
+        makeAgent({ name: 'a', usage: usage(0.5) }),
+        makeAgent({ name: 'b', usage: usage(0.25) }),
+        makeAgent({ name: 'c' }),
+      ],
+    };
+    expect(selectAgentRows(two, NOW).map((r) => r.usage)).toEqual([
+      '1.50k $0.50',
+      '1.50k $0.25',
+      '-',
+    ]);
+    expect(selectUsageTotal(two)).toBe('3.00k $0.75');
+    // A model without a price: the total's cost is unknown, never a guess.
+    two.agents[1] = makeAgent({ name: 'b', usage: usage(null) });
+    expect(selectUsageTotal(two)).toBe('3.00k $?');
+    expect(selectUsageTotal({ ...snapshot, agents: [makeAgent()] })).toBe(
+      undefined,
+    );
   });
 
   it('request rows and items, in drawing order', () => {

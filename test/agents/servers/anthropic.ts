@@ -48,6 +48,16 @@ export interface ModelRequest {
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
   at: number;
+  /** The usage figures the answer reported (a Messages answer that got that far). */
+  usage?: Usage;
+}
+
+/** The usage figures of one answer, as the Messages API names them. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
 }
 
 export type Script = (request: ModelRequest) => Turn;
@@ -178,19 +188,19 @@ function blocksFor(
   ];
 }
 
-function usage(output = 1) {
-  return {
-    input_tokens: 10,
-    output_tokens: output,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-  };
-}
+/** The figures every answer reports unless the test's `usage` option says otherwise. */
+const DEFAULT_USAGE: Usage = {
+  input_tokens: 10,
+  output_tokens: 5,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+};
 
 async function writeStream(
   res: http.ServerResponse,
   model: string,
   turn: Exclude<Turn, { kind: 'http-error' }>,
+  usage: Usage,
 ): Promise<void> {
   res.writeHead(200, {
     'content-type': 'text/event-stream',
@@ -207,7 +217,8 @@ async function writeStream(
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usage(),
+      // As the API does: the input figures at the start, output so far 1.
+      usage: { ...usage, output_tokens: 1 },
     },
   });
   if (turn.kind === 'stream-error') {
@@ -272,7 +283,8 @@ async function writeStream(
       stop_reason: turn.kind === 'tool' ? 'tool_use' : 'end_turn',
       stop_sequence: null,
     },
-    usage: { output_tokens: 5 },
+    // The final, cumulative figures.
+    usage,
   });
   sse(res, 'message_stop', { type: 'message_stop' });
   res.end();
@@ -295,6 +307,11 @@ export async function startAnthropicServer(
     sideScript?: Script;
     lifeMs?: number;
     maxRequests?: number;
+    /**
+     * The usage figures each Messages answer reports (default: 10 input,
+     * 5 output, no cache); what was sent is kept in `request.usage`.
+     */
+    usage?: (request: ModelRequest) => Usage;
   } = {},
 ): Promise<AnthropicServer> {
   const script = options.script ?? (() => ({ kind: 'text', text: 'OK.' }));
@@ -362,8 +379,10 @@ export async function startAnthropicServer(
       });
       return;
     }
+    const usage = options.usage?.(request) ?? DEFAULT_USAGE;
+    if (turn.kind !== 'stream-error') request.usage = usage;
     if (request.body.stream === true) {
-      void writeStream(res, model, turn).catch(() => res.destroy());
+      void writeStream(res, model, turn, usage).catch(() => res.destroy());
       return;
     }
     if (turn.kind === 'stream-error') {
@@ -381,7 +400,7 @@ export async function startAnthropicServer(
       content: blocksFor(turn),
       stop_reason: turn.kind === 'tool' ? 'tool_use' : 'end_turn',
       stop_sequence: null,
-      usage: usage(5),
+      usage,
     });
   }
 

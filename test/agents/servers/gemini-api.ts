@@ -50,7 +50,24 @@ export interface RecordedRequest {
   /** The API key the client sent (`x-goog-api-key` or `?key=`). */
   apiKey: string;
   body: { contents?: Content[]; [key: string]: unknown } | undefined;
+  /** The `usageMetadata` its answer reported, when it got that far. */
+  usage?: UsageMetadata;
 }
+
+/** The usage of one answer, as the API's `usageMetadata` names it. */
+export interface UsageMetadata {
+  promptTokenCount: number;
+  candidatesTokenCount: number;
+  totalTokenCount: number;
+  cachedContentTokenCount?: number;
+  thoughtsTokenCount?: number;
+}
+
+const DEFAULT_USAGE: UsageMetadata = {
+  promptTokenCount: 10,
+  candidatesTokenCount: 5,
+  totalTokenCount: 15,
+};
 
 /** What the model does in one turn. */
 export type Turn = (
@@ -113,7 +130,12 @@ const API_STATUS: Record<number, string> = {
 const isChat = (r: RecordedRequest) => r.action === 'streamGenerateContent';
 
 /** One GenerateContentResponse carrying parts; the last one ends the turn. */
-function response(parts: Part[], last: boolean, model: string) {
+function response(
+  parts: Part[],
+  last: boolean,
+  model: string,
+  usage: UsageMetadata = DEFAULT_USAGE,
+) {
   return {
     candidates: [
       {
@@ -124,11 +146,7 @@ function response(parts: Part[], last: boolean, model: string) {
     ],
     ...(last
       ? {
-          usageMetadata: {
-            promptTokenCount: 10,
-            candidatesTokenCount: 5,
-            totalTokenCount: 15,
-          },
+          usageMetadata: usage,
         }
       : {}),
     modelVersion: model,
@@ -151,7 +169,16 @@ function turnChunks(turn: Turn): Part[][] {
 }
 
 export async function startGeminiApiServer(
-  options: { turns?: Turn[]; lifeMs?: number; maxRequests?: number } = {},
+  options: {
+    turns?: Turn[];
+    lifeMs?: number;
+    maxRequests?: number;
+    /**
+     * The `usageMetadata` each answer reports (default: 10 prompt, 5
+     * candidates); what was sent is kept in `request.usage`.
+     */
+    usage?: (request: RecordedRequest) => UsageMetadata;
+  } = {},
 ): Promise<GeminiApiServer> {
   const script: (Turn & { uses?: number })[] = [...(options.turns ?? [])];
   const spent = (t: Turn & { uses?: number }) =>
@@ -259,6 +286,8 @@ export async function startGeminiApiServer(
         : // A helper call without a script: an empty JSON object answer
           // (the next-speaker check reads `{}` as "nobody speaks next").
           [[{ text: '{}' }]];
+    const usage = options.usage?.(request) ?? DEFAULT_USAGE;
+    request.usage = usage;
     if (request.action === 'streamGenerateContent') {
       // Server-sent events: one response a `data:` line, a blank line after.
       res.writeHead(200, {
@@ -267,7 +296,7 @@ export async function startGeminiApiServer(
       });
       chunks.forEach((parts, i) => {
         res.write(
-          `data: ${JSON.stringify(response(parts, i === chunks.length - 1, request.model))}\r\n\r\n`,
+          `data: ${JSON.stringify(response(parts, i === chunks.length - 1, request.model, usage))}\r\n\r\n`,
         );
       });
       res.end();
@@ -275,7 +304,9 @@ export async function startGeminiApiServer(
     }
     if (request.action === 'generateContent') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(response(chunks.flat(), true, request.model)));
+      res.end(
+        JSON.stringify(response(chunks.flat(), true, request.model, usage)),
+      );
       return;
     }
     sendError(res, 404, `no such method: ${request.path}`);

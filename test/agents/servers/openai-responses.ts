@@ -66,6 +66,17 @@ export interface RecordedRequest {
   body: Record<string, unknown> | undefined;
   /** Which turn answered it (its index), or 'fallback' / 'other'. */
   answeredBy?: number | 'fallback' | 'other';
+  /** The usage its `response.completed` reported, when it got that far. */
+  usage?: ResponsesUsage;
+}
+
+/** The usage of one response, as the Responses API names it. */
+export interface ResponsesUsage {
+  input_tokens: number;
+  input_tokens_details: { cached_tokens: number };
+  output_tokens: number;
+  output_tokens_details: { reasoning_tokens: number };
+  total_tokens: number;
 }
 
 export interface ResponsesServer {
@@ -192,6 +203,11 @@ export async function startResponsesServer(
     lifeMs?: number;
     /** Stop answering after this many requests (default 500). */
     maxRequests?: number;
+    /**
+     * The usage each completed response reports (default: 100 input, 20
+     * output, nothing cached); what was sent is kept in `request.usage`.
+     */
+    usage?: (request: RecordedRequest) => ResponsesUsage;
   } = {},
 ): Promise<ResponsesServer> {
   const turns: Turn[] = [...(options.turns ?? [])];
@@ -298,19 +314,21 @@ export async function startResponsesServer(
       send('response.output_item.done', { output_index: index, item });
       index += 1;
     }
+    const usage = options.usage?.(request) ?? {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 20,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 120,
+    };
+    request.usage = usage;
     send('response.completed', {
       response: {
         id: responseId,
         object: 'response',
         status: 'completed',
         model,
-        usage: {
-          input_tokens: 100,
-          input_tokens_details: { cached_tokens: 0 },
-          output_tokens: 20,
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: 120,
-        },
+        usage,
       },
     });
     res.end();

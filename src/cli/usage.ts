@@ -1,0 +1,102 @@
+/**
+ * `macs usage`: tokens and cost of the agents' model calls from the usage
+ * ledgers (`.macs/usage/<agent>.jsonl`), grouped by agent, model or day
+ * (docs/usage.md).
+ */
+import { readdir } from 'node:fs/promises';
+import { ConfigError } from '../errors.js';
+import { parseSince } from '../events/log.js';
+import { isValidAgentName } from '../protocol/ids.js';
+import { formatTokens, formatUsd } from '../usage/format.js';
+import { readLedger, usageDir } from '../usage/ledger.js';
+import { priceTable } from '../usage/prices.js';
+import {
+  buildUsageReport,
+  type UsageGrouping,
+  type UsageRow,
+} from '../usage/report.js';
+import { createContext } from './common.js';
+import type { CliDeps, CommonOptions } from './options.js';
+
+export interface UsageOptions extends CommonOptions {
+  since?: string;
+  by?: string;
+  json?: boolean;
+}
+
+const GROUPINGS: readonly UsageGrouping[] = ['agent', 'model', 'day'];
+
+function formatRow(row: UsageRow, width: number): string {
+  return [
+    row.key.padEnd(width),
+    String(row.calls).padStart(6),
+    formatTokens(row.inputTokens).padStart(9),
+    formatTokens(row.outputTokens).padStart(9),
+    formatTokens(row.cacheReadTokens).padStart(9),
+    formatTokens(row.cacheWriteTokens).padStart(9),
+    formatUsd(row.costUsd).padStart(10),
+  ].join('  ');
+}
+
+export async function runUsage(
+  opts: UsageOptions,
+  deps: CliDeps,
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const { config } = await ctx.loadConfig();
+  const by = (opts.by ?? 'agent') as UsageGrouping;
+  if (!GROUPINGS.includes(by))
+    throw new ConfigError(`--by '${opts.by}' is not one of agent, model, day`);
+  let since: Date | undefined;
+  if (opts.since) {
+    since = parseSince(opts.since);
+    if (!since)
+      throw new ConfigError(
+        `--since '${opts.since}' is not a duration (10m, 2h, 1d) or a date`,
+      );
+  }
+  const names = await readdir(usageDir(ctx.paths)).catch(() => [] as string[]);
+  const agents = names
+    .filter((n) => n.endsWith('.jsonl'))
+    .map((n) => n.slice(0, -'.jsonl'.length))
+    .filter(isValidAgentName)
+    .sort();
+  const entries = [];
+  for (const agent of agents)
+    for (const entry of await readLedger(ctx.paths, agent))
+      entries.push({ ...entry, agent });
+  const report = buildUsageReport(entries, {
+    by,
+    ...(since ? { since } : {}),
+    prices: priceTable(config.prices),
+  });
+  if (opts.json) {
+    deps.output.json(report);
+    return 0;
+  }
+  if (report.rows.length === 0) {
+    deps.output.out(
+      `no usage recorded${since ? ' in that time' : ''} (the bridge records it from Claude Code, Codex and Gemini CLI agents)`,
+    );
+    return 0;
+  }
+  const width = Math.max(5, ...report.rows.map((r) => r.key.length));
+  deps.output.out(
+    [
+      by.padEnd(width),
+      'calls'.padStart(6),
+      'input'.padStart(9),
+      'output'.padStart(9),
+      'cache rd'.padStart(9),
+      'cache wr'.padStart(9),
+      'cost'.padStart(10),
+    ].join('  '),
+  );
+  for (const row of report.rows) deps.output.out(formatRow(row, width));
+  deps.output.out(formatRow(report.total, width));
+  if (report.total.costUsd === null)
+    deps.output.out(
+      '$?: a model without a price (see prices in docs/usage.md)',
+    );
+  return 0;
+}
