@@ -1,8 +1,8 @@
-import { ConfigError } from '../errors.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
 import { forwardIfRemote } from './remote.js';
 import type { SendOptions } from './send.js';
+import { readSendText } from './send-text.js';
 
 /** Most bytes of a message read from stdin for a host's agent. */
 const MAX_SEND_BYTES = 256 * 1024;
@@ -19,14 +19,7 @@ export async function sendRemote(
   deps: CliDeps,
   ctx: CommandContext,
 ): Promise<number> {
-  const body =
-    text === '-' || (text === undefined && !deps.stdinIsTTY)
-      ? await deps.readStdin(MAX_SEND_BYTES)
-      : text;
-  if (body === undefined || body.trim() === '')
-    throw new ConfigError('no text to send', {
-      hint: 'macs send <host>/<agent> "text", or - to read stdin',
-    });
+  const body = await readSendText(text, deps, MAX_SEND_BYTES, '<host>/<agent>');
   const code = await forwardIfRemote(
     agent,
     'agent',

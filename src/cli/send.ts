@@ -25,6 +25,7 @@ import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
 import { shellTakesInput } from '../bridge/deliver-wait.js';
 import { readForegroundProcesses } from '../tmux/processes.js';
 import { createContext, type CommandContext } from './common.js';
+import { readSendText } from './send-text.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 /** `macs send -` reads at most this much of stdin. */
@@ -358,16 +359,7 @@ export async function runSend(
         `--timeout '${opts.timeout}' is not a number of seconds`,
       );
   }
-  let input: string;
-  if (text === '-' || (text === undefined && !deps.stdinIsTTY))
-    input = await deps.readStdin(MAX_SEND_BYTES);
-  else if (text !== undefined) input = text;
-  else
-    throw new ConfigError('no text given', {
-      hint: 'macs send worker-1 "text", or `-` to read it from stdin',
-    });
-  if (!sanitizeText(input).trim())
-    throw new ConfigError('the text is empty; nothing was sent');
+  const input = await readSendText(text, deps, MAX_SEND_BYTES);
   const { config } = await ctx.loadConfig();
   const interrupt = new AbortController();
   void deps.interrupted.then(() => interrupt.abort());
