@@ -157,7 +157,7 @@ export default tseslint.config(
       },
       {
         group: ['chokidar'],
-        message: 'chokidar only in bridge/tail.ts and backends/file.ts.',
+        message: 'chokidar only in bridge/intake/tail.ts and backends/file.ts.',
       },
     ]),
   },
@@ -167,7 +167,7 @@ export default tseslint.config(
       { group: ['execa'], message: 'ui/ never runs processes.' },
       {
         group: ['chokidar'],
-        message: 'chokidar only in bridge/tail.ts and backends/file.ts.',
+        message: 'chokidar only in bridge/intake/tail.ts and backends/file.ts.',
       },
     ]),
   },
@@ -181,7 +181,7 @@ export default tseslint.config(
     ]),
   },
   {
-    files: ['src/bridge/tail.ts', 'src/backends/file.ts'],
+    files: ['src/bridge/intake/tail.ts', 'src/backends/file.ts'],
     rules: restrict([
       {
         group: ['ink', 'ink/*', 'react', 'react/*'],

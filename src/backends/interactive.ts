@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Deliverer, DeliveryRules } from '../bridge/deliver.js';
+import type { Deliverer, DeliveryRules } from '../typist/typist.js';
 import { errorMessage } from '../errors.js';
 import { createRequestEmitter, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';

@@ -17,8 +17,8 @@ import { saveAgentState } from '../state/store.js';
 import type { AgentStateFile } from '../state/types.js';
 import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
-import type { DeliveryRules } from './deliver.js';
-import type { AgentIncarnation } from './pane-claim.js';
+import type { DeliveryRules } from '../typist/typist.js';
+import type { AgentIncarnation } from './intake/pane-claim.js';
 
 /** What the supervisor needs to know about the agent's kind (from its preset). */
 export interface AgentProfile {

@@ -37,17 +37,17 @@ import {
   type AgentContext,
   type AgentContextOptions,
 } from './agent-context.js';
-import { ACTIVITY_QUIET_MS, createAgentStateReader } from './agent-state.js';
-import { createAnswers } from './answers.js';
-import { createCapture } from './capture.js';
-import type { Deliverer } from './deliver.js';
-import { createDelivery } from './delivery.js';
-import { createHookLink } from './hook-link.js';
-import { createIntake } from './intake.js';
-import { createRequestSteps } from './request-steps.js';
-import { createRequests } from './requests.js';
-import { corruptStateWarning, resumeRequests } from './resume.js';
-import { createScreenApprovals } from './screen-approvals.js';
+import { ACTIVITY_QUIET_MS, createAgentStateReader } from './agent/agent-state.js';
+import { createAnswers } from './answers/answers.js';
+import { createCapture } from './intake/capture.js';
+import type { Deliverer } from '../typist/typist.js';
+import { createDelivery } from './answers/delivery.js';
+import { createHookLink } from './agent/hook-link.js';
+import { createIntake } from './intake/intake.js';
+import { createRequestSteps } from './requests/request-steps.js';
+import { createRequests } from './requests/requests.js';
+import { corruptStateWarning, resumeRequests } from './requests/resume.js';
+import { createScreenApprovals } from './approvals/dialog-approvals.js';
 
 export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;

@@ -3,9 +3,9 @@
  * config's agents), plus any pane tagged `@macs_agent`, in one bridge
  * (bridge-runtime.ts); agents added later are taken on as they appear.
  */
-import type { ControllerPane } from '../bridge/answerers.js';
-import type { MultiAgent } from '../bridge/agent-slot.js';
-import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
+import type { ControllerPane } from '../bridge/route/answerer-backends.js';
+import type { MultiAgent } from '../bridge/fleet/agent-slot.js';
+import { detectPresetName, profileFromPreset } from '../bridge/fleet/profile.js';
 import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import { loadPrompt } from '../config/prompts.js';

@@ -6,14 +6,14 @@
  * server's end, or (for a single pane) that pane gone for good.
  */
 import { resolveExecArgv } from '../backends/exec-presets.js';
-import { createAnswerers, type ControllerPane } from '../bridge/answerers.js';
-import { createDeliverer } from '../bridge/deliver.js';
+import { createAnswerers, type ControllerPane } from '../bridge/route/answerer-backends.js';
+import { createDeliverer } from '../typist/typist.js';
 import {
   createMultiBridge,
   type MultiBridge,
   type MultiBridgeOptions,
-} from '../bridge/multi.js';
-import type { MultiAgent } from '../bridge/agent-slot.js';
+} from '../bridge/fleet/fleet.js';
+import type { MultiAgent } from '../bridge/fleet/agent-slot.js';
 import type { MacsConfig } from '../config/schema.js';
 import { createEventLog } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';

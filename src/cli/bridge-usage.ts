@@ -3,15 +3,15 @@
  * bridge`: which agents it reads (the fleet's, with how the session
  * launched them), the session budgets count in, and the budget check.
  */
-import type { Attention } from '../bridge/attention.js';
-import type { MultiAgent } from '../bridge/agent-slot.js';
-import type { MultiBridge } from '../bridge/multi.js';
-import { createBudgetCheck } from '../bridge/usage-budget.js';
+import type { Attention } from '../bridge/route/attention.js';
+import type { MultiAgent } from '../bridge/fleet/agent-slot.js';
+import type { MultiBridge } from '../bridge/fleet/fleet.js';
+import { createBudgetCheck } from '../bridge/usage/budget.js';
 import {
   createUsageWatch,
   type UsageAgent,
   type UsageWatch,
-} from '../bridge/usage-watch.js';
+} from '../bridge/usage/watch.js';
 import type { MacsConfig } from '../config/schema.js';
 import type { EventSink } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';

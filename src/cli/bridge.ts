@@ -3,8 +3,8 @@
  * session's agents (`--all`, bridge-all.ts), and run the bridge
  * (bridge-runtime.ts).
  */
-import type { ControllerPane } from '../bridge/answerers.js';
-import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
+import type { ControllerPane } from '../bridge/route/answerer-backends.js';
+import { detectPresetName, profileFromPreset } from '../bridge/fleet/profile.js';
 import type { MacsConfig } from '../config/schema.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';

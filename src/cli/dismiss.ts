@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { AgentError, ConfigError, MacsError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { isSafeFileName } from '../protocol/ids.js';
-import { endRequestsOffline } from '../bridge/close.js';
+import { endRequestsOffline } from '../bridge/requests/close.js';
 import { isUntyped } from '../state/ledger.js';
 import { requestDismissal } from '../session/requests.js';
 import type { Logger } from '../log/logger.js';

@@ -3,7 +3,7 @@ import {
   createDeliverer,
   UNKNOWN_QUIET_MS,
   type DeliveryResult,
-} from '../bridge/deliver.js';
+} from '../typist/typist.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
 import type { MacsConfig } from '../config/schema.js';
@@ -21,8 +21,8 @@ import {
   type PaneInfo,
   type TmuxClient,
 } from '../tmux/client.js';
-import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
-import { shellTakesInput } from '../bridge/deliver-wait.js';
+import { detectPresetName, profileFromPreset } from '../bridge/fleet/profile.js';
+import { shellTakesInput } from '../typist/wait-typeable.js';
 import { readForegroundProcesses } from '../tmux/processes.js';
 import { createContext, type CommandContext } from './common.js';
 import { readSendText } from './send-text.js';

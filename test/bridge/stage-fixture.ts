@@ -13,11 +13,11 @@ import {
   type AgentContext,
   type AgentProfile,
 } from '../../src/bridge/agent-context.js';
-import { DEFAULT_DELIVERY_RULES } from '../../src/bridge/deliver.js';
+import { DEFAULT_DELIVERY_RULES } from '../../src/typist/typist.js';
 import {
   createRequestSteps,
   type RequestSteps,
-} from '../../src/bridge/request-steps.js';
+} from '../../src/bridge/requests/request-steps.js';
 import { ConfigSchema, type MacsConfig } from '../../src/config/schema.js';
 import { createEventLog } from '../../src/events/log.js';
 import type { EventType, MacsEvent } from '../../src/events/types.js';

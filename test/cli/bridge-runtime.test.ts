@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_DELIVERY_RULES } from '../../src/bridge/deliver.js';
+import { DEFAULT_DELIVERY_RULES } from '../../src/typist/typist.js';
 import { runBridgeRuntime } from '../../src/cli/bridge-runtime.js';
 import type { CommandContext } from '../../src/cli/common.js';
 import type { CliDeps } from '../../src/cli/options.js';

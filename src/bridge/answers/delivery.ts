@@ -1,0 +1,313 @@
+/**
+ * Delivery of one request's answer, as the ledger sees it: claim it (so a
+ * Stop hook and the bridge never both hand it over), type it through the
+ * pane's deliverer (deliver.ts: wait for a typeable state, deliver-wait.ts;
+ * paste, submit; confirm, deliver-confirm.ts), and record each step before
+ * the next one begins: `delivering` before the first key, `pasted`,
+ * `delivered` once the submit key is pressed, then `confirmed` or
+ * `unconfirmed`. Approvals never reach the deliverer: a dialog's decision is
+ * keys on a re-checked screen (dialog-apply.ts), a hook's is a decision file
+ * (hook-approvals.ts).
+ */
+import { errorMessage } from '../../errors.js';
+import { recordStep } from '../../state/ledger.js';
+import type { RequestRecord } from '../../state/types.js';
+import type { AgentStateName } from '../../config/states.js';
+import type { AgentContext } from '../agent-context.js';
+import type { Deliverer } from '../../typist/typist.js';
+import type { RequestSteps } from '../requests/request-steps.js';
+import { isScreenApproval } from '../approvals/dialog-checks.js';
+
+/** With working hooks, a confirmation waits this long for UserPromptSubmit. */
+const HOOK_CONFIRM_WAIT_MS = 3_000;
+
+/** What delivery needs from the agent's hooks (hook-link.ts). */
+export interface DeliveryHooks {
+  decideApproval: (record: RequestRecord) => Promise<void>;
+  deliveredByHook: (record: RequestRecord) => Promise<boolean>;
+  markDeliveredByHook: (record: RequestRecord) => Promise<void>;
+  claimForTyping: (record: RequestRecord) => Promise<boolean>;
+  signalFor: (requestId: string) => AbortSignal;
+  noteSubmitted: () => void;
+}
+
+export interface Delivery {
+  /** Start delivering a request's answer (once per request at a time). */
+  schedule: (record: RequestRecord) => void;
+  /** Call off the delivery under way for this request, if any. */
+  callOff: (requestId: string) => void;
+  /** Wait for every delivery under way to end (stopping). */
+  settle: () => Promise<void>;
+}
+
+export function createDelivery(
+  ctx: AgentContext,
+  deps: {
+    steps: RequestSteps;
+    deliverer: Deliverer;
+    hooks: DeliveryHooks;
+    /** Apply a dialog's decision (dialog-apply.ts), if the preset has one. */
+    applyDialog?: (record: RequestRecord, signal: AbortSignal) => Promise<void>;
+    deliveryState(): Promise<AgentStateName>;
+    stillAsked(record: RequestRecord): Promise<boolean>;
+    isPaused(requestId: string): boolean;
+    notePaneGone(): Promise<void>;
+  },
+): Delivery {
+  const { pane, profile, config, serial, log } = ctx;
+  const { steps, hooks } = deps;
+  const deliveries = new Set<Promise<void>>();
+  /** Requests with a delivery under way, and how to call each off. */
+  const deliveryAborts = new Map<string, AbortController>();
+
+  /**
+   * The pane died or went away during a delivery. Nothing typed yet: the
+   * answer stays `answered` and goes when the pane runs again (respawned),
+   * or through a bridge started on the agent's new pane. Typing had begun:
+   * the text went to a program that is gone; it is recorded `unconfirmed`
+   * and archived, never typed again (at most once). Runs under `serial`.
+   */
+  async function onPaneGone(record: RequestRecord): Promise<void> {
+    if (ctx.current().requests[record.id] !== record) return;
+    const typing = record.stage === 'delivering' || record.stage === 'pasted';
+    await ctx.emit({
+      type: 'error',
+      requestId: record.id,
+      data: {
+        where: 'deliver',
+        paneGone: true,
+        stage: typing ? 'unconfirmed' : record.stage,
+        message: typing
+          ? `pane ${pane} died while this answer was being typed; recorded unconfirmed, not typed again`
+          : `pane ${pane} is dead or gone; the answer is kept and delivered when the pane runs again or a bridge supervises the agent's new pane`,
+      },
+    });
+    if (!typing) return;
+    await steps.recordUnconfirmed(
+      record,
+      `pane ${pane} died while this answer was being typed; not re-sent (delivery is at most once)`,
+    );
+    await steps.finish(record);
+  }
+
+  /** The last look before the first keystroke, then `delivering` saved. */
+  async function beforeType(
+    record: RequestRecord,
+    claimed: { byHook: boolean },
+  ): Promise<boolean> {
+    // The pane still runs the program that asked (not respawned, not
+    // retagged), and the request is still open (not dismissed meanwhile).
+    if (!(await deps.stillAsked(record))) return false;
+    // Exclusive claim against the Stop hook: whoever is first delivers.
+    if (!(await hooks.claimForTyping(record))) {
+      claimed.byHook = true;
+      return false;
+    }
+    return serial(async () => {
+      // Dismissed or ended while the claim was made: type nothing.
+      if (
+        ctx.current().requests[record.id] !== record ||
+        record.stage !== 'answered'
+      )
+        return false;
+      // The event goes first here: a state rebuilt from the event log
+      // (state/rebuild.ts) must know that typing may have begun.
+      await ctx.emit({ type: 'request.delivering', requestId: record.id });
+      recordStep(record, {
+        type: 'delivering',
+        at: new Date().toISOString(),
+      });
+      await ctx.saveNow();
+      return true;
+    });
+  }
+
+  /** Type a worker's answer and record how it went. */
+  async function typeAnswer(
+    record: RequestRecord,
+    calledOff: AbortSignal,
+  ): Promise<void> {
+    const claimed = { byHook: false };
+    const result = await deps.deliverer.deliver({
+      pane,
+      text: record.response?.instructions ?? '',
+      rules: profile.rules,
+      readState: () => deps.deliveryState(),
+      classify: profile.classify,
+      // SPEC §6 step 6; a UserPromptSubmit hook confirms too
+      // (hook-deliveries.ts).
+      confirm: {
+        retries: config.submitRetries,
+        confirmed: () => record.stage === 'confirmed',
+        // An agent whose hooks work confirms by its UserPromptSubmit hook.
+        preferConfirmedMs:
+          ctx.current().hooks?.status === 'active' ? HOOK_CONFIRM_WAIT_MS : 0,
+      },
+      isPaused: () => ctx.current().paused || deps.isPaused(record.id),
+      deliverTimeoutMs: config.deliverTimeoutSec * 1000,
+      signal: AbortSignal.any([
+        ctx.signal,
+        hooks.signalFor(record.id),
+        calledOff,
+      ]),
+      onWaitingTooLong: (agentState, waitedMs) =>
+        ctx.emit({
+          type: 'delivery.timeout',
+          requestId: record.id,
+          data: { state: agentState, waitedMs },
+        }),
+      beforeType: () => beforeType(record, claimed),
+      afterPaste: () =>
+        serial(async () => {
+          recordStep(record, { type: 'pasted', at: new Date().toISOString() });
+          await ctx.saveNow();
+        }),
+      // A restart in `pasted` with this set may find the key pressed already.
+      beforeSubmit: () =>
+        serial(async () => {
+          recordStep(record, {
+            type: 'submitting',
+            at: new Date().toISOString(),
+          });
+          await ctx.saveNow();
+        }),
+      // Delivered and archived as soon as the submit key is pressed (a
+      // restart then never types it again); the confirmation that follows
+      // updates the archived record.
+      onSubmitted: (delivery) =>
+        serial(async () => {
+          // Working until the agent's next hook call says otherwise.
+          hooks.noteSubmitted();
+          await steps.markDelivered(record, delivery);
+          await steps.finish(record);
+        }),
+    });
+    switch (result.type) {
+      case 'delivered':
+        await serial(async () => {
+          await steps.markDelivered(record, result);
+          if (result.confirmed === true && record.stage !== 'confirmed') {
+            recordStep(record, {
+              type: 'confirmed',
+              at: new Date().toISOString(),
+            });
+            await ctx.emit({
+              type: 'request.confirmed',
+              requestId: record.id,
+              data: { via: result.confirmation, submits: result.submits },
+            });
+          } else if (
+            result.confirmed !== true &&
+            record.stage !== 'confirmed'
+          ) {
+            // Counts as delivered; never typed again. (Not confirmed at all:
+            // the pane's program ended before the submit key.)
+            recordStep(record, { type: 'unconfirmed' });
+            await ctx.emit({
+              type: 'delivery.unconfirmed',
+              requestId: record.id,
+              data: {
+                submits: result.submits,
+                reason:
+                  result.confirmed === false
+                    ? `no sign that the agent took the text after ${String(result.submits)} press(es) of ${profile.rules.submitKey}; not typed again`
+                    : `the program in pane ${pane} ended before the submit key; not typed again`,
+              },
+            });
+          }
+          if (ctx.current().requests[record.id]) await steps.finish(record);
+          else await steps.refinish(record);
+        });
+        return;
+      case 'empty':
+        await serial(async () => {
+          recordStep(record, { type: 'answered-empty' });
+          await ctx.saveNow();
+          await ctx.emit({
+            type: 'request.answered-empty',
+            requestId: record.id,
+            data: { reason: 'nothing left after sanitizing' },
+          });
+          await steps.finish(record);
+        });
+        return;
+      case 'pane-gone':
+        await serial(() => onPaneGone(record));
+        void deps.notePaneGone().catch(() => undefined);
+        return;
+      case 'aborted':
+        // The Stop hook claimed it first: the agent has it; nothing was typed.
+        // (Or the request was ended meanwhile: dismissed, or its agent gone.)
+        if (claimed.byHook)
+          await serial(() => hooks.markDeliveredByHook(record));
+        return;
+      default: {
+        const never: never = result;
+        throw new Error(`unexpected delivery result ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  async function deliver(
+    record: RequestRecord,
+    calledOff: AbortSignal,
+  ): Promise<void> {
+    // A dialog's decision is keys on a re-checked screen, never text.
+    if (isScreenApproval(record)) {
+      if (deps.applyDialog)
+        await deps.applyDialog(
+          record,
+          AbortSignal.any([ctx.signal, calledOff]),
+        );
+      else
+        await serial(() =>
+          steps.closeUnanswered(
+            record,
+            'expired',
+            `preset ${profile.preset} describes no dialog to apply this decision to; nothing was pressed`,
+            'bridge',
+          ),
+        );
+      return;
+    }
+    if (record.origin === 'hook') {
+      await serial(() => hooks.decideApproval(record));
+      return;
+    }
+    // The agent's Stop hook may have handed this answer over already.
+    if (await hooks.deliveredByHook(record)) {
+      await serial(() => hooks.markDeliveredByHook(record));
+      return;
+    }
+    await typeAnswer(record, calledOff);
+  }
+
+  return {
+    schedule(record) {
+      if (deliveryAborts.has(record.id) || ctx.stopped) return;
+      const calledOff = new AbortController();
+      deliveryAborts.set(record.id, calledOff);
+      const task = deliver(record, calledOff.signal).catch(
+        async (error: unknown) => {
+          log.error({ err: error, requestId: record.id }, 'delivery failed');
+          await ctx.emit({
+            type: 'error',
+            requestId: record.id,
+            data: { where: 'deliver', message: errorMessage(error) },
+          });
+        },
+      );
+      deliveries.add(task);
+      void task.finally(() => {
+        deliveries.delete(task);
+        deliveryAborts.delete(record.id);
+      });
+    },
+    callOff(requestId) {
+      deliveryAborts.get(requestId)?.abort();
+    },
+    async settle() {
+      await Promise.allSettled([...deliveries]);
+    },
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * Applying a screen approval's decision (docs/backends.md, "Approvals from
+ * screens"): the preset's keys for the dialog, never the answer's text, and
+ * only after the live pane and screen were read again and show the same
+ * dialog, with the same fingerprint, in the same pane running the same
+ * program: once before the request is marked `delivering`, once more right
+ * before the keys. Else nothing is pressed and the request is expired. Keys
+ * are pressed once; the dialog leaving the screen confirms them.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { errorMessage } from '../../errors.js';
+import { dialogKeys, readDialog } from '../../screen/dialog.js';
+import { recordStep } from '../../state/ledger.js';
+import type { RequestRecord } from '../../state/types.js';
+import { rulingEventData, rulingOf, verdictOf } from './approval-decision.js';
+import {
+  fingerprintOf,
+  paneBlocker,
+  recordBlocker,
+  screenBlocker,
+  type DialogMemory,
+} from './dialog-checks.js';
+import type { ScreenApprovalHost } from './dialog-approvals.js';
+import { takeStep } from '../requests/take-step.js';
+
+/** After the keys, the dialog must leave the screen within this long. */
+const DIALOG_CONFIRM_MS = 5_000;
+/** How often the screen is read while waiting for the dialog to leave. */
+const DIALOG_CONFIRM_POLL_MS = 100;
+/** How often a paused delivery looks whether it may go on. */
+const PAUSE_POLL_MS = 250;
+
+/** Apply the decision of an answered screen approval (not under `serial`). */
+export type ApplyDialog = (
+  record: RequestRecord,
+  signal: AbortSignal,
+) => Promise<void>;
+
+/** `memory`: shared with the readings that raise screen approvals. */
+export function createDialogApply(
+  host: Pick<
+    ScreenApprovalHost,
+    | 'agent'
+    | 'pane'
+    | 'dialog'
+    | 'tmux'
+    | 'classify'
+    | 'isPaused'
+    | 'confirmMs'
+    | 'serial'
+    | 'current'
+    | 'emit'
+    | 'saveNow'
+    | 'expire'
+    | 'finish'
+  >,
+  memory: DialogMemory,
+): ApplyDialog {
+  const { agent, pane, dialog, tmux } = host;
+  const confirmMs = host.confirmMs ?? DIALOG_CONFIRM_MS;
+
+  /**
+   * Why the decision must not be applied now, read from the live pane and
+   * screen; undefined when the same dialog is there, in the same pane,
+   * running the same program.
+   */
+  async function whyNot(record: RequestRecord): Promise<string | undefined> {
+    const blocked = recordBlocker(record);
+    if (blocked !== undefined) return blocked;
+    const info = await tmux.paneInfo(pane).catch(() => undefined);
+    const elsewhere = paneBlocker(record, agent, pane, info);
+    if (elsewhere !== undefined) return elsewhere;
+    const screen = await tmux.capturePane(pane).catch(() => undefined);
+    if (screen === undefined) return `pane ${pane} could not be read`;
+    const reading =
+      host.classify(screen) === 'approval'
+        ? readDialog(screen, dialog)
+        : undefined;
+    return screenBlocker(record, reading);
+  }
+
+  async function refuse(record: RequestRecord, reason: string): Promise<void> {
+    await host.serial(async () => {
+      if (host.current().requests[record.id] !== record) return;
+      const fingerprint = fingerprintOf(record);
+      if (fingerprint) memory.settled = fingerprint;
+      await host.expire(record, `${reason}; nothing was pressed`);
+    });
+  }
+
+  /** Has the dialog left (or changed)? Reads the screen until the deadline. */
+  async function waitForDialogToLeave(
+    fingerprint: string,
+    signal: AbortSignal,
+  ): Promise<boolean> {
+    const deadline = Date.now() + confirmMs;
+    for (;;) {
+      const screen = await tmux.capturePane(pane).catch(() => undefined);
+      if (
+        screen !== undefined &&
+        readDialog(screen, dialog)?.fingerprint !== fingerprint
+      )
+        return true;
+      if (Date.now() >= deadline || signal.aborted) return false;
+      await delay(DIALOG_CONFIRM_POLL_MS, undefined, { signal }).catch(
+        () => undefined,
+      );
+    }
+  }
+
+  /** Mark the request `delivering`, unless it ended or changed meanwhile. */
+  function begin(record: RequestRecord, signal: AbortSignal): Promise<boolean> {
+    return host.serial(async () => {
+      if (
+        host.current().requests[record.id] !== record ||
+        record.stage !== 'answered' ||
+        signal.aborted
+      )
+        return false;
+      // The event first: a state rebuilt from the log must know that keys
+      // may have been pressed (they are never pressed again).
+      await host.emit({
+        type: 'request.delivering',
+        requestId: record.id,
+        data: { method: 'dialog-keys' },
+      });
+      recordStep(record, {
+        type: 'delivering',
+        at: new Date().toISOString(),
+      });
+      await host.saveNow();
+      return true;
+    });
+  }
+
+  return async function apply(record, signal) {
+    if (record.stage !== 'answered') return;
+    // Paused by a person: keys wait too (then the dialog is looked at anew).
+    while (host.isPaused(record)) {
+      if (signal.aborted) return;
+      await delay(PAUSE_POLL_MS, undefined, { signal }).catch(() => undefined);
+    }
+    if (signal.aborted) return;
+    const ruling = rulingOf(record.response);
+    const before = await whyNot(record);
+    if (before !== undefined) {
+      await refuse(record, before);
+      return;
+    }
+    if (!(await begin(record, signal))) return;
+    // The last look, right before the keys.
+    const last = await whyNot(record);
+    if (last !== undefined) {
+      await refuse(record, last);
+      return;
+    }
+    const keys = dialogKeys(dialog, ruling.decision);
+    const fingerprint = fingerprintOf(record) ?? '';
+    // Readings from before the keys may still show this dialog.
+    memory.lastActionAt = Date.now();
+    memory.settled = fingerprint;
+    let pressed = 0;
+    let failure: string | undefined;
+    for (const key of keys) {
+      try {
+        await tmux.sendKey(pane, key);
+        pressed += 1;
+      } catch (error) {
+        failure = errorMessage(error);
+        break;
+      }
+    }
+    const left =
+      failure === undefined &&
+      (await waitForDialogToLeave(fingerprint, signal));
+    await host.serial(async () => {
+      // Ended meanwhile (the program restarted: recorded unconfirmed there).
+      if (host.current().requests[record.id] !== record) return;
+      const at = new Date().toISOString();
+      record.decision = verdictOf(ruling, at);
+      host.current().counters.delivered += 1;
+      await takeStep(
+        host,
+        record,
+        { type: 'delivered', at },
+        {
+          type: 'request.delivered',
+          data: {
+            method: 'dialog-keys',
+            keys: keys.slice(0, pressed),
+            ...rulingEventData(ruling),
+          },
+        },
+      );
+      if (left) {
+        await takeStep(
+          host,
+          record,
+          { type: 'confirmed', at: new Date().toISOString() },
+          {
+            type: 'request.confirmed',
+            data: { via: 'screen', dialog: dialog.name },
+          },
+        );
+      } else {
+        await takeStep(
+          host,
+          record,
+          { type: 'unconfirmed' },
+          {
+            type: 'delivery.unconfirmed',
+            data: {
+              reason:
+                failure !== undefined
+                  ? `pressing ${keys.join(' ')} failed: ${failure}`
+                  : `the dialog still shows ${String(confirmMs)} ms after ${keys.join(' ')}; not pressed again`,
+            },
+          },
+        );
+      }
+      await host.finish(record);
+    });
+  };
+}

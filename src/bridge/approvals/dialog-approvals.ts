@@ -1,0 +1,163 @@
+/**
+ * Approvals from screens (docs/backends.md, "Approvals from screens"): a
+ * preset's permission dialog seen on a worker's screen becomes one
+ * `type=approval` request (origin `screen`) whose body is the dialog's text
+ * and whose fingerprint is a hash of it (screen/dialog.ts). The config's
+ * approval rules decide first, then it is routed like any request. A
+ * decision is applied by pressing the preset's keys for the dialog, never
+ * by typing the answer, and only after the live screen was read again and
+ * shows the same dialog, with the same fingerprint, in the same pane running
+ * the same program; else nothing is pressed and the request is expired
+ * (dialog-apply.ts). A dialog that leaves the screen before a decision (a
+ * person answered it there) expires its request. What a reading means, and
+ * the record a dialog is raised with, are pure (dialog-approval.ts).
+ */
+import type { PresetDialog } from '../../config/presets/types.js';
+import type { MacsConfig } from '../../config/schema.js';
+import type { EventInput } from '../../events/types.js';
+import { makeRequestId } from '../../protocol/ids.js';
+import { readDialog, type DialogReading } from '../../screen/dialog.js';
+import type { AgentStateFile, RequestRecord } from '../../state/types.js';
+import type { AgentStateName } from '../../config/states.js';
+import type { TmuxClient } from '../../tmux/client.js';
+import { createDialogApply } from './dialog-apply.js';
+import {
+  dialogApprovalRecord,
+  dialogDetectedData,
+  isDefinite,
+  isNewDialog,
+  isScreenApproval,
+  staleReason,
+  type DialogMemory,
+} from './dialog-checks.js';
+import { raiseRequest } from '../requests/raise.js';
+
+/** What screen approvals need from their supervisor. */
+export interface ScreenApprovalHost {
+  agent: string;
+  pane: string;
+  config: MacsConfig;
+  dialog: PresetDialog;
+  tmux: TmuxClient;
+  session?: string;
+  /** Classify a captured screen with the preset's rules. */
+  classify: (screen: string) => AgentStateName;
+  /** May a new screen approval be raised now (false while hooks ask instead)? */
+  enabled: () => boolean;
+  /** The pid of the program in the pane now (`#{pane_pid}`). */
+  panePid: () => number | undefined;
+  serial: <T>(task: () => Promise<T>) => Promise<T>;
+  current: () => AgentStateFile;
+  emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
+  saveNow: () => Promise<void>;
+  /** A request id unique across agents (state/request-ids.ts). */
+  claimId: (candidate: string) => Promise<string>;
+  /** Route to the answerers (runs under `serial`). */
+  route: (record: RequestRecord) => Promise<void>;
+  /** Apply an answered one soon, outside `serial` (the supervisor's delivery). */
+  schedule: (record: RequestRecord) => void;
+  /** A person paused delivery to this agent: no key is pressed meanwhile. */
+  isPaused: (record: RequestRecord) => boolean;
+  /** How long the dialog may take to leave after the keys (DIALOG_CONFIRM_MS). */
+  confirmMs?: number;
+  /** End an open request unanswered (runs under `serial`). */
+  expire: (record: RequestRecord, reason: string) => Promise<void>;
+  /** Archive a finished request (runs under `serial`). */
+  finish: (record: RequestRecord) => Promise<void>;
+}
+
+export interface ScreenApprovals {
+  /**
+   * After a reading of the screen (not under `serial`): raise a request for
+   * a new dialog, expire the open ones whose dialog left or changed.
+   * `screenState` is the screen's own classification (hooks aside);
+   * `capturedAt` (epoch ms) when the capture was asked for: a reading older
+   * than the last request raised or keys pressed is passed over (it may show
+   * a dialog already answered).
+   */
+  observe: (
+    screen: string,
+    screenState: AgentStateName,
+    capturedAt: number,
+  ) => Promise<void>;
+  /** Apply the decision of an answered screen approval (not under `serial`). */
+  apply: (record: RequestRecord, signal: AbortSignal) => Promise<void>;
+}
+
+export function createScreenApprovals(
+  host: ScreenApprovalHost,
+): ScreenApprovals {
+  const { agent, pane, dialog, tmux } = host;
+  const memory: DialogMemory = { settled: undefined, lastActionAt: 0 };
+  const apply = createDialogApply(host, memory);
+  let raising = false;
+
+  function openScreenApprovals(): RequestRecord[] {
+    return Object.values(host.current().requests).filter(isScreenApproval);
+  }
+
+  async function observe(
+    screen: string,
+    screenState: AgentStateName,
+    capturedAt: number,
+  ): Promise<void> {
+    const reading =
+      screenState === 'approval' ? readDialog(screen, dialog) : undefined;
+    await host.serial(async () => {
+      if (capturedAt < memory.lastActionAt) return;
+      for (const record of openScreenApprovals()) {
+        const reason = staleReason(record, reading, screenState);
+        if (reason !== undefined) await host.expire(record, reason);
+      }
+      if (!reading) {
+        if (isDefinite(reading, screenState)) memory.settled = undefined;
+        return;
+      }
+      if (!isNewDialog(reading, memory.settled, openScreenApprovals())) return;
+      if (raising || !host.enabled()) return;
+      raising = true;
+      memory.lastActionAt = Date.now();
+      try {
+        await raise(reading);
+      } finally {
+        raising = false;
+      }
+    });
+  }
+
+  /** A new dialog: one request, decided by a rule or routed. Under `serial`. */
+  async function raise(reading: DialogReading): Promise<void> {
+    const info = await tmux.paneInfo(pane).catch(() => undefined);
+    const pid = host.panePid();
+    if (!info || info.dead || pid === undefined || info.pid !== pid) return;
+    const s = host.current();
+    const now = new Date();
+    const id = await host.claimId(
+      makeRequestId({
+        agent,
+        body: `${reading.fingerprint}\n${reading.text}`,
+        now,
+      }),
+    );
+    const record = dialogApprovalRecord({
+      id,
+      agent,
+      pane,
+      panePid: pid,
+      command: info.currentCommand,
+      ...(host.session ? { session: host.session } : {}),
+      reading,
+      detectedAt: now.toISOString(),
+    });
+    const raised = await raiseRequest(
+      host,
+      record,
+      dialogDetectedData(record, s.logOffset),
+    );
+    // A rule answered it: its keys are pressed like any answer's.
+    if (raised.type === 'ruled') host.schedule(record);
+    else await host.route(record);
+  }
+
+  return { observe, apply };
+}

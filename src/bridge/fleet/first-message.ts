@@ -1,0 +1,140 @@
+/**
+ * The first message an agent gets once, when it first comes up: the worker
+ * protocol (prompts/worker.md) for a worker without hooks, or the tools of
+ * `macs mcp` for a controller wired to it (docs/mcp.md). Typed through the
+ * deliverer like an answer, once the screen has shown something and stopped
+ * changing (an agent starting up redraws for a while).
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { MacsConfig } from '../../config/schema.js';
+import type { EventInput } from '../../events/types.js';
+import type { AgentStateName } from '../../config/states.js';
+import type { TmuxClient } from '../../tmux/client.js';
+import type { Slot } from './agent-slot.js';
+import type { DeliveryRules, Deliverer } from '../../typist/typist.js';
+
+/** The first message waits until the screen has not changed for this long… */
+const SETTLE_MS = 1000;
+/** …but not longer than this (then the deliverer's own idle wait decides). */
+const SETTLE_MAX_MS = 20_000;
+const SETTLE_POLL_MS = 200;
+
+/** A message typed into a worker once, when it first comes up (prompts/worker.md). */
+export interface FirstMessageSpec {
+  text: string;
+  /** Body hashes of example request blocks in the text (their echo is not a request). */
+  exampleHashes: ReadonlySet<string>;
+  /** Already delivered in an earlier run of the bridge. */
+  sent: boolean;
+}
+
+/** Wait until the screen shows something and has stopped changing. */
+async function waitSettled(
+  tmux: TmuxClient,
+  pane: string,
+  signal: AbortSignal,
+  settleMs = SETTLE_MS,
+): Promise<void> {
+  const until = Date.now() + SETTLE_MAX_MS;
+  let last = '';
+  let since = Date.now();
+  while (Date.now() < until) {
+    const screen = await tmux.capturePane(pane);
+    if (screen !== last) {
+      last = screen;
+      since = Date.now();
+    } else if (screen.trim() && Date.now() - since >= settleMs) return;
+    await delay(SETTLE_POLL_MS, undefined, { signal });
+  }
+}
+
+/**
+ * Type the message into the agent's pane once the screen settles; marks it
+ * sent and records `agent.prompted` when it went in. Returns whether it did.
+ */
+async function sendFirstMessage(options: {
+  agent: string;
+  pane: string;
+  message: FirstMessageSpec;
+  rules: DeliveryRules;
+  tmux: TmuxClient;
+  deliverer: Deliverer;
+  config: MacsConfig;
+  signal: AbortSignal;
+  readState: () => Promise<AgentStateName>;
+  emit: (input: EventInput) => Promise<void>;
+}): Promise<boolean> {
+  const { agent, pane, message, emit } = options;
+  await waitSettled(options.tmux, pane, options.signal);
+  const result = await options.deliverer.deliver({
+    pane,
+    text: message.text,
+    rules: options.rules,
+    readState: options.readState,
+    deliverTimeoutMs: options.config.deliverTimeoutSec * 1000,
+    signal: options.signal,
+    onWaitingTooLong: (state, waitedMs) =>
+      emit({
+        agent,
+        type: 'delivery.timeout',
+        data: { what: 'first message', state, waitedMs },
+      }),
+  });
+  if (result.type !== 'delivered' && result.type !== 'empty') return false;
+  message.sent = true;
+  await emit({
+    agent,
+    type: 'agent.prompted',
+    data: {
+      pane,
+      chars: message.text.length,
+      ...(result.type === 'delivered' ? { method: result.method } : {}),
+    },
+  });
+  return true;
+}
+
+/**
+ * Send a slot's first message unless it went already or is on its way; a
+ * failure is reported once (`onProblem`), never retried forever.
+ */
+export function promptOnce(
+  slot: Pick<Slot, 'agent' | 'pane' | 'prompting'>,
+  options: {
+    tmux: TmuxClient;
+    deliverer: Deliverer;
+    config: MacsConfig;
+    signal: AbortSignal;
+    readState: (pane: string) => Promise<AgentStateName>;
+    emit: (input: EventInput) => Promise<void>;
+    /** The message went in (record it, so it is never sent twice). */
+    onPrompted?: ((agent: string) => Promise<void>) | undefined;
+    onProblem: (error: unknown) => Promise<void>;
+  },
+): void {
+  const message = slot.agent.firstMessage;
+  const pane = slot.pane;
+  if (!message || message.sent || slot.prompting || !pane) return;
+  slot.prompting = true;
+  void sendFirstMessage({
+    agent: slot.agent.name,
+    pane,
+    message,
+    rules: slot.agent.profile.rules,
+    tmux: options.tmux,
+    deliverer: options.deliverer,
+    config: options.config,
+    signal: options.signal,
+    readState: () => options.readState(pane),
+    emit: options.emit,
+  })
+    .then((sent) => (sent ? options.onPrompted?.(slot.agent.name) : undefined))
+    .catch(async (error: unknown) => {
+      if (options.signal.aborted) return;
+      message.sent = true; // reported, not retried forever
+      await options.onProblem(error);
+    })
+    .finally(() => {
+      slot.prompting = false;
+    });
+}

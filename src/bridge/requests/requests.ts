@@ -1,0 +1,310 @@
+/**
+ * From a detected block to a routed request: duplicates dropped (by the
+ * worker's id or the body's hash), a flooding worker held to the config's
+ * `limits`, the id claimed unique across agents, the record written with
+ * who asked (pane, program, session), then the request handed to its
+ * answerer (the backend). Heuristic triggers on an idle screen come here
+ * too. Every function runs under the context's `serial`.
+ */
+import type { ControllerBackend, SubmitResult } from '../../backends/types.js';
+import { errorMessage } from '../../errors.js';
+import { checkDuplicate, pruneDedup, recordSeen } from '../../protocol/dedup.js';
+import { hashBody, makeRequestId } from '../../protocol/ids.js';
+import { cleanScreenLines } from '../../screen/classify.js';
+import { findHeuristic } from '../../screen/heuristics.js';
+import { detectedRecord, recordStep } from '../../state/ledger.js';
+import { claimRequestId } from '../../state/request-ids.js';
+import {
+  isOpenStage,
+  type Priority,
+  type RequestRecord,
+} from '../../state/types.js';
+import type { AgentContext } from '../agent-context.js';
+import type { DetectedBlock } from '../intake/intake.js';
+import { raiseRequest } from './raise.js';
+import type { RequestSteps } from './request-steps.js';
+
+const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
+
+/** Which limit one more request would break, and by how much. */
+export interface LimitTrip {
+  reason: 'pending-requests' | 'requests-per-minute' | 'pending-bytes';
+  count: number;
+  limit: number;
+}
+
+/**
+ * Pure: which per-agent limit (config `limits`) one more request of `body`
+ * would break: open requests, requests in the last minute (`recent`, the
+ * times of the last detections), bytes of open bodies.
+ */
+export function overLimit(
+  limits: {
+    maxPendingRequests: number;
+    maxRequestsPerMinute: number;
+    maxPendingBytes: number;
+  },
+  open: readonly RequestRecord[],
+  recentCount: number,
+  body: string,
+): LimitTrip | undefined {
+  if (open.length >= limits.maxPendingRequests)
+    return {
+      reason: 'pending-requests',
+      count: open.length + 1,
+      limit: limits.maxPendingRequests,
+    };
+  if (recentCount >= limits.maxRequestsPerMinute)
+    return {
+      reason: 'requests-per-minute',
+      count: recentCount + 1,
+      limit: limits.maxRequestsPerMinute,
+    };
+  const bytes = open.reduce(
+    (n, r) => n + Buffer.byteLength(r.body),
+    Buffer.byteLength(body),
+  );
+  if (bytes > limits.maxPendingBytes)
+    return {
+      reason: 'pending-bytes',
+      count: bytes,
+      limit: limits.maxPendingBytes,
+    };
+  return undefined;
+}
+
+export interface Requests {
+  /** A block found on the screen; true when the state must be saved now. */
+  onBlock: (block: DetectedBlock) => Promise<boolean>;
+  /**
+   * Heuristic triggers (SPEC §2, screen/heuristics.ts) on an idle screen,
+   * when turned on: a new conversation that asks for a decision becomes a
+   * `type=heuristic` request; the same one never twice.
+   */
+  onIdleScreen: (screen: string) => Promise<void>;
+  /**
+   * Hand a request to its answerer. `fresh`: it was detected just now (not
+   * routed again after a restart), so an answer already waiting for its id
+   * was planted before anyone saw the question.
+   */
+  route: (
+    record: RequestRecord,
+    options?: { fresh?: boolean },
+  ) => Promise<void>;
+}
+
+export function createRequests(
+  ctx: AgentContext,
+  deps: {
+    steps: RequestSteps;
+    backend: ControllerBackend;
+    /** The output hid part of this text (intake.ts). */
+    hides(text: string): boolean;
+  },
+): Requests {
+  const { agent, pane, paths, config, tmux, log, profile } = ctx;
+  const { steps, backend } = deps;
+  /** When the last requests were detected (the per-minute limit). */
+  const detections: number[] = [];
+  /** Requests are being refused by a limit (one `request.limited` a burst). */
+  let limitedBurst = false;
+
+  async function onBlock(block: DetectedBlock): Promise<boolean> {
+    const { attributes, body } = block;
+    const s = ctx.current();
+    const now = new Date();
+    const bodyHash = hashBody(body);
+    const workerId = attributes.id;
+    const pendingHashes = new Set(
+      Object.values(s.requests)
+        .filter((r) => isOpenStage(r.stage))
+        .map((r) => r.bodyHash),
+    );
+    s.dedup = pruneDedup(s.dedup, now, config.dedupWindowSec);
+    const verdict = checkDuplicate(s.dedup, {
+      ...(workerId ? { workerId } : {}),
+      bodyHash,
+      now,
+      windowSec: config.dedupWindowSec,
+      pendingHashes,
+    });
+    const candidate = makeRequestId({
+      agent,
+      ...(workerId ? { workerId } : {}),
+      body,
+      now,
+    });
+    if (verdict.duplicate || s.requests[candidate]) {
+      s.counters.duplicates += 1;
+      await ctx.emit({
+        type: 'request.duplicate',
+        requestId: candidate,
+        data: {
+          reason: verdict.duplicate ? verdict.reason : 'id',
+          ...(workerId ? { workerId } : {}),
+        },
+      });
+      return true;
+    }
+    // Who asks: the program the pane runs now. A program respawned since the
+    // last look asks this (its first words), so the one before is ended first.
+    const info = await tmux.paneInfo(pane).catch(() => undefined);
+    if (
+      info &&
+      !info.dead &&
+      ctx.panePid !== undefined &&
+      info.pid !== ctx.panePid
+    )
+      await steps.onProgramRestarted(info.pid);
+    // A flooding worker: over a limit, the request is recorded, not raised.
+    const nowMs = now.getTime();
+    while (detections.length > 0 && (detections[0] ?? 0) < nowMs - 60_000)
+      detections.shift();
+    const open = Object.values(ctx.current().requests).filter((r) =>
+      isOpenStage(r.stage),
+    );
+    const over = overLimit(config.limits, open, detections.length, body);
+    if (over) {
+      // Dropped, not remembered: cheap whatever the flood's size (asked again
+      // later, under the limit, it is a request like any other).
+      if (limitedBurst) return false;
+      limitedBurst = true;
+      await ctx.emit({
+        type: 'request.limited',
+        requestId: candidate,
+        data: {
+          ...over,
+          firstLine: body.split('\n', 1)[0]?.slice(0, 120) ?? '',
+          message: `${agent} asks too much at once (${over.reason}: ${String(over.count)} over the limit of ${String(over.limit)}); this request and the next ones over the limit are recorded, not raised`,
+        },
+      });
+      return false;
+    }
+    limitedBurst = false;
+    detections.push(nowMs);
+    // Unique across agents: another agent's `w-1-r` is not ours.
+    const id = await claimRequestId(paths, agent, candidate);
+    const priority =
+      PRIORITIES.find((p) => p === attributes.priority) ?? 'normal';
+    const record = detectedRecord({
+      id,
+      agent,
+      ...(workerId ? { workerId } : {}),
+      type: attributes.type ?? 'question',
+      priority,
+      attributes,
+      bodyHash,
+      body,
+      detectedAt: now.toISOString(),
+      pane,
+      ...(ctx.panePid !== undefined ? { panePid: ctx.panePid } : {}),
+      ...(ctx.session ? { session: ctx.session } : {}),
+      ...(block.concealed ? { concealed: true as const } : {}),
+    });
+    await raiseRequest(
+      ctx,
+      record,
+      {
+        type: record.type,
+        priority,
+        attributes,
+        chars: body.length,
+        hash: bodyHash.slice(0, 12),
+        // For a state rebuilt from events (state/rebuild.ts): the dedup key,
+        // and a pane-log offset that is before this request's block.
+        bodyHash,
+        logOffset: s.logOffset,
+      },
+      (state) => {
+        state.dedup = recordSeen(state.dedup, {
+          ...(workerId ? { workerId } : {}),
+          bodyHash,
+          now,
+        });
+      },
+    );
+    log.info({ agent, requestId: id, chars: body.length }, 'request detected');
+    await route(record, { fresh: true });
+    return true;
+  }
+
+  async function route(
+    record: RequestRecord,
+    { fresh = false }: { fresh?: boolean } = {},
+  ): Promise<void> {
+    let routed: SubmitResult | void;
+    try {
+      routed = await backend.submit({
+        id: record.id,
+        agent,
+        ...(record.workerId ? { workerId: record.workerId } : {}),
+        type: record.type,
+        priority: record.priority,
+        attributes: record.attributes,
+        body: record.body,
+        ...(record.concealed ? { concealed: true } : {}),
+        bodyHash: record.bodyHash,
+        detectedAt: record.detectedAt,
+        preset: profile.preset,
+        // For the context packet, and for a restarted bridge to carry on.
+        pane,
+        recent: ctx.current().recent,
+        ...(record.backend ? { previousBackend: record.backend } : {}),
+        ...(fresh ? { fresh } : {}),
+      });
+    } catch (error) {
+      await ctx.emit({
+        type: 'error',
+        requestId: record.id,
+        data: {
+          where: 'route',
+          backend: backend.name,
+          message: errorMessage(error),
+        },
+      });
+      return;
+    }
+    if (record.stage === 'detected') {
+      recordStep(record, {
+        type: 'routed',
+        at: new Date().toISOString(),
+        backend: routed?.backend ?? backend.name,
+      });
+      // Not urgent: a restart that finds the request still `detected` routes
+      // it again, which is idempotent.
+      ctx.saveLater();
+    }
+    if (routed?.recorded) return; // the dispatcher recorded where it went
+    await ctx.emit({
+      type: 'request.routed',
+      requestId: record.id,
+      data: { backend: backend.name },
+    });
+  }
+
+  return {
+    onBlock,
+    route,
+    async onIdleScreen(screen) {
+      if (!config.heuristics) return;
+      const s = ctx.current();
+      const triggers = config.heuristicTriggers;
+      const match = findHeuristic(cleanScreenLines(screen), 'idle', {
+        lines: config.heuristicLines,
+        ...(triggers?.question === undefined
+          ? {}
+          : { question: triggers.question }),
+        ...(triggers?.ask ? { ask: triggers.ask } : {}),
+        ...(triggers?.done ? { done: triggers.done } : {}),
+      });
+      if (!match || match.key === s.heuristicKey) return;
+      s.heuristicKey = match.key;
+      await onBlock({
+        attributes: { type: 'heuristic', trigger: match.trigger },
+        body: match.body,
+        concealed: deps.hides(match.body),
+      });
+      await ctx.saveNow();
+    },
+  };
+}
