@@ -32,23 +32,25 @@ const LAYERS = {
   usage: ['home', 'config'], // what agents' model calls used (docs/usage.md)
   state: ['home', 'events', 'protocol', 'config', 'usage'],
   hooks: ['home', 'config', 'events', 'protocol', 'state', 'tmux', 'usage'],
+  // typing into a pane safely: below the bridge, the backends and the CLI
+  typist: ['config', 'protocol', 'tmux'],
   backends: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    'usage',
+    ...['typist', 'usage'],
   ],
   bridge: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    ...['hooks', 'backends', 'usage'],
+    ...['typist', 'hooks', 'backends', 'usage'],
   ],
   session: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    ...['hooks', 'backends', 'bridge', 'usage'],
+    ...['typist', 'hooks', 'backends', 'bridge', 'usage'],
   ],
   // Other hosts over ssh: the ssh runner, the links, the fleet at the hub.
   remote: ['home', 'config', 'events', 'protocol', 'state'],
   mcp: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    ...['hooks', 'backends', 'bridge', 'session', 'remote', 'usage'],
+    ...['typist', 'hooks', 'backends', 'bridge', 'session', 'remote', 'usage'],
   ],
   ui: ['home', 'config', 'events', 'protocol', 'state', 'usage'],
   web: [

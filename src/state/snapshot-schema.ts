@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import { AGENT_STATE_NAMES } from '../config/states.js';
-import { SNAPSHOT_VERSION } from './snapshot.js';
+import { SNAPSHOT_VERSION } from './snapshot-version.js';
 import type { RequestStage } from './types.js';
 
 const isoTime = z.iso.datetime({ offset: true });

@@ -10,6 +10,7 @@ import { readPausedAgents } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from './pending.js';
 import { createRecentEventsReader } from './snapshot-events.js';
+import { SNAPSHOT_VERSION } from './snapshot-version.js';
 import {
   createArchivedAnswers,
   readBridge,
@@ -46,7 +47,7 @@ import { summarizeUsage } from '../usage/summary.js';
  * snapshot-files.ts and the recent events in snapshot-events.ts; comparing
  * snapshots, for the live views, is in snapshot-changes.ts.
  */
-export const SNAPSHOT_VERSION = 1;
+export { SNAPSHOT_VERSION };
 
 /** How many decided approvals a snapshot carries. */
 export const SNAPSHOT_APPROVALS = 10;

@@ -9,7 +9,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TmuxClient } from '../tmux/client.js';
-import type { ConfirmSignal, DeliveryRequest } from './typist.js';
+import type { ConfirmSignal, DeliveryRequest } from './types.js';
 import { readPaneView, type PaneView } from './pane-composer.js';
 
 /** How long one press is watched, and how often the pane is read meanwhile. */

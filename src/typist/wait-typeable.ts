@@ -17,7 +17,7 @@ import {
   readForegroundProcesses,
   type ProcessInfo,
 } from '../tmux/processes.js';
-import type { DeliveryRequest } from './typist.js';
+import type { DeliveryRequest } from './types.js';
 
 /**
  * States in which typing is allowed: `idle`, and, for a program macs has

@@ -22,8 +22,6 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { getPreset } from '../../config/presets/index.js';
 import type { MacsConfig } from '../../config/schema.js';
-import type { EventInput } from '../../events/types.js';
-import type { Logger } from '../../log/logger.js';
 import type { Decider } from '../../protocol/approval.js';
 import { pruneClaims } from '../../state/claim.js';
 import { ensurePrivateDir } from '../../home/fs.js';
@@ -35,12 +33,7 @@ import {
   type ApprovalDecision,
   type HookObservation,
 } from '../../state/hook-files.js';
-import type { HomePaths } from '../../home/paths.js';
-import type {
-  AgentStateFile,
-  RequestRecord,
-  StateSource,
-} from '../../state/types.js';
+import type { RequestRecord, StateSource } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import { createHookApprovals } from '../approvals/hook-approvals.js';
 import { createHookDeliveries } from '../answers/hook-deliveries.js';
@@ -57,26 +50,9 @@ export const CLAIM_KEEP_MS = 24 * 3600 * 1000;
 /** After an observation, the state is read once more when the screen has caught up. */
 const SETTLE_MS = 1_600;
 
-/** What the link needs from its supervisor. */
-export interface HookLinkHost {
-  agent: string;
-  paths: HomePaths;
-  config: MacsConfig;
-  /** The agent's preset name (its `hooks` says which hooks to expect). */
-  preset: string;
-  log: Logger;
-  /** The supervisor's serial queue: every state change runs through it. */
-  serial: <T>(task: () => Promise<T>) => Promise<T>;
-  current: () => AgentStateFile;
-  emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
-  saveNow: () => Promise<void>;
-  /** Archive a finished request (runs under `serial`). */
-  finish: (record: RequestRecord) => Promise<void>;
-  /** Route a new request to its answerer like any other (runs under `serial`). */
-  route: (record: RequestRecord) => Promise<void>;
-  /** Read the agent's state again (screen and hooks). */
-  refreshState: () => Promise<unknown>;
-}
+import type { HookLinkHost } from './types.js';
+
+export type { HookLinkHost };
 
 export interface HookLink {
   start: () => Promise<void>;

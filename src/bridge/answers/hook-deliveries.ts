@@ -11,7 +11,7 @@ import type { HookObservation } from '../../state/hook-files.js';
 import { outcomeOf, recordStep, type LedgerStep } from '../../state/ledger.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
 import { archiveRequest } from '../requests/archive.js';
-import type { HookLinkHost } from '../agent/hook-link.js';
+import type { HookLinkHost } from '../agent/types.js';
 import { confirmationOf, promptTime } from '../agent/hook-observation.js';
 import { refusedStepEvent } from '../requests/take-step.js';
 

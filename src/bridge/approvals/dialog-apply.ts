@@ -20,7 +20,7 @@ import {
   screenBlocker,
   type DialogMemory,
 } from './dialog-checks.js';
-import type { ScreenApprovalHost } from './dialog-approvals.js';
+import type { ScreenApprovalHost } from './types.js';
 import { takeStep } from '../requests/take-step.js';
 
 /** After the keys, the dialog must leave the screen within this long. */

@@ -12,14 +12,10 @@
  * person answered it there) expires its request. What a reading means, and
  * the record a dialog is raised with, are pure (dialog-approval.ts).
  */
-import type { PresetDialog } from '../../config/presets/types.js';
-import type { MacsConfig } from '../../config/schema.js';
-import type { EventInput } from '../../events/types.js';
 import { makeRequestId } from '../../protocol/ids.js';
 import { readDialog, type DialogReading } from '../../screen/dialog.js';
-import type { AgentStateFile, RequestRecord } from '../../state/types.js';
+import type { RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
-import type { TmuxClient } from '../../tmux/client.js';
 import { createDialogApply } from './dialog-apply.js';
 import {
   dialogApprovalRecord,
@@ -32,39 +28,9 @@ import {
 } from './dialog-checks.js';
 import { raiseRequest } from '../requests/raise.js';
 
-/** What screen approvals need from their supervisor. */
-export interface ScreenApprovalHost {
-  agent: string;
-  pane: string;
-  config: MacsConfig;
-  dialog: PresetDialog;
-  tmux: TmuxClient;
-  session?: string;
-  /** Classify a captured screen with the preset's rules. */
-  classify: (screen: string) => AgentStateName;
-  /** May a new screen approval be raised now (false while hooks ask instead)? */
-  enabled: () => boolean;
-  /** The pid of the program in the pane now (`#{pane_pid}`). */
-  panePid: () => number | undefined;
-  serial: <T>(task: () => Promise<T>) => Promise<T>;
-  current: () => AgentStateFile;
-  emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
-  saveNow: () => Promise<void>;
-  /** A request id unique across agents (state/request-ids.ts). */
-  claimId: (candidate: string) => Promise<string>;
-  /** Route to the answerers (runs under `serial`). */
-  route: (record: RequestRecord) => Promise<void>;
-  /** Apply an answered one soon, outside `serial` (the supervisor's delivery). */
-  schedule: (record: RequestRecord) => void;
-  /** A person paused delivery to this agent: no key is pressed meanwhile. */
-  isPaused: (record: RequestRecord) => boolean;
-  /** How long the dialog may take to leave after the keys (DIALOG_CONFIRM_MS). */
-  confirmMs?: number;
-  /** End an open request unanswered (runs under `serial`). */
-  expire: (record: RequestRecord, reason: string) => Promise<void>;
-  /** Archive a finished request (runs under `serial`). */
-  finish: (record: RequestRecord) => Promise<void>;
-}
+import type { ScreenApprovalHost } from './types.js';
+
+export type { ScreenApprovalHost };
 
 export interface ScreenApprovals {
   /**

@@ -6,7 +6,10 @@
  * to the pane as it is now (then nothing is pressed).
  */
 import { hashBody } from '../../protocol/ids.js';
-import { normalizeDialogText, type DialogReading } from '../../screen/dialog.js';
+import {
+  normalizeDialogText,
+  type DialogReading,
+} from '../../screen/dialog.js';
 import { detectedRecord } from '../../state/ledger.js';
 import type { RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';

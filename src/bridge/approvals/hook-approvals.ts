@@ -29,7 +29,7 @@ import {
   hookDetectedData,
   isHookRequestFor,
 } from './hook-approval-record.js';
-import type { HookLinkHost } from '../agent/hook-link.js';
+import type { HookLinkHost } from '../agent/types.js';
 import { raiseRequest } from '../requests/raise.js';
 import { takeStep } from '../requests/take-step.js';
 
