@@ -37,7 +37,10 @@ import {
   type AgentContext,
   type AgentContextOptions,
 } from './agent-context.js';
-import { ACTIVITY_QUIET_MS, createAgentStateReader } from './agent/agent-state.js';
+import {
+  ACTIVITY_QUIET_MS,
+  createAgentStateReader,
+} from './agent/agent-state.js';
 import { createAnswers } from './answers/answers.js';
 import { createCapture } from './intake/capture.js';
 import type { Deliverer } from '../typist/typist.js';

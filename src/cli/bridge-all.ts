@@ -5,7 +5,10 @@
  */
 import type { ControllerPane } from '../bridge/route/answerer-backends.js';
 import type { MultiAgent } from '../bridge/fleet/agent-slot.js';
-import { detectPresetName, profileFromPreset } from '../bridge/fleet/profile.js';
+import {
+  detectPresetName,
+  profileFromPreset,
+} from '../bridge/fleet/profile.js';
 import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import { loadPrompt } from '../config/prompts.js';

@@ -6,7 +6,10 @@
  * server's end, or (for a single pane) that pane gone for good.
  */
 import { resolveExecArgv } from '../backends/exec-presets.js';
-import { createAnswerers, type ControllerPane } from '../bridge/route/answerer-backends.js';
+import {
+  createAnswerers,
+  type ControllerPane,
+} from '../bridge/route/answerer-backends.js';
 import { createDeliverer } from '../typist/typist.js';
 import {
   createMultiBridge,

@@ -4,7 +4,10 @@
  * (bridge-runtime.ts).
  */
 import type { ControllerPane } from '../bridge/route/answerer-backends.js';
-import { detectPresetName, profileFromPreset } from '../bridge/fleet/profile.js';
+import {
+  detectPresetName,
+  profileFromPreset,
+} from '../bridge/fleet/profile.js';
 import type { MacsConfig } from '../config/schema.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';

@@ -21,7 +21,10 @@ import {
   type PaneInfo,
   type TmuxClient,
 } from '../tmux/client.js';
-import { detectPresetName, profileFromPreset } from '../bridge/fleet/profile.js';
+import {
+  detectPresetName,
+  profileFromPreset,
+} from '../bridge/fleet/profile.js';
 import { shellTakesInput } from '../typist/wait-typeable.js';
 import { readForegroundProcesses } from '../tmux/processes.js';
 import { createContext, type CommandContext } from './common.js';

@@ -141,9 +141,7 @@ export function registerWaitTool(
           // read again, the deadline passes or the client cancels.
           const beatIn =
             token === undefined ? left : Math.max(0, nextBeat - Date.now());
-          const remoteIn = remote
-            ? Math.max(0, nextRemote - Date.now())
-            : left;
+          const remoteIn = remote ? Math.max(0, nextRemote - Date.now()) : left;
           await nextSnapshot(feed, Math.min(left, beatIn, remoteIn), signal);
         }
       } finally {

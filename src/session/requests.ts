@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { DISMISS_SUFFIX, type DismissFile } from '../backends/outbox-names.js';
-import { endRequestsOffline, type EndedRequest } from '../bridge/requests/close.js';
+import {
+  endRequestsOffline,
+  type EndedRequest,
+} from '../bridge/requests/close.js';
 import { AgentError } from '../errors.js';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';

@@ -8,7 +8,11 @@
  */
 import type { ControllerBackend, SubmitResult } from '../../backends/types.js';
 import { errorMessage } from '../../errors.js';
-import { checkDuplicate, pruneDedup, recordSeen } from '../../protocol/dedup.js';
+import {
+  checkDuplicate,
+  pruneDedup,
+  recordSeen,
+} from '../../protocol/dedup.js';
 import { hashBody, makeRequestId } from '../../protocol/ids.js';
 import { cleanScreenLines } from '../../screen/classify.js';
 import { findHeuristic } from '../../screen/heuristics.js';

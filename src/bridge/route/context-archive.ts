@@ -12,7 +12,10 @@ import type { BackendRequest } from '../../backends/types.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../home/fs.js';
 import type { HomePaths } from '../../home/paths.js';
 import type { Logger } from '../../log/logger.js';
-import { buildContextPacket, type ContextPacket } from '../../protocol/context.js';
+import {
+  buildContextPacket,
+  type ContextPacket,
+} from '../../protocol/context.js';
 
 /** `archive/<day>/<id>.context.json`: the packet, archived with the request. */
 export function contextArchivePath(

@@ -3,7 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHookLink, type HookLink } from '../../../src/bridge/agent/hook-link.js';
+import {
+  createHookLink,
+  type HookLink,
+} from '../../../src/bridge/agent/hook-link.js';
 import { inactiveReason } from '../../../src/bridge/agent/hook-observation.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
@@ -20,7 +23,10 @@ import {
 import { resolveHomePaths, type HomePaths } from '../../../src/home/paths.js';
 import { createSerialQueue } from '../../../src/state/serial.js';
 import { freshAgentState } from '../../../src/state/store.js';
-import type { AgentStateFile, RequestRecord } from '../../../src/state/types.js';
+import type {
+  AgentStateFile,
+  RequestRecord,
+} from '../../../src/state/types.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 describe('hook link (the bridge side of the hooks)', () => {

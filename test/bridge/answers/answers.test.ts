@@ -1,7 +1,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAnswers, type Answers } from '../../../src/bridge/answers/answers.js';
+import {
+  createAnswers,
+  type Answers,
+} from '../../../src/bridge/answers/answers.js';
 import type { BackendAnswer } from '../../../src/backends/types.js';
 import { answerByPath } from '../../../src/state/outbox.js';
 import type { RequestRecord } from '../../../src/state/types.js';

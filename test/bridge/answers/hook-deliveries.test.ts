@@ -12,7 +12,10 @@ import { claimPath, claimRequest } from '../../../src/state/claim.js';
 import { recordStep } from '../../../src/state/ledger.js';
 import { createSerialQueue } from '../../../src/state/serial.js';
 import { freshAgentState } from '../../../src/state/store.js';
-import type { AgentStateFile, RequestRecord } from '../../../src/state/types.js';
+import type {
+  AgentStateFile,
+  RequestRecord,
+} from '../../../src/state/types.js';
 
 describe('hook deliveries (Stop-hook claims and prompt confirmations)', () => {
   let paths: HomePaths;

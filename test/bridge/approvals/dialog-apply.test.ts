@@ -20,7 +20,10 @@ import { readDialog } from '../../../src/screen/dialog.js';
 import { recordStep } from '../../../src/state/ledger.js';
 import { createSerialQueue } from '../../../src/state/serial.js';
 import { freshAgentState } from '../../../src/state/store.js';
-import type { AgentStateFile, RequestRecord } from '../../../src/state/types.js';
+import type {
+  AgentStateFile,
+  RequestRecord,
+} from '../../../src/state/types.js';
 import { FakeTmuxClient, type FakePane } from '../../helpers/fake-tmux.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));

@@ -16,7 +16,10 @@ import type { EventInput } from '../../../src/events/types.js';
 import { classifyScreen } from '../../../src/screen/classify.js';
 import { createSerialQueue } from '../../../src/state/serial.js';
 import { freshAgentState } from '../../../src/state/store.js';
-import type { AgentStateFile, RequestRecord } from '../../../src/state/types.js';
+import type {
+  AgentStateFile,
+  RequestRecord,
+} from '../../../src/state/types.js';
 import { FakeTmuxClient, type FakePane } from '../../helpers/fake-tmux.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));

@@ -20,7 +20,10 @@ import {
 } from '../../../src/state/hook-files.js';
 import { createSerialQueue } from '../../../src/state/serial.js';
 import { freshAgentState } from '../../../src/state/store.js';
-import type { AgentStateFile, RequestRecord } from '../../../src/state/types.js';
+import type {
+  AgentStateFile,
+  RequestRecord,
+} from '../../../src/state/types.js';
 
 describe('hook approvals', () => {
   let paths: HomePaths;

@@ -7,8 +7,14 @@ import {
   createDeliverer,
   DEFAULT_DELIVERY_RULES,
 } from '../../../src/typist/typist.js';
-import { createMultiBridge, type MultiBridge } from '../../../src/bridge/fleet/fleet.js';
-import type { MultiAgent, SharedBackend } from '../../../src/bridge/fleet/agent-slot.js';
+import {
+  createMultiBridge,
+  type MultiBridge,
+} from '../../../src/bridge/fleet/fleet.js';
+import type {
+  MultiAgent,
+  SharedBackend,
+} from '../../../src/bridge/fleet/agent-slot.js';
 import type { AnswerHandler } from '../../../src/backends/types.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { AgentError } from '../../../src/errors.js';

@@ -3,9 +3,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BackendRequest } from '../../../src/backends/types.js';
-import { newSlot, type SharedBackend } from '../../../src/bridge/fleet/agent-slot.js';
+import {
+  newSlot,
+  type SharedBackend,
+} from '../../../src/bridge/fleet/agent-slot.js';
 import { DEFAULT_DELIVERY_RULES } from '../../../src/typist/typist.js';
-import { answerHandler, backendFor } from '../../../src/bridge/fleet/slot-backend.js';
+import {
+  answerHandler,
+  backendFor,
+} from '../../../src/bridge/fleet/slot-backend.js';
 import type { Supervisor } from '../../../src/bridge/supervisor.js';
 import { createEventLog } from '../../../src/events/log.js';
 import type { EventInput } from '../../../src/events/types.js';

@@ -7,7 +7,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createCapture, type Capture } from '../../../src/bridge/intake/capture.js';
+import {
+  createCapture,
+  type Capture,
+} from '../../../src/bridge/intake/capture.js';
 import { AgentError } from '../../../src/errors.js';
 import { paneLogPath } from '../../../src/home/paths.js';
 import {

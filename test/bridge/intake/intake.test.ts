@@ -1,7 +1,10 @@
 import { appendFileSync, statSync, truncateSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVITY_QUIET_MS } from '../../../src/bridge/agent/agent-state.js';
-import { createCapture, type Capture } from '../../../src/bridge/intake/capture.js';
+import {
+  createCapture,
+  type Capture,
+} from '../../../src/bridge/intake/capture.js';
 import {
   createIntake,
   type DetectedBlock,

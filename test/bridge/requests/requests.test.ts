@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createRequests, overLimit } from '../../../src/bridge/requests/requests.js';
+import {
+  createRequests,
+  overLimit,
+} from '../../../src/bridge/requests/requests.js';
 import type {
   BackendRequest,
   ControllerBackend,

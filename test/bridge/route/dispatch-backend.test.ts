@@ -11,7 +11,10 @@ import type {
 } from '../../../src/backends/types.js';
 import { createDispatcher } from '../../../src/bridge/route/dispatch-backend.js';
 import { contextArchivePath } from '../../../src/bridge/route/context-archive.js';
-import { ConfigSchema, type MacsConfigInput } from '../../../src/config/schema.js';
+import {
+  ConfigSchema,
+  type MacsConfigInput,
+} from '../../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../../src/events/log.js';
 import { createLogger } from '../../../src/log/logger.js';
 import { buildContextPacket } from '../../../src/protocol/context.js';

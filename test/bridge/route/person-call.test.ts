@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { BackendRequest } from '../../../src/backends/types.js';
-import { describeGuard, personCall } from '../../../src/bridge/route/person-call.js';
+import {
+  describeGuard,
+  personCall,
+} from '../../../src/bridge/route/person-call.js';
 
 const request: BackendRequest = {
   id: 'worker-1-q1',
