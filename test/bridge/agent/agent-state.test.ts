@@ -22,7 +22,7 @@ import type { PaneInfo } from '../../../src/tmux/client.js';
 import { waitFor } from '../../helpers/wait-for.js';
 import { createStageFixture, type StageFixture } from '../stage-fixture.js';
 
-const SCREENS = path.join(import.meta.dirname, '../fixtures/screens');
+const SCREENS = path.join(import.meta.dirname, '../../fixtures/screens');
 const IDLE = 'Done.\n❯ ';
 const WORKING = '✻ Thinking… (esc to interrupt)';
 const PLAIN = 'some output without a prompt';
