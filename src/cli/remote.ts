@@ -49,7 +49,10 @@ export function remoteTargetOf(
     throw new ConfigError(
       `'${qualified}' is not ${kind === 'request' ? 'a request id' : 'an agent name'}`,
       {
-        hint: `see them with \`macs ${kind === 'request' ? 'inbox' : 'status'}\`; on another host: <host>/<name>`,
+        hint:
+          kind === 'request'
+            ? 'see the ids with `macs inbox` (on another host: <host>/<id>)'
+            : 'see the agents with `macs status` (on another host: <host>/<agent>)',
       },
     );
   const target = hostTargets(config, env).find((t) => t.name === split.host);
