@@ -193,3 +193,28 @@ export function treeRunsProgram(
 ): boolean {
   return tree.some((p) => programsOf(p.argv).includes(program));
 }
+
+/**
+ * Whether a process is blocked waiting for input rather than running or
+ * waiting for a child it started: its state in `/proc/<pid>/stat` (`R` is
+ * running) and the kernel function it sleeps in (`/proc/<pid>/wchan`:
+ * `do_wait` is a shell waiting for a command of a loop or a script).
+ * `undefined` when it cannot be read (no /proc, a kernel that hides wchan).
+ */
+export async function readWaitsForInput(
+  pid: number,
+): Promise<boolean | undefined> {
+  try {
+    const [stat, wchan] = await Promise.all([
+      readFile(`/proc/${pid}/stat`, 'utf8'),
+      readFile(`/proc/${pid}/wchan`, 'utf8'),
+    ]);
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    if (state === 'R') return false;
+    const where = wchan.trim();
+    if (where === '' || where === '0') return undefined;
+    return where !== 'do_wait';
+  } catch {
+    return undefined;
+  }
+}

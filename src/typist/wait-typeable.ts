@@ -15,6 +15,7 @@ import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import {
   readForegroundProcesses,
+  readWaitsForInput,
   type ProcessInfo,
 } from '../tmux/processes.js';
 import type { DeliveryRequest } from './types.js';
@@ -53,6 +54,29 @@ export function shellTakesInput(
 }
 
 /**
+ * A shell pane at its prompt: {@link shellTakesInput} on its foreground
+ * processes, and each of them blocked on input, not running or waiting for
+ * a command it started (a loop between two commands).
+ */
+async function shellAtPrompt(
+  currentCommand: string,
+  panePid: number,
+): Promise<boolean> {
+  const foreground = await readForegroundProcesses(panePid);
+  if (!shellTakesInput(currentCommand, foreground)) return false;
+  for (const p of foreground ?? [])
+    if ((await readWaitsForInput(p.pid)) === false) return false;
+  return true;
+}
+
+/** How long a shell agent must be seen at its prompt before typing. */
+export const SHELL_SETTLE_MS = 400;
+/** Readings of the shell at its prompt, at least, over that time. */
+const SHELL_SETTLE_READINGS = 3;
+/** How often the shell is read while it settles. */
+const SHELL_READ_MS = 100;
+
+/**
  * Waits until the agent may be typed into, reading its state every
  * `pollMs`; then whether the pane is in a mode (copy mode) to leave first.
  * `gone` for a dead pane, `aborted` once the request's signal fires.
@@ -67,6 +91,21 @@ export async function waitTypeable(
   let reported = false;
   let quietScreen: string | undefined;
   let quietSince = 0;
+  // A shell agent must be seen at its prompt on every reading for
+  // SHELL_SETTLE_MS: one reading can fall between two commands of a loop
+  // (`while …; do sleep 1; done`), when the shell itself is briefly in the
+  // foreground.
+  let shellSince: number | undefined;
+  let shellReadings = 0;
+  const shellSettled = (): boolean => {
+    const now = Date.now();
+    shellSince ??= now;
+    shellReadings += 1;
+    return (
+      shellReadings >= SHELL_SETTLE_READINGS &&
+      now - shellSince >= SHELL_SETTLE_MS
+    );
+  };
   for (;;) {
     if (request.signal?.aborted) return 'aborted';
     const state = await request.readState();
@@ -79,12 +118,17 @@ export async function waitTypeable(
       if (info.dead) return 'gone';
       const busyShell =
         request.rules.shellPromptOnly === true &&
-        !shellTakesInput(
-          info.currentCommand,
-          await readForegroundProcesses(info.pid),
-        );
-      if (busyShell) quietScreen = undefined;
-      else if (state === 'idle' || quietMs <= 0) return { inMode: info.inMode };
+        !(await shellAtPrompt(info.currentCommand, info.pid));
+      const settling =
+        request.rules.shellPromptOnly === true && !busyShell && !shellSettled();
+      if (busyShell) {
+        quietScreen = undefined;
+        shellSince = undefined;
+        shellReadings = 0;
+      } else if (settling) {
+        // Read again soon: the shell must stay at its prompt a while.
+      } else if (state === 'idle' || quietMs <= 0)
+        return { inMode: info.inMode };
       else {
         // `unknown` with a quiet period: the screen must stay the same.
         const screen = await tmux.capturePane(request.pane);
@@ -94,7 +138,11 @@ export async function waitTypeable(
           quietSince = now;
         } else if (now - quietSince >= quietMs) return { inMode: info.inMode };
       }
-    } else quietScreen = undefined;
+    } else {
+      quietScreen = undefined;
+      shellSince = undefined;
+      shellReadings = 0;
+    }
     const waited = Date.now() - started;
     if (
       !reported &&
@@ -105,7 +153,9 @@ export async function waitTypeable(
       await request.onWaitingTooLong?.(state, waited);
     }
     try {
-      await delay(pollMs, undefined, { signal: request.signal });
+      const wait =
+        shellSince === undefined ? pollMs : Math.min(pollMs, SHELL_READ_MS);
+      await delay(wait, undefined, { signal: request.signal });
     } catch {
       return 'aborted';
     }

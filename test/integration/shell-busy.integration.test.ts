@@ -1,7 +1,7 @@
 // Issue 25, point 3: `macs send` typed into a shell worker running `sleep 20`
 // and reported success ("the composer emptied"); the text ran when sleep
 // ended. A shell's screen shows no sign of a running command, so the wait
-// before typing (bridge/deliver-wait.ts) now also asks what runs in the
+// before typing (typist/wait-typeable.ts) now also asks what runs in the
 // pane's foreground (tmux's pane_current_command and the terminal's
 // foreground process group). Strategy: a real bash in a private tmux server,
 // configured as a `shell` worker; while it runs a command, `macs send`
@@ -136,6 +136,45 @@ describe('never typing into a busy shell (issue 25, point 3)', () => {
       message: 'the script ended',
     });
     expect(await capture(pane)).not.toContain('into-script');
+  });
+
+  // Found when the suite ran on a loaded machine: a shell looping over short
+  // commands (`while …; do sleep 0.2; done`) is itself in the foreground for
+  // a moment between two of them, and one reading there took it for a shell
+  // at its prompt and typed the answer into the loop. Strategy: a loop whose
+  // shell counts for a while between two sleeps (builtins only, so the shell
+  // itself is the foreground program then); a send waiting 3 s
+  // must still time out having typed nothing (the shell must be seen blocked
+  // on input, not running or waiting for a command, on every reading for a
+  // while before anything is typed).
+  it('never types into a shell looping over short commands, between two of them', async () => {
+    const pane = await startShell();
+    const go = path.join(harness.home, 'go-loop');
+    await run(
+      pane,
+      `while [ ! -e ${go} ]; do sleep 0.1; i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; done; echo loop-ended`,
+      'sleep',
+    );
+    const busy = await macs([
+      'send',
+      'worker-2',
+      'echo typed-into-loop',
+      '--timeout',
+      '3',
+    ]);
+    expect(busy.exitCode, busy.stdout + busy.stderr).toBe(1);
+    expect(await capture(pane)).not.toContain('typed-into-loop');
+    writeFileSync(go, '');
+    await waitFor(async () => (await capture(pane)).includes('loop-ended'), {
+      timeout: 10_000,
+      message: 'the loop ended',
+    });
+    const sent = await macs(['send', 'worker-2', 'echo after-loop']);
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    await waitFor(async () => /^after-loop$/m.test(await capture(pane)), {
+      timeout: 10_000,
+      message: 'the send ran once the loop ended',
+    });
   });
 
   it("the bridge holds an answer for a busy shell until the shell's prompt is back", async () => {
