@@ -4,7 +4,7 @@
  * (bridge-runtime.ts); agents added later are taken on as they appear.
  */
 import type { ControllerPane } from '../bridge/route/answerer-backends.js';
-import type { MultiAgent } from '../bridge/fleet/agent-slot.js';
+import type { MultiAgent } from '../bridge/fleet/types.js';
 import {
   detectPresetName,
   profileFromPreset,

@@ -16,7 +16,7 @@ import {
   type MultiBridge,
   type MultiBridgeOptions,
 } from '../bridge/fleet/fleet.js';
-import type { MultiAgent } from '../bridge/fleet/agent-slot.js';
+import type { MultiAgent } from '../bridge/fleet/types.js';
 import type { MacsConfig } from '../config/schema.js';
 import { createEventLog } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';

@@ -4,7 +4,7 @@
  * launched them), the session budgets count in, and the budget check.
  */
 import type { Attention } from '../bridge/route/attention.js';
-import type { MultiAgent } from '../bridge/fleet/agent-slot.js';
+import type { MultiAgent } from '../bridge/fleet/types.js';
 import type { MultiBridge } from '../bridge/fleet/fleet.js';
 import { createBudgetCheck } from '../bridge/usage/budget.js';
 import {

@@ -1,7 +1,7 @@
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
 import { forwardIfRemote } from './remote.js';
-import type { SendOptions } from './send.js';
+import type { SendOptions } from './types.js';
 import { readSendText } from './send-text.js';
 
 /** Most bytes of a message read from stdin for a host's agent. */

@@ -29,17 +29,11 @@ import { shellTakesInput } from '../typist/wait-typeable.js';
 import { readForegroundProcesses } from '../tmux/processes.js';
 import { createContext, type CommandContext } from './common.js';
 import { readSendText } from './send-text.js';
-import type { CliDeps, CommonOptions } from './options.js';
+import type { CliDeps } from './options.js';
+import type { SendOptions } from './types.js';
 
 /** `macs send -` reads at most this much of stdin. */
 const MAX_SEND_BYTES = 1024 * 1024;
-
-export interface SendOptions extends CommonOptions {
-  preset?: string;
-  /** Seconds to wait for the agent to be idle (default: deliverTimeoutSec). */
-  timeout?: string;
-  json?: boolean;
-}
 
 /** How often `macs send` reads the pane while it waits. */
 const SEND_POLL_MS = 200;

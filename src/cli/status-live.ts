@@ -16,7 +16,7 @@ import { describeAnswerResult } from './status-answer.js';
 import { createAttentionBell } from './status-attention.js';
 import { describeDismissal, dismissRequests } from './dismiss.js';
 import { pauseDelivery } from './pause.js';
-import type { StatusDeps, StatusOptions, StatusTerminal } from './status.js';
+import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 import { formatStatusText } from './status-text.js';
 import { jumpToPane } from './status-tmux.js';
 import { readSessionRecord } from '../session/record.js';

@@ -1,27 +1,7 @@
 import { buildSnapshot } from '../state/snapshot.js';
-import type { RunEditor } from '../backends/editor.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
-
-export interface StatusOptions extends CommonOptions {
-  json?: boolean;
-  watch?: boolean;
-}
-
-/** The terminal the live view draws on. */
-export interface StatusTerminal {
-  stdin: NodeJS.ReadStream;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-  /** Both stdin and stdout are terminals. */
-  interactive: boolean;
-}
-
-/** What `runStatus` needs beyond the common deps (tests inject fakes). */
-export interface StatusDeps {
-  terminal?: StatusTerminal;
-  runEditor?: RunEditor;
-}
+import type { CliDeps } from './options.js';
+import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 
 /** This process's terminal. */
 export function processTerminal(): StatusTerminal {

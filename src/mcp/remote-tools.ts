@@ -11,9 +11,7 @@ import { answerRemoteRequest } from '../remote/answer.js';
 import {
   listHostAgents,
   listHostRequests,
-  type RemoteAgent,
   type RemoteFleet,
-  type RemoteRequest,
 } from '../remote/fleet.js';
 import {
   HostRequestDetailSchema,
@@ -23,7 +21,8 @@ import {
 import { HostRefusal } from '../remote/host-session.js';
 import { qualifyName, splitRemoteName } from '../remote/names.js';
 import { RemoteError } from '../remote/ssh-errors.js';
-import { ToolRefusal, type ToolOutput } from './tool.js';
+import { ToolRefusal } from './tool.js';
+import type { RemoteTools } from './types.js';
 
 /** The tools about one agent or request that a host answers itself. */
 const FORWARDED = new Set([
@@ -33,17 +32,6 @@ const FORWARDED = new Set([
   'read_screen',
   'send_message',
 ]);
-
-export interface RemoteTools {
-  /** The tool's output when the call is about a host's agent or request. */
-  forward: (
-    tool: string,
-    args: Record<string, unknown>,
-  ) => Promise<ToolOutput | undefined>;
-  /** Every reachable host's agents, and a line per host that is not. */
-  agents: () => Promise<{ agents: RemoteAgent[]; down: string[] }>;
-  requests: () => Promise<{ requests: RemoteRequest[]; down: string[] }>;
-}
 
 async function eachHost<T>(
   fleet: RemoteFleet,

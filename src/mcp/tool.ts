@@ -25,24 +25,13 @@ import { readSessionRecord } from '../session/record.js';
 import type { SharedSnapshotFeed } from '../state/watch.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { SendOutcome } from '../cli/send.js';
-import type { RemoteTools } from './remote-tools.js';
+import type { RemoteTools, ToolOutput } from './types.js';
 
 /** The agent name `mcp.call` events of calls about no agent are filed under. */
 export const MCP_EVENT_AGENT = 'mcp';
 
 /** What the SDK gives a tool handler besides its arguments. */
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** What a tool handler gives back: text for the model, data for programs. */
-export interface ToolOutput {
-  text: string;
-  data: Record<string, unknown>;
-  /** The agent the call was about (its events file), when there is one. */
-  agent?: string;
-  requestId?: string;
-  /** Extra fields for the `mcp.call` event. */
-  event?: Record<string, unknown>;
-}
 
 /** A refusal with its reason, shown to the model as a tool error. */
 export class ToolRefusal extends Error {

@@ -7,7 +7,6 @@
  * supervisor. A problem with one agent is reported on that agent, with a
  * retry that backs off, and never stops the others.
  */
-import type { AnswerHandler, ControllerBackend } from '../../backends/types.js';
 import type { MacsConfig } from '../../config/schema.js';
 import { errorMessage, type AgentError } from '../../errors.js';
 import type { EventInput } from '../../events/types.js';
@@ -20,7 +19,6 @@ import {
   loadAgentState,
   saveAgentState,
 } from '../../state/store.js';
-import type { AgentStateFile } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import {
   PaneNotFoundError,
@@ -30,47 +28,14 @@ import {
 import { readPaneExit } from '../../tmux/pane-exit.js';
 import type { AgentProfile } from '../agent-context.js';
 import type { Deliverer } from '../../typist/typist.js';
-import type { FirstMessageSpec } from './first-message.js';
+import type { MultiAgent, SharedBackend, Slot } from './types.js';
+import type { AgentStateFile } from '../../state/types.js';
 import { backendFor } from './slot-backend.js';
-import { createSupervisor, type Supervisor } from '../supervisor.js';
+import { createSupervisor } from '../supervisor.js';
 
 /** A failed start is retried after this, doubling up to the maximum. */
 const RETRY_FIRST_MS = 1000;
 const RETRY_MAX_MS = 30_000;
-
-export interface MultiAgent {
-  name: string;
-  role: 'worker' | 'controller';
-  profile: AgentProfile;
-  firstMessage?: FirstMessageSpec;
-}
-
-/** The shared backend: one for every agent, answers dispatched by agent name. */
-export interface SharedBackend extends ControllerBackend {
-  register: (agent: string, onAnswer: AnswerHandler) => void;
-}
-
-export type SlotStatus = 'waiting' | 'running' | 'dead';
-
-export interface Slot {
-  agent: MultiAgent;
-  status: SlotStatus;
-  pane?: string;
-  supervisor?: Supervisor;
-  /** The agent's state lock, while this process writes its state itself (dead, controller). */
-  lock?: () => Promise<void>;
-  controllerState?: AgentStateFile;
-  nextTry: number;
-  backoffMs: number;
-  problem?: string;
-  prompting: boolean;
-  /** The pid of the program in the pane when supervision began (`#{pane_pid}`). */
-  pid?: number;
-  /** Said once per death that the agent waits for a pane of its own. */
-  waitNoted?: boolean;
-  /** A fleet of one: its pane was seen dead or gone at the last check. */
-  downSeen?: boolean;
-}
 
 export function newSlot(agent: MultiAgent): Slot {
   return {

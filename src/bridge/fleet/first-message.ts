@@ -10,7 +10,7 @@ import type { MacsConfig } from '../../config/schema.js';
 import type { EventInput } from '../../events/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { TmuxClient } from '../../tmux/client.js';
-import type { Slot } from './agent-slot.js';
+import type { FirstMessageSpec, Slot } from './types.js';
 import type { DeliveryRules, Deliverer } from '../../typist/typist.js';
 
 /** The first message waits until the screen has not changed for this long… */
@@ -18,15 +18,6 @@ const SETTLE_MS = 1000;
 /** …but not longer than this (then the deliverer's own idle wait decides). */
 const SETTLE_MAX_MS = 20_000;
 const SETTLE_POLL_MS = 200;
-
-/** A message typed into a worker once, when it first comes up (prompts/worker.md). */
-export interface FirstMessageSpec {
-  text: string;
-  /** Body hashes of example request blocks in the text (their echo is not a request). */
-  exampleHashes: ReadonlySet<string>;
-  /** Already delivered in an earlier run of the bridge. */
-  sent: boolean;
-}
 
 /** Wait until the screen shows something and has stopped changing. */
 async function waitSettled(

@@ -12,14 +12,8 @@ import { errorMessage, type AgentError } from '../../errors.js';
 import { emitSafely } from '../../events/log.js';
 import type { EventInput } from '../../events/types.js';
 import type { PaneInfo } from '../../tmux/client.js';
-import {
-  createSlotLife,
-  newSlot,
-  type FleetParts,
-  type MultiAgent,
-  type Slot,
-  type SlotStatus,
-} from './agent-slot.js';
+import { createSlotLife, newSlot, type FleetParts } from './agent-slot.js';
+import type { MultiAgent, Slot, SlotStatus } from './types.js';
 import { promptOnce } from './first-message.js';
 import { answerHandler } from './slot-backend.js';
 

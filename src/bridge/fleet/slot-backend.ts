@@ -14,7 +14,7 @@ import type { EventInput } from '../../events/types.js';
 import type { HomePaths } from '../../home/paths.js';
 import type { Logger } from '../../log/logger.js';
 import { acquireAgentLock, loadAgentState } from '../../state/store.js';
-import type { SharedBackend, Slot } from './agent-slot.js';
+import type { SharedBackend, Slot } from './types.js';
 import { endRequestsInState } from '../requests/close.js';
 import { isUntyped } from '../../state/ledger.js';
 

@@ -1,7 +1,7 @@
 // `macs send`: its flags; the command itself is loaded when it runs.
 import { Option, type Command } from 'commander';
 import { addCommonOptions, type CliDeps } from '../options.js';
-import type { SendOptions } from '../send.js';
+import type { SendOptions } from '../types.js';
 
 export function registerSendCommand(
   program: Command,

@@ -1,7 +1,7 @@
 // `macs status`: its flags; the command itself is loaded when it runs.
 import type { Command } from 'commander';
 import { addCommonOptions, type CliDeps } from '../options.js';
-import type { StatusOptions } from '../status.js';
+import type { StatusOptions } from '../types.js';
 
 export function registerStatusCommand(
   program: Command,

@@ -5,10 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSlotLife,
   newSlot,
-  type MultiAgent,
-  type SharedBackend,
   type SlotLife,
 } from '../../../src/bridge/fleet/agent-slot.js';
+import type {
+  MultiAgent,
+  SharedBackend,
+} from '../../../src/bridge/fleet/types.js';
 import {
   createDeliverer,
   DEFAULT_DELIVERY_RULES,

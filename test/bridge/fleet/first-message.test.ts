@@ -5,10 +5,8 @@ import {
   type DeliveryRequest,
   type DeliveryResult,
 } from '../../../src/typist/typist.js';
-import {
-  promptOnce,
-  type FirstMessageSpec,
-} from '../../../src/bridge/fleet/first-message.js';
+import { promptOnce } from '../../../src/bridge/fleet/first-message.js';
+import type { FirstMessageSpec } from '../../../src/bridge/fleet/types.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
 import { FakeTmuxClient } from '../../helpers/fake-tmux.js';

@@ -14,7 +14,7 @@ import {
 import type {
   MultiAgent,
   SharedBackend,
-} from '../../../src/bridge/fleet/agent-slot.js';
+} from '../../../src/bridge/fleet/types.js';
 import type { AnswerHandler } from '../../../src/backends/types.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { AgentError } from '../../../src/errors.js';

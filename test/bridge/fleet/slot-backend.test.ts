@@ -3,10 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BackendRequest } from '../../../src/backends/types.js';
-import {
-  newSlot,
-  type SharedBackend,
-} from '../../../src/bridge/fleet/agent-slot.js';
+import { newSlot } from '../../../src/bridge/fleet/agent-slot.js';
+import type { SharedBackend } from '../../../src/bridge/fleet/types.js';
 import { DEFAULT_DELIVERY_RULES } from '../../../src/typist/typist.js';
 import {
   answerHandler,

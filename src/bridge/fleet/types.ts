@@ -1,0 +1,52 @@
+/**
+ * The types the fleet's modules share (agent-slot.ts, first-message.ts,
+ * slot-backend.ts, fleet.ts): kept here so that none of them imports
+ * another only for a type, and the modules have no import cycle.
+ */
+import type { AnswerHandler, ControllerBackend } from '../../backends/types.js';
+import type { AgentStateFile } from '../../state/types.js';
+import type { AgentProfile } from '../agent-context.js';
+import type { Supervisor } from '../supervisor.js';
+
+/** A message typed into a worker once, when it first comes up (prompts/worker.md). */
+export interface FirstMessageSpec {
+  text: string;
+  /** Body hashes of example request blocks in the text (their echo is not a request). */
+  exampleHashes: ReadonlySet<string>;
+  /** Already delivered in an earlier run of the bridge. */
+  sent: boolean;
+}
+
+export interface MultiAgent {
+  name: string;
+  role: 'worker' | 'controller';
+  profile: AgentProfile;
+  firstMessage?: FirstMessageSpec;
+}
+
+/** The shared backend: one for every agent, answers dispatched by agent name. */
+export interface SharedBackend extends ControllerBackend {
+  register: (agent: string, onAnswer: AnswerHandler) => void;
+}
+
+export type SlotStatus = 'waiting' | 'running' | 'dead';
+
+export interface Slot {
+  agent: MultiAgent;
+  status: SlotStatus;
+  pane?: string;
+  supervisor?: Supervisor;
+  /** The agent's state lock, while this process writes its state itself (dead, controller). */
+  lock?: () => Promise<void>;
+  controllerState?: AgentStateFile;
+  nextTry: number;
+  backoffMs: number;
+  problem?: string;
+  prompting: boolean;
+  /** The pid of the program in the pane when supervision began (`#{pane_pid}`). */
+  pid?: number;
+  /** Said once per death that the agent waits for a pane of its own. */
+  waitNoted?: boolean;
+  /** A fleet of one: its pane was seen dead or gone at the last check. */
+  downSeen?: boolean;
+}

@@ -1,0 +1,27 @@
+/**
+ * Types the tools of `macs mcp` share (tool.ts, remote-tools.ts): kept here
+ * so that neither imports the other only for a type (no import cycle).
+ */
+import type { RemoteAgent, RemoteRequest } from '../remote/fleet.js';
+
+/** What a tool handler gives back: text for the model, data for programs. */
+export interface ToolOutput {
+  text: string;
+  data: Record<string, unknown>;
+  /** The agent the call was about (its events file), when there is one. */
+  agent?: string;
+  requestId?: string;
+  /** Extra fields for the `mcp.call` event. */
+  event?: Record<string, unknown>;
+}
+
+export interface RemoteTools {
+  /** The tool's output when the call is about a host's agent or request. */
+  forward: (
+    tool: string,
+    args: Record<string, unknown>,
+  ) => Promise<ToolOutput | undefined>;
+  /** Every reachable host's agents, and a line per host that is not. */
+  agents: () => Promise<{ agents: RemoteAgent[]; down: string[] }>;
+  requests: () => Promise<{ requests: RemoteRequest[]; down: string[] }>;
+}
