@@ -56,7 +56,7 @@ const LAYERS = {
   ui: ['home', 'config', 'events', 'protocol', 'state', 'usage'],
   web: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    'mcp',
+    ...['mcp', 'remote'],
   ],
 };
 const FOLDERS = [...Object.keys(LAYERS), 'cli'];

@@ -14,6 +14,8 @@ import { createContext, createLongLivedTmuxClient } from './common.js';
 import { describeDismissal, dismissRequests } from './dismiss.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { pauseDelivery } from './pause.js';
+import { remoteTargetOf } from './remote.js';
+import { VERSION } from '../version.js';
 
 export interface WebOptions extends CommonOptions {
   listen?: string;
@@ -64,6 +66,34 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
     onError: (error) => log.warn({ err: error }, 'web: status read failed'),
   });
   await feed.start();
+  // At a hub, one live link per host for as long as the page is served.
+  const hosts =
+    Object.keys(config.hosts).length === 0
+      ? undefined
+      : await Promise.all([
+          import('../remote/fleet.js'),
+          import('../web/fleet.js'),
+        ]).then(([remote, web]) =>
+          web.createWebHosts(
+            remote.createRemoteFleet(
+              { config, env: deps.env, paths, version: VERSION, log },
+              { live: true },
+            ),
+            paths,
+          ),
+        );
+  /** The host and its own name of `<host>/<name>`; undefined for a local name. */
+  const remoteOf = (name: string, kind: 'agent' | 'request') =>
+    remoteTargetOf(name, kind, config, deps.env);
+  /** `macs <argv…>` run by a host's own macs, as the command line does. */
+  const onHost = async (
+    target: NonNullable<ReturnType<typeof remoteOf>>['target'],
+    argv: string[],
+  ): Promise<string> => {
+    const { runHostMacs } = await import('../remote/forward.js');
+    const lines = await runHostMacs(target, argv);
+    return lines.map((l) => `${target.name}: ${l}`).join('\n');
+  };
 
   // The session's tmux server, as it is now (a session started later is found).
   const clients = new Map<string, TmuxClient>();
@@ -84,6 +114,19 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
     fleet: Parameters<typeof findFleetAgent>[0],
   ): Promise<ScreenView> => {
     try {
+      // A host's agent: its screen through the host's own read_screen.
+      if (hosts && remoteOf(agent, 'agent')) {
+        const output = await hosts.forward('read_screen', { agent });
+        const lines = (output?.data.lines as string[] | undefined) ?? [];
+        return {
+          agent,
+          pane: agent,
+          dead: false,
+          width: Math.max(1, ...lines.map((l) => l.length)),
+          height: Math.max(1, lines.length),
+          lines,
+        };
+      }
       return await readAgentScreen({
         paths,
         agents: fleet?.agents ?? [],
@@ -145,10 +188,30 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
       events,
       log,
       setPaused: async (agent, paused) => {
+        const remote = remoteOf(agent, 'agent');
+        if (remote) {
+          await onHost(remote.target, [
+            paused ? 'pause' : 'resume',
+            remote.name,
+          ]);
+          return;
+        }
         known(agent);
         await pauseDelivery(paths, events, agent, paused, 'web');
       },
       dismiss: async (id, reason) => {
+        const remote = remoteOf(id, 'request');
+        if (remote)
+          return {
+            ok: true,
+            message:
+              (await onHost(remote.target, [
+                'dismiss',
+                remote.name,
+                '--reason',
+                reason,
+              ])) || `dismissed ${id}`,
+          };
         const [outcome] = await dismissRequests(paths, [id], reason, log);
         if (!outcome) return { ok: false, message: 'nothing dismissed' };
         return {
@@ -158,7 +221,9 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
         };
       },
       ...(send ? { send } : {}),
+      ...(hosts ? { forward: hosts.forward } : {}),
     },
+    ...(hosts ? { hosts } : {}),
   });
   log.info(
     { origin: server.origin, allowSend: opts.allowSend === true },
@@ -175,6 +240,7 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
     );
   const signal = await deps.interrupted;
   await server.close();
+  await hosts?.close();
   feed.stop();
   await Promise.all([...clients.values()].map((c) => c.close()));
   log.info({ signal }, 'web server stopped');

@@ -6,6 +6,12 @@
  * dismissals, pauses and messages go through the functions of `macs
  * dismiss`, `macs pause` and `macs send`, given by the command. Each is
  * recorded as a `web.action` event with `by: "web"`.
+ *
+ * A host's request (`<host>/<id>`, docs/remote.md) is answered and decided
+ * by the host itself through the forwarding of `macs mcp` at a hub
+ * (mcp/remote-tools.ts: an answer to an unreachable host is kept and
+ * delivered once), and dismissed by `macs dismiss`'s own forwarding. Its
+ * event is filed under `web`, the host's name in `data.remote`.
  */
 import * as z from 'zod';
 import { errorMessage, MacsError } from '../errors.js';
@@ -14,7 +20,8 @@ import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import { composeAnswer, findRequest, writeAnswer } from '../mcp/requests.js';
-import { ToolRefusal } from '../mcp/tool.js';
+import { ToolRefusal, type ToolOutput } from '../mcp/tool.js';
+import { splitRemoteName } from '../remote/names.js';
 import type { SnapshotReader } from '../state/snapshot.js';
 import type { ActionReply } from './messages.js';
 
@@ -26,16 +33,26 @@ export const WEB_SEND_TIMEOUT_SEC = 60;
 const WEB_EVENT_AGENT = 'web';
 
 const text = z.string().min(1).max(MAX_TEXT_CHARS);
+/** A host's request id `<host>/<id>` (its parts checked). */
+function isRemoteId(id: string): boolean {
+  return typeof splitRemoteName(id, 'request') === 'object';
+}
+
 const id = z
   .string()
   .min(1)
   .max(200)
-  .refine(isSafeFileName, 'not a request id');
+  .refine((v) => isSafeFileName(v) || isRemoteId(v), 'not a request id');
+/** A host's agent `<host>/<agent>` (its parts checked). */
+function isRemoteAgent(name: string): boolean {
+  return typeof splitRemoteName(name, 'agent') === 'object';
+}
+
 const agent = z
   .string()
   .min(1)
-  .max(64)
-  .refine(isValidAgentName, 'not an agent name');
+  .max(129)
+  .refine((v) => isValidAgentName(v) || isRemoteAgent(v), 'not an agent name');
 
 export const ACTION_SCHEMAS = {
   answer: z.strictObject({ id, text, notes: text.optional() }),
@@ -59,7 +76,7 @@ export interface WebActionDeps {
   reader: SnapshotReader;
   events: EventSink;
   log: Logger;
-  /** `macs pause` / `macs resume` (cli/pause.ts pauseDelivery). */
+  /** `macs pause` / `macs resume` (cli/pause.ts pauseDelivery; a host's agent: its own macs). */
   setPaused: (agent: string, paused: boolean) => Promise<void>;
   /** `macs dismiss` (cli/dismiss.ts): the outcome for a person. */
   dismiss: (id: string, reason: string) => Promise<ActionReply>;
@@ -69,6 +86,14 @@ export interface WebActionDeps {
     text: string,
     signal: AbortSignal,
   ) => Promise<ActionReply>;
+  /**
+   * A tool call about `<host>/…` answered by the host (web/fleet.ts
+   * `WebHosts.forward`); absent when the config has no hosts.
+   */
+  forward?: (
+    tool: string,
+    args: Record<string, unknown>,
+  ) => Promise<ToolOutput | undefined>;
   /** Read the home again now (the feed), so the page sees the change. */
   refresh: () => Promise<void>;
 }
@@ -76,12 +101,35 @@ export interface WebActionDeps {
 interface Done extends ActionReply {
   agent?: string;
   requestId?: string;
+  /** The `<host>/…` name the action was about (its event is filed under `web`). */
+  remote?: string;
+}
+
+/** A host's request handled by the host, through the hub's forwarding. */
+async function forwardToHost(
+  deps: WebActionDeps,
+  tool: string,
+  args: Record<string, unknown> & { id: string },
+): Promise<Done> {
+  if (!deps.forward)
+    throw new ToolRefusal(
+      `'${args.id}' names a host's request, but this home's macs.config.json has no hosts`,
+    );
+  const output = await deps.forward(tool, args);
+  if (!output) throw new ToolRefusal(`'${args.id}' is not a request of a host`);
+  return { ok: true, message: output.text, remote: args.id };
 }
 
 async function answer(
   deps: WebActionDeps,
   input: ActionInput<'answer'>,
 ): Promise<Done> {
+  if (isRemoteId(input.id))
+    return forwardToHost(deps, 'answer_request', {
+      id: input.id,
+      instructions: input.text,
+      ...(input.notes ? { notes: input.notes } : {}),
+    });
   const request = await findRequest(deps.paths, deps.reader, input.id);
   const written = await writeAnswer(
     deps.paths,
@@ -101,6 +149,13 @@ async function decide(
   deps: WebActionDeps,
   input: ActionInput<'decide'>,
 ): Promise<Done> {
+  // The host checks it is an approval, and re-checks its prompt, itself.
+  if (isRemoteId(input.id))
+    return forwardToHost(deps, 'decide_approval', {
+      id: input.id,
+      decision: input.decision,
+      reason: input.reason.trim(),
+    });
   const request = await findRequest(deps.paths, deps.reader, input.id);
   if (request.type !== 'approval')
     throw new ToolRefusal(
@@ -141,7 +196,9 @@ async function perform(
         args.id,
         args.reason?.trim() || 'dismissed in macs web',
       );
-      return { ...reply, requestId: args.id };
+      return isRemoteId(args.id)
+        ? { ...reply, remote: args.id }
+        : { ...reply, requestId: args.id };
     }
     case 'pause':
     case 'resume': {
@@ -153,11 +210,19 @@ async function perform(
           name === 'pause'
             ? `delivery to ${args.agent} paused: its answers wait (kept) until resumed`
             : `delivery to ${args.agent} resumed`,
-        agent: args.agent,
+        ...(isRemoteAgent(args.agent)
+          ? { remote: args.agent }
+          : { agent: args.agent }),
       };
     }
     case 'send': {
       const args = ACTION_SCHEMAS.send.parse(input);
+      if (isRemoteAgent(args.agent))
+        return {
+          ok: false,
+          message: `the page does not type into a host's agent; at the hub: macs send ${args.agent} <text>`,
+          remote: args.agent,
+        };
       if (!deps.send)
         return {
           ok: false,
@@ -220,6 +285,12 @@ export async function runWebAction(
     (typeof about.agent === 'string' && isValidAgentName(about.agent)
       ? about.agent
       : WEB_EVENT_AGENT);
+  const remote =
+    done.remote ??
+    [about.id, about.agent].find(
+      (v): v is string =>
+        typeof v === 'string' && (isRemoteId(v) || isRemoteAgent(v)),
+    );
   const requestId =
     done.requestId ??
     (typeof about.id === 'string' && isSafeFileName(about.id)
@@ -234,6 +305,7 @@ export async function runWebAction(
       action: name,
       ok: done.ok,
       ms: Date.now() - started,
+      ...(remote ? { remote } : {}),
       ...(done.ok ? {} : { error: done.message }),
     },
   });

@@ -25,6 +25,21 @@ export interface RequestPath {
   steps: PathStep[];
 }
 
+/** A host of the hub (docs/remote.md) as the page shows it. */
+export interface HostSummary {
+  name: string;
+  link: 'up' | 'down';
+  since: string | null;
+  version: string | null;
+  rttMs: number | null;
+  /** Why the link is down, with what to do. */
+  error: string | null;
+  agents: number;
+  requests: number;
+  /** Answers given at the hub, kept until the host is back. */
+  heldAnswers: number;
+}
+
 /** The fleet as the page shows it. */
 export interface FleetView {
   generatedAt: string;
@@ -44,6 +59,8 @@ export interface FleetView {
   events: EventSnapshot[];
   /** Recent requests' paths, newest first. */
   paths: RequestPath[];
+  /** The config's hosts (empty without `hosts`); their agents are among `agents`. */
+  hosts: HostSummary[];
   /** Whether the page may type messages into panes (`--allow-send`). */
   allowSend: boolean;
 }

@@ -8,6 +8,10 @@
  * secret once (`/?token=`); failed attempts are limited per address; a POST
  * and a socket must come from this server's own page (`Origin`). Agents'
  * text reaches the page as JSON data, never as HTML.
+ *
+ * At a hub (docs/remote.md) the hosts are read every HOSTS_REFRESH_MS over
+ * their live links (no change feed crosses ssh) and after each action; the
+ * page is sent the fleet again only when that changed it.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -16,6 +20,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../log/logger.js';
+import type { HostView } from '../remote/fleet.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import type { SnapshotFeed } from '../state/watch.js';
 import { isActionName, runWebAction, type WebActionDeps } from './actions.js';
@@ -27,7 +32,7 @@ import {
   sessionCookie,
   type WebAuth,
 } from './auth.js';
-import { buildFleet } from './fleet.js';
+import { buildFleet, type WebHosts } from './fleet.js';
 import type {
   ClientMessage,
   FleetView,
@@ -45,6 +50,8 @@ const MAX_SOCKET_MESSAGE_BYTES = 64 * 1024;
 const MAX_WATCHED_SCREENS = 256;
 /** How often sockets are pinged (a page gone without closing is dropped). */
 const SOCKET_PING_MS = 30_000;
+/** How often a hub's hosts are read again. */
+export const HOSTS_REFRESH_MS = 5_000;
 
 export interface WebServerOptions {
   /** The address to listen on (`--listen`). */
@@ -63,6 +70,9 @@ export interface WebServerOptions {
   /** `.macs/panes/`: screens are read again when a pane log grows. */
   panesDir: string;
   log: Logger;
+  /** The config's hosts (absent without `hosts`): read for the page. */
+  hosts?: Pick<WebHosts, 'read'>;
+  hostsRefreshMs?: number;
   /** Where the built page is (tests). */
   assetsDir?: string;
 }
@@ -98,8 +108,9 @@ export async function startWebServer(
   const readAsset = createAssetReader(options.assetsDir);
   const sockets = new Map<WebSocket, Set<string>>();
   let fleet: FleetView | undefined;
+  let hostViews: HostView[] = [];
   const toFleet = (s: Snapshot) =>
-    buildFleet(s, { allowSend: options.allowSend });
+    buildFleet(s, { allowSend: options.allowSend }, hostViews);
   const first = options.feed.current();
   if (first) fleet = toFleet(first);
 
@@ -116,16 +127,56 @@ export async function startWebServer(
           ws.send(text);
     },
   });
-  const unsubscribe = options.feed.subscribe((snapshot) => {
+  let sentText = '';
+  const publish = (snapshot: Snapshot) => {
     fleet = toFleet(snapshot);
     const text = JSON.stringify({ type: 'fleet', fleet });
+    if (text === sentText) return;
+    sentText = text;
     for (const ws of sockets.keys())
       if (ws.readyState === ws.OPEN) ws.send(text);
     hub.refreshAll();
-  });
+  };
+  const unsubscribe = options.feed.subscribe(publish);
+
+  // The hosts: read now, then every HOSTS_REFRESH_MS (one read at a time).
+  let hostsTimer: NodeJS.Timeout | undefined;
+  let hostsRead: Promise<void> | undefined;
+  let stopped = false;
+  const readHosts = (): Promise<void> => {
+    const hosts = options.hosts;
+    if (!hosts || stopped) return Promise.resolve();
+    hostsRead ??= hosts
+      .read()
+      .then((views) => {
+        hostViews = views;
+        const snapshot = options.feed.current();
+        if (snapshot && !stopped) publish(snapshot);
+      })
+      .catch((error: unknown) =>
+        log.warn({ err: error }, 'web: reading the hosts failed'),
+      )
+      .finally(() => {
+        hostsRead = undefined;
+      });
+    return hostsRead;
+  };
+  const scheduleHosts = () => {
+    if (!options.hosts || stopped) return;
+    hostsTimer = setTimeout(() => {
+      void readHosts().finally(scheduleHosts);
+    }, options.hostsRefreshMs ?? HOSTS_REFRESH_MS);
+    hostsTimer.unref();
+  };
+  if (options.hosts) void readHosts().finally(scheduleHosts);
+
   const actionDeps: WebActionDeps = {
     ...options.actions,
-    refresh: () => options.feed.refresh(),
+    // The reply does not wait for the hosts; the page hears of them soon.
+    refresh: async () => {
+      void readHosts();
+      await options.feed.refresh();
+    },
   };
 
   const app = new Hono<Env>();
@@ -326,6 +377,9 @@ export async function startWebServer(
     origin,
     port,
     async close() {
+      stopped = true;
+      clearTimeout(hostsTimer);
+      await hostsRead;
       unsubscribe();
       hub.stop();
       for (const ws of sockets.keys()) ws.terminate();

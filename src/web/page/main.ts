@@ -26,6 +26,9 @@ function toast(ok: boolean, message: string): void {
 const conn = el('span', { class: 'conn', text: 'connecting' });
 const homeLine = el('span', { class: 'home' });
 const counts = el('span', { class: 'counts' });
+/** The hub's hosts (docs/remote.md), their agents among the others. */
+const hostsLine = el('div', { class: 'hosts' });
+hostsLine.hidden = true;
 const banner = el('div', { class: 'banner', attrs: { role: 'alert' } });
 banner.hidden = true;
 const requests = createRequestCards(toast);
@@ -44,6 +47,7 @@ fill(
     counts,
     conn,
   ),
+  hostsLine,
   banner,
   el(
     'main',
@@ -71,6 +75,20 @@ function showFleet(fleet: FleetView): void {
   document.title = `${waiting.length > 0 ? `(${waiting.length}) ` : ''}macs · ${fleet.home.split('/').pop() ?? fleet.home}`;
   homeLine.textContent = `${fleet.home} · session ${fleet.session.status}`;
   counts.textContent = `${fleet.totals.agents} agents · ${fleet.totals.pending} pending · ${fleet.totals.paused} paused`;
+  hostsLine.hidden = fleet.hosts.length === 0;
+  fill(
+    hostsLine,
+    ...fleet.hosts.map((h) =>
+      el('span', {
+        class: `host ${h.link}`,
+        attrs: h.error ? { title: h.error } : {},
+        text:
+          h.link === 'up'
+            ? `${h.name} up · ${h.rttMs ?? '?'} ms · macs ${h.version ?? '?'} · ${h.agents} agents · ${h.requests} open${h.heldAnswers ? ` · ${h.heldAnswers} kept` : ''}`
+            : `${h.name} down${h.error ? `: ${h.error}` : ''}${h.heldAnswers ? ` · ${h.heldAnswers} answers kept` : ''}`,
+      }),
+    ),
+  );
   const first = waiting[0];
   banner.hidden = !first;
   if (first) {

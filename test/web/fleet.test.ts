@@ -1,0 +1,372 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEventLog, readEvents } from '../../src/events/log.js';
+import { createLogger } from '../../src/log/logger.js';
+import type { RemoteFleet } from '../../src/remote/fleet.js';
+import { listHeldAnswers } from '../../src/remote/held-answers.js';
+import type { HostSession } from '../../src/remote/host-session.js';
+import { RemoteError } from '../../src/remote/ssh-errors.js';
+import { createSnapshotReader } from '../../src/state/snapshot.js';
+import { runWebAction, type WebActionDeps } from '../../src/web/actions.js';
+import {
+  buildFleet,
+  createWebHosts,
+  findFleetAgent,
+  findFleetRequest,
+  type WebHosts,
+} from '../../src/web/fleet.js';
+import { createHomeFixture } from '../state/home-fixture.js';
+import { makeAgent, makeRequest, makeSnapshot } from '../ui/fixtures.js';
+
+// The page's fleet at a hub: each host's agents and requests as
+// `<host>/<name>`, read through the remote fleet; the page's actions on a
+// `<host>/<id>` go to that host through the forwarding `macs mcp` uses.
+// The fake is at the boundary the web code meets: a RemoteFleet whose
+// sessions answer the host's MCP tools as a host's `macs mcp` would.
+
+interface FakeHost {
+  agents: unknown[];
+  requests: unknown[];
+  lines?: string[];
+}
+
+function fakeFleet(hosts: Record<string, FakeHost | 'down'>) {
+  const calls: { host: string; tool: string; args: unknown }[] = [];
+  const session = (host: string, data: FakeHost): HostSession => ({
+    host,
+    version: '0.1.0',
+    call: (tool, args) => {
+      calls.push({ host, tool, args });
+      switch (tool) {
+        case 'list_agents':
+          return Promise.resolve({ agents: data.agents });
+        case 'list_requests':
+          return Promise.resolve({ requests: data.requests });
+        case 'read_screen':
+          return Promise.resolve({ lines: data.lines ?? [] });
+        default:
+          return Promise.resolve({});
+      }
+    },
+    ping: () => Promise.resolve(),
+    ended: new Promise<string>(() => undefined),
+    close: () => Promise.resolve(),
+    pid: undefined,
+  });
+  const fleet: RemoteFleet = {
+    targets: Object.keys(hosts).map((name) => ({
+      name,
+      destination: `dev@${name}`,
+      home: '/srv/proj',
+    })),
+    session: (host) => {
+      const data = hosts[host];
+      if (data === undefined)
+        return Promise.reject(new Error(`unknown ${host}`));
+      if (data === 'down')
+        return Promise.reject(
+          new RemoteError(host, 'unreachable', 'cannot be reached', 'check it'),
+        );
+      return Promise.resolve(session(host, data));
+    },
+    states: () => [],
+    close: () => Promise.resolve(),
+  };
+  return { fleet, calls };
+}
+
+const gpuAgent = {
+  name: 'w1',
+  preset: 'claude',
+  state: 'approval',
+  stateAgeSec: 30,
+  pane: '%3',
+  paused: false,
+  bridgeRunning: true,
+  pendingRequests: ['w1-q-1', 'w1-a-2'],
+};
+const gpuRequests = [
+  {
+    id: 'w1-q-1',
+    agent: 'w1',
+    type: 'question',
+    stage: 'routed',
+    priority: 'high',
+    waitingForAnswer: true,
+    ageSec: 12,
+    firstLine: 'Which branch?',
+  },
+  {
+    id: 'w1-a-2',
+    agent: 'w1',
+    type: 'approval',
+    stage: 'routed',
+    waitingForAnswer: true,
+    ageSec: 3,
+    firstLine: 'May I push?',
+  },
+];
+
+describe('web fleet with hosts', () => {
+  let fx: ReturnType<typeof createHomeFixture>;
+  beforeEach(() => {
+    fx = createHomeFixture();
+  });
+  afterEach(() => fx.cleanup());
+
+  const local = makeSnapshot({
+    agents: [makeAgent({ name: 'worker-1' })],
+    requests: [makeRequest({ waitingForPerson: false })],
+  });
+
+  it('lists every host agent and request as <host>/<name>, a host down with its error', async () => {
+    const { fleet } = fakeFleet({
+      gpu1: { agents: [gpuAgent], requests: gpuRequests },
+      gpu2: 'down',
+    });
+    const hosts = await createWebHosts(fleet, fx.paths).read();
+    const view = buildFleet(local, { allowSend: false }, hosts);
+
+    expect(view.agents.map((a) => a.name)).toEqual(['worker-1', 'gpu1/w1']);
+    const remote = findFleetAgent(view, 'gpu1/w1');
+    expect(remote).toMatchObject({
+      state: 'approval',
+      pane: '%3',
+      stateAgeMs: 30_000,
+      counts: { pending: 2, waitingForPerson: 2 },
+    });
+    // Those waiting for a person first: the hosts' before the local one.
+    expect(view.requests.map((r) => r.id)).toEqual([
+      'gpu1/w1-q-1',
+      'gpu1/w1-a-2',
+      'worker-1-q-17',
+    ]);
+    expect(findFleetRequest(view, 'gpu1/w1-a-2')).toMatchObject({
+      agent: 'gpu1/w1',
+      type: 'approval',
+      body: 'May I push?',
+      attributes: { host: 'gpu1' },
+    });
+    expect(findFleetRequest(view, 'w1-q-1')).toBeUndefined();
+    expect(view.totals).toMatchObject({
+      agents: 2,
+      pending: 3,
+      waitingForPerson: 2,
+    });
+    expect(view.hosts).toEqual([
+      expect.objectContaining({
+        name: 'gpu1',
+        link: 'up',
+        version: '0.1.0',
+        agents: 1,
+        requests: 2,
+        error: null,
+      }),
+      expect.objectContaining({
+        name: 'gpu2',
+        link: 'down',
+        agents: 0,
+        error: expect.stringMatching(/gpu2: cannot be reached \(check it\)/),
+      }),
+    ]);
+  });
+
+  it('without hosts the fleet is the home snapshot alone', () => {
+    const view = buildFleet(local, { allowSend: false });
+    expect(view.agents.map((a) => a.name)).toEqual(['worker-1']);
+    expect(view.hosts).toEqual([]);
+    expect(view.totals).toEqual(local.totals);
+  });
+
+  it('shows nothing of a host that sends a name macs refuses', async () => {
+    const { fleet } = fakeFleet({
+      evil: {
+        agents: [{ ...gpuAgent, name: '../../etc' }],
+        requests: [],
+      },
+    });
+    const hosts = await createWebHosts(fleet, fx.paths).read();
+    const view = buildFleet(local, { allowSend: false }, hosts);
+    expect(view.agents.map((a) => a.name)).toEqual(['worker-1']);
+    expect(view.hosts[0]).toMatchObject({
+      link: 'down',
+      error: expect.stringMatching(/refuses/),
+    });
+  });
+
+  it("reads a host agent's screen through the host", async () => {
+    const { fleet, calls } = fakeFleet({
+      gpu1: { agents: [gpuAgent], requests: [], lines: ['$ make', 'ok'] },
+    });
+    const out = await createWebHosts(fleet, fx.paths).forward('read_screen', {
+      agent: 'gpu1/w1',
+    });
+    expect(out?.data).toMatchObject({ lines: ['$ make', 'ok'] });
+    expect(calls.at(-1)).toEqual({
+      host: 'gpu1',
+      tool: 'read_screen',
+      args: { agent: 'w1' },
+    });
+  });
+
+  describe('actions on a host request', () => {
+    const signal = new AbortController().signal;
+    let calls: ReturnType<typeof fakeFleet>['calls'];
+    let hosts: WebHosts;
+    let deps: WebActionDeps;
+    const paused: [string, boolean][] = [];
+    const dismissed: string[] = [];
+
+    beforeEach(() => {
+      const fake = fakeFleet({
+        gpu1: { agents: [gpuAgent], requests: gpuRequests },
+        gpu2: 'down',
+      });
+      calls = fake.calls;
+      hosts = createWebHosts(fake.fleet, fx.paths);
+      paused.length = 0;
+      dismissed.length = 0;
+      deps = {
+        paths: fx.paths,
+        reader: createSnapshotReader(fx.paths),
+        events: createEventLog(fx.paths),
+        log: createLogger({ level: 'silent' }),
+        setPaused: (agent, p) => {
+          paused.push([agent, p]);
+          return Promise.resolve();
+        },
+        dismiss: (id) => {
+          dismissed.push(id);
+          return Promise.resolve({ ok: true, message: `dismissed ${id}` });
+        },
+        forward: hosts.forward,
+        refresh: () => Promise.resolve(),
+      };
+    });
+
+    const hostCalls = () => calls.filter((c) => !c.tool.startsWith('list_'));
+
+    it("answers through the host's answer_request, with the host's own id", async () => {
+      const reply = await runWebAction(
+        deps,
+        'answer',
+        { id: 'gpu1/w1-q-1', text: 'Use main.', notes: 'from the page' },
+        signal,
+      );
+      expect(reply).toMatchObject({ ok: true });
+      expect(reply.message).toMatch(/answered gpu1\/w1-q-1 on gpu1/);
+      expect(hostCalls()).toEqual([
+        {
+          host: 'gpu1',
+          tool: 'answer_request',
+          args: {
+            id: 'w1-q-1',
+            instructions: 'Use main.',
+            notes: 'from the page',
+          },
+        },
+      ]);
+      // Filed under `web` (a host's name is never a local events file).
+      const events = await readEvents(fx.paths, { type: 'web.action' });
+      expect(events[0]?.requestId).toBeUndefined();
+      expect(events).toEqual([
+        expect.objectContaining({
+          agent: 'web',
+          data: expect.objectContaining({
+            by: 'web',
+            action: 'answer',
+            ok: true,
+            remote: 'gpu1/w1-q-1',
+          }),
+        }),
+      ]);
+    });
+
+    it("decides an approval through the host's decide_approval", async () => {
+      const reply = await runWebAction(
+        deps,
+        'decide',
+        { id: 'gpu1/w1-a-2', decision: 'deny', reason: ' not today ' },
+        signal,
+      );
+      expect(reply.ok).toBe(true);
+      expect(hostCalls()).toEqual([
+        {
+          host: 'gpu1',
+          tool: 'decide_approval',
+          args: { id: 'w1-a-2', decision: 'deny', reason: 'not today' },
+        },
+      ]);
+    });
+
+    it('keeps an answer for a host that cannot be reached, and refuses a second', async () => {
+      const reply = await runWebAction(
+        deps,
+        'answer',
+        { id: 'gpu2/w1-q-9', text: 'Later.' },
+        signal,
+      );
+      expect(reply).toMatchObject({ ok: true });
+      expect(reply.message).toMatch(/kept and delivered once/);
+      expect(await listHeldAnswers(fx.paths, 'gpu2')).toEqual([
+        expect.objectContaining({ id: 'w1-q-9', instructions: 'Later.' }),
+      ]);
+      const again = await runWebAction(
+        deps,
+        'answer',
+        { id: 'gpu2/w1-q-9', text: 'Now.' },
+        signal,
+      );
+      expect(again.ok).toBe(false);
+      expect(await listHeldAnswers(fx.paths, 'gpu2')).toHaveLength(1);
+    });
+
+    it('refuses an unknown host, and a host id when the home has no hosts', async () => {
+      const unknown = await runWebAction(
+        deps,
+        'answer',
+        { id: 'gpu9/w1-q-1', text: 'x' },
+        signal,
+      );
+      expect(unknown).toMatchObject({ ok: false });
+      expect(unknown.message).toMatch(/no host 'gpu9'/);
+      const { forward: _, ...noHosts } = deps;
+      const none = await runWebAction(
+        noHosts,
+        'decide',
+        { id: 'gpu1/w1-a-2', decision: 'allow', reason: 'ok' },
+        signal,
+      );
+      expect(none).toMatchObject({ ok: false });
+      expect(none.message).toMatch(/has no hosts/);
+      expect(hostCalls()).toEqual([]);
+    });
+
+    it('dismisses and pauses through the command functions; never types into a host agent', async () => {
+      expect(
+        (await runWebAction(deps, 'dismiss', { id: 'gpu1/w1-q-1' }, signal)).ok,
+      ).toBe(true);
+      expect(dismissed).toEqual(['gpu1/w1-q-1']);
+      expect(
+        (await runWebAction(deps, 'pause', { agent: 'gpu1/w1' }, signal)).ok,
+      ).toBe(true);
+      expect(paused).toEqual([['gpu1/w1', true]]);
+      const sent = await runWebAction(
+        { ...deps, send: () => Promise.reject(new Error('typed')) },
+        'send',
+        { agent: 'gpu1/w1', text: 'hi' },
+        signal,
+      );
+      expect(sent).toMatchObject({ ok: false });
+      expect(sent.message).toMatch(/macs send gpu1\/w1/);
+      // A bad name is bad input, never a host call.
+      const bad = await runWebAction(
+        deps,
+        'answer',
+        { id: 'gpu1/../x', text: 'x' },
+        signal,
+      );
+      expect(bad.message).toMatch(/bad input/);
+      expect(hostCalls()).toEqual([]);
+    });
+  });
+});
