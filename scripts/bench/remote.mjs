@@ -16,7 +16,7 @@
 //      children) over a window where nothing happens.
 // Everything started is stopped; the servers listen on 127.0.0.x only.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -343,6 +343,11 @@ export async function benchRemote({
     } catch {
       /* gone */
     }
+    // tmux leaves its socket file behind.
+    const tmuxDir = process.env.TMUX_TMPDIR || '/tmp';
+    rmSync(path.join(tmuxDir, `tmux-${process.getuid?.() ?? 0}`, socket), {
+      force: true,
+    });
     await testHosts?.stop();
     remove();
   }
