@@ -14,8 +14,11 @@
 // BENCH_SESSION_SETTLE_SEC (65: an idle session is left alone this long
 // before its window of BENCH_IDLE_SEC), BENCH_ONLY (a comma-separated subset
 // of single, baseline, delivery, multi, idle, fleet, session, screen,
-// startup, flood, terminal, web: results are printed, not written).
+// startup, flood, terminal, web, remote: results are printed, not written).
 // BENCH_WEB_REQUESTS (20), BENCH_WEB_AGENTS (64), BENCH_WEB_SEC (20): macs web.
+// BENCH_REMOTE_HOSTS (3), BENCH_REMOTE_AGENTS (32 a host),
+// BENCH_REMOTE_REQUESTS (20 each, host and hub), BENCH_REMOTE_IDLE_SEC (30):
+// workers on the test hosts over ssh (needs root, sshd and unshare).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,6 +28,7 @@ import { benchIdle } from './bench/idle.mjs';
 import { ROOT, now, round } from './bench/lib.mjs';
 import { benchFleet } from './bench/fleet.mjs';
 import { benchAgents } from './bench/multi.mjs';
+import { benchRemote } from './bench/remote.mjs';
 import { benchSessionIdle } from './bench/session-idle.mjs';
 import { benchStartup } from './bench/startup.mjs';
 import { benchBaseline, benchMacs } from './bench/single.mjs';
@@ -322,6 +326,37 @@ if (runs('terminal')) {
   };
   console.log(
     `reader vs tmux on ${cases} random outputs: ${passed ? 'all the same' : 'DIFFERENT (run the test to see the case)'}`,
+  );
+}
+
+if (runs('remote')) {
+  // Issue 21: hosts over ssh, on the project's test hosts (loopback).
+  const remote = await benchRemote({
+    hosts: number('BENCH_REMOTE_HOSTS', 3),
+    agents: number('BENCH_REMOTE_AGENTS', 32),
+    requests: number('BENCH_REMOTE_REQUESTS', 20),
+    idleSec: number('BENCH_REMOTE_IDLE_SEC', 30),
+  });
+  results.remote = remote;
+  const trip = remote.roundTripMs;
+  row('remote: printed on a host -> answered', trip.remote);
+  row(
+    'remote: the same at the hub (local)',
+    trip.local,
+    `   (host +${remote.remoteOverLocalP50Ms} ms, ${remote.remoteOverLocalP50}x; goal under +${remote.roundTripGoalMs} ms; answerer loop ${remote.listRequestsMeanMs} ms a turn)`,
+  );
+  row('remote: answer_request -> typed, host', remote.answerToTypedMs.remote);
+  row(
+    'remote: answer_request -> typed, hub',
+    remote.answerToTypedMs.local,
+    `   (host +${remote.answerRemoteOverLocalP50Ms} ms)`,
+  );
+  row('remote: printed -> listed at hub, host', remote.seenAtHubMs.remote);
+  row('remote: printed -> listed at hub, hub', remote.seenAtHubMs.local);
+  console.log(
+    `remote: ${remote.hosts} hosts x ${remote.agentsPerHost} agents all supervised ${remote.supervisedMs} ms after macs start (it returned after ${remote.startReturnedMs} ms; goal ${remote.supervisedGoalMs} ms)\n` +
+      `remote: hub idle with ${remote.hosts} hosts connected, ${remote.idle.seconds} s: ${remote.idle.hubPercent}% of a core (goal under ${remote.idle.goalPercent}%): ` +
+      remote.idle.processes.map((p) => `${p.name} ${p.cpuPercent}%`).join(', '),
   );
 }
 
