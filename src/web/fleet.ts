@@ -7,7 +7,8 @@
  * forwarding `macs mcp` uses (mcp/remote-tools.ts).
  */
 import type { HomePaths } from '../home/paths.js';
-import { createRemoteTools, type RemoteTools } from '../mcp/remote-tools.js';
+import { createRemoteTools } from '../mcp/remote-tools.js';
+import type { RemoteTools } from '../mcp/types.js';
 import {
   readRemoteFleet,
   type HostView,
