@@ -299,11 +299,15 @@ describe('remote hosts over ssh (issue 21)', () => {
     expect(
       (await sshRun(hosts, h1, `macs inbox --home ${HOST_HOME}`)).exitCode,
     ).toBe(0);
-    expect(
-      readdirSync(path.join(h2.tmpDir, 'tmux-0')).filter((f) =>
-        f.startsWith('macs-'),
-      ),
-    ).toEqual([]);
+    // tmux removes its socket as its server exits, a moment after
+    // kill-server has returned.
+    await waitFor(
+      () =>
+        readdirSync(path.join(h2.tmpDir, 'tmux-0')).filter((f) =>
+          f.startsWith('macs-'),
+        ).length === 0,
+      { timeout: 15_000, message: "h2's tmux server gone" },
+    );
     await hosts.rotateHostKey(h2);
     const run = await macs(['hosts', '--json']);
     expect(run.exitCode).toBe(1);
