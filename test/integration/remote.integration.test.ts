@@ -299,14 +299,25 @@ describe('remote hosts over ssh (issue 21)', () => {
     expect(
       (await sshRun(hosts, h1, `macs inbox --home ${HOST_HOME}`)).exitCode,
     ).toBe(0);
-    // tmux removes its socket as its server exits, a moment after
-    // kill-server has returned.
+    // h2's macs session is gone from every tmux server h2 has (its socket
+    // may stay a moment after kill-server, or the server may hold another
+    // session, which macs stop leaves alone).
     await waitFor(
-      () =>
-        readdirSync(path.join(h2.tmpDir, 'tmux-0')).filter((f) =>
-          f.startsWith('macs-'),
-        ).length === 0,
-      { timeout: 15_000, message: "h2's tmux server gone" },
+      async () => {
+        for (const socket of readdirSync(path.join(h2.tmpDir, 'tmux-0')))
+          if (
+            (
+              await sshRun(
+                hosts,
+                h2,
+                `tmux -S /tmp/tmux-0/${socket} has-session -t macs`,
+              )
+            ).exitCode === 0
+          )
+            return false;
+        return true;
+      },
+      { timeout: 15_000, message: "h2's macs session gone" },
     );
     await hosts.rotateHostKey(h2);
     const run = await macs(['hosts', '--json']);
