@@ -8,7 +8,13 @@
 // (no conversation to continue) and the fake Claude Code
 // (test/fixtures/fake-hook-agent.mjs), which reports its session id through
 // the real `macs hook` and resumes with `--resume <id>` as Claude Code does.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -69,6 +75,28 @@ describe('macs start --resume after a reboot (issues 24 and 25)', () => {
       {
         message: 'the tmux server gone',
       },
+    );
+    // A reboot leaves no process: the old bridge, which lost its terminal
+    // with the server, must be gone too (its lock would refuse the resume).
+    const stateDir = path.join(home, '.macs', 'state');
+    const lockPids = () =>
+      (existsSync(stateDir) ? readdirSync(stateDir) : [])
+        .filter((f) => f.endsWith('.lock'))
+        .map((f) =>
+          Number.parseInt(readFileSync(path.join(stateDir, f), 'utf8'), 10),
+        )
+        .filter((pid) => Number.isInteger(pid) && pid > 0);
+    await waitFor(
+      () =>
+        lockPids().every((pid) => {
+          try {
+            process.kill(pid, 0);
+            return false;
+          } catch {
+            return true;
+          }
+        }),
+      { timeout: 30_000, message: 'the old bridge gone with the server' },
     );
   };
   const paneCommand = async (pane: string) =>
