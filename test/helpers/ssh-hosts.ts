@@ -107,13 +107,17 @@ function portOpen(address: string, port: number): Promise<boolean> {
   });
 }
 
+/** Where a host sees this checkout, under its home (/root). */
+const HOST_REPO_DIR = 'macs-checkout';
+
 function writeMacsWrapper(bin: string, macs: TestHostOptions['macs']): void {
   mkdirSync(bin, { recursive: true, mode: 0o700 });
   if (macs === 'none') return;
+  const repo = `/root/${HOST_REPO_DIR}`;
   const script =
     macs === undefined || macs === 'real'
-      ? MACS_BIN
-      : path.join(REPO_ROOT, 'test', 'fixtures', 'fake-remote-macs.mjs');
+      ? path.join(repo, path.relative(REPO_ROOT, MACS_BIN))
+      : path.join(repo, 'test', 'fixtures', 'fake-remote-macs.mjs');
   const mode =
     macs !== undefined && macs !== 'real' ? `FAKE_MACS_MODE=${macs.fake} ` : '';
   writeFileSync(
@@ -226,10 +230,15 @@ export async function startTestHosts(
         const script = [
           'set -e',
           'mkdir -p /run/sshd',
-          // A macs installed on this machine (npm link) is not the host's:
-          // its folder is hidden, so only /root/bin/macs is found.
+          // The host's macs runs this checkout through a path of its own
+          // (HOST_REPO), bound before anything below hides the checkout: a
+          // macs installed on this machine (npm link, often this very
+          // checkout) is not the host's, so its folder is hidden and only
+          // /root/bin/macs is found; the checkout may lie under /tmp too.
+          `mkdir -p ${homeDir}/${HOST_REPO_DIR}`,
+          `mount --bind ${REPO_ROOT} ${homeDir}/${HOST_REPO_DIR}`,
           'for m in $(which -a macs 2>/dev/null); do mount -t tmpfs -o size=64k none "$(dirname "$(readlink -f "$m")")"; done',
-          `mount --bind ${homeDir} /root`,
+          `mount --rbind ${homeDir} /root`,
           `mount --bind ${tmpDir} /tmp`,
           `exec timeout ${SSHD_LIFETIME_SEC} ${SSHD} -D -e -f /tmp/sshd/sshd_config`,
         ].join('\n');
