@@ -19,9 +19,11 @@ import {
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { MACS, sleep } from './lib.mjs';
+import { MACS, ROOT, sleep } from './lib.mjs';
 
 const SSHD = '/usr/sbin/sshd';
+/** Where a host sees this checkout, under its home (as test/helpers/ssh-hosts.ts). */
+const HOST_REPO_DIR = 'macs-checkout';
 /** An sshd never outlives the bench step by more than this. */
 const SSHD_LIFETIME_SEC = 600;
 export const HOST_HOME = '/root/proj';
@@ -86,7 +88,7 @@ export async function startTestHosts(names) {
     );
     writeFileSync(
       path.join(homeDir, 'bin', 'macs'),
-      `#!/bin/sh\nexec ${process.execPath} ${MACS} "$@"\n`,
+      `#!/bin/sh\nexec ${process.execPath} /root/${HOST_REPO_DIR}/${path.relative(ROOT, MACS)} "$@"\n`,
       { mode: 0o755 },
     );
     writeFileSync(
@@ -189,8 +191,12 @@ export async function startTestHosts(names) {
       const script = [
         'set -e',
         'mkdir -p /run/sshd',
+        // The checkout is bound under the host's home first: hiding a
+        // machine-wide macs (npm link) may hide this very checkout.
+        `mkdir -p ${h.homeDir}/${HOST_REPO_DIR}`,
+        `mount --bind ${ROOT} ${h.homeDir}/${HOST_REPO_DIR}`,
         'for m in $(which -a macs 2>/dev/null); do mount -t tmpfs -o size=64k none "$(dirname "$(readlink -f "$m")")"; done',
-        `mount --bind ${h.homeDir} /root`,
+        `mount --rbind ${h.homeDir} /root`,
         `mount --bind ${h.tmpDir} /tmp`,
         `exec timeout ${SSHD_LIFETIME_SEC} ${SSHD} -D -e -f /tmp/sshd/sshd_config`,
       ].join('\n');
