@@ -9,13 +9,13 @@
  * session (a new id): requests still open were expired before this runs.
  */
 import { stat } from 'node:fs/promises';
-import { MacsError, errorMessage } from '../errors.js';
+import { MacsError } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import type { TmuxClient } from '../tmux/client.js';
-import { buildKillSessionArgs } from '../tmux/session-args.js';
 import { preparePane, runInPane } from './launch.js';
+import { asSessionError, removeHalfSession } from './start.js';
 import {
   SESSION_NAME,
   removeSessionRecord,
@@ -223,22 +223,12 @@ export async function reviveSession(options: {
         { err: error },
         'session resume failed; removing what was made',
       );
-      await tmux
-        .command(
-          serverWasRunning
-            ? buildKillSessionArgs(SESSION_NAME)
-            : ['kill-server'],
-        )
-        .catch(() => undefined);
+      await removeHalfSession(tmux, serverWasRunning);
       // The previous record stays: it is what a second try needs.
       await writeSessionRecord(paths, previous).catch(() =>
         removeSessionRecord(paths),
       );
     }
-    if (error instanceof MacsError) throw error;
-    throw new MacsError(
-      `could not resume the session: ${errorMessage(error)}`,
-      { cause: error },
-    );
+    throw asSessionError(error, 'resume');
   }
 }

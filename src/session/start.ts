@@ -266,18 +266,33 @@ export async function startSession(
         { err: error },
         'session start failed; removing what was created',
       );
-      await tmux
-        .command(
-          serverWasRunning
-            ? buildKillSessionArgs(SESSION_NAME)
-            : ['kill-server'],
-        )
-        .catch(() => undefined);
+      await removeHalfSession(tmux, serverWasRunning);
       await removeSessionRecord(paths).catch(() => undefined);
     }
-    if (error instanceof MacsError) throw error;
-    throw new MacsError(`could not start the session: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    throw asSessionError(error, 'start');
   }
+}
+
+/**
+ * After a failed start or resume: the macs session goes, and the whole tmux
+ * server when this command started it, so no half session is left behind.
+ */
+export async function removeHalfSession(
+  tmux: TmuxClient,
+  serverWasRunning: boolean,
+): Promise<void> {
+  await tmux
+    .command(
+      serverWasRunning ? buildKillSessionArgs(SESSION_NAME) : ['kill-server'],
+    )
+    .catch(() => undefined);
+}
+
+/** A failure of `what` (start, resume) as the MacsError the command shows. */
+export function asSessionError(error: unknown, what: string): MacsError {
+  if (error instanceof MacsError) return error;
+  return new MacsError(
+    `could not ${what} the session: ${errorMessage(error)}`,
+    { cause: error },
+  );
 }
