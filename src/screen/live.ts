@@ -74,6 +74,11 @@ export interface LiveLayer {
   clearHeld(): void;
   /** True while a block waits for the program to finish drawing. */
   hasHeld(): boolean;
+  /**
+   * True when the last scan ended inside a block: later output may take it
+   * past its limits without a `>` of its own.
+   */
+  hasOpen(): boolean;
 }
 
 const MARKER_TEXT = REQUEST_START;
@@ -82,6 +87,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
   const { screen, committed, parserOptions, seen, now } = options;
   // Held blocks: fingerprint → when it was first seen as it is now.
   let held = new Map<string, number>();
+  let open = false;
 
   function liveLines(): LiveLine[] {
     const start = screen.buffer === 'normal' ? committed.end() : 0;
@@ -113,6 +119,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
       first = lines.findIndex((line) => line.text.includes(MARKER_TEXT));
       if (first < 0) {
         held = new Map();
+        open = false;
         return out;
       }
     }
@@ -179,6 +186,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
       }
     }
     held = nextHeld;
+    open = parser.retained() !== '';
     return out;
   }
 
@@ -189,5 +197,6 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
       held = new Map();
     },
     hasHeld: () => held.size > 0,
+    hasOpen: () => open,
   };
 }

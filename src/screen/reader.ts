@@ -184,7 +184,15 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
       forceLive = true;
     }
     emit(out, committed.commit());
-    if (forceLive || live.hasHeld() || piece.includes('>')) {
+    // A block still open (above or on screen) may run past its limits in
+    // output with no `>` (issue 25: a start marker, then 510 plain lines).
+    if (
+      forceLive ||
+      live.hasHeld() ||
+      live.hasOpen() ||
+      committed.openText() !== '' ||
+      piece.includes('>')
+    ) {
       forceLive = false;
       emit(out, live.scan({ settle: false, resized }));
     }

@@ -580,4 +580,26 @@ describe('an oversized block still on screen', () => {
     now += LIVE_STABLE_MS;
     expect(reader.settle()).toEqual([]);
   });
+  it('is reported when it has no end marker and nothing after its start has a >', async () => {
+    // Regression (issue 25, point 5, found trying it as a user): a shell
+    // printing a start marker and 510 lines (`printf …; seq 1 510`) was
+    // never refused: the screen was re-read only after output holding a
+    // `>`, and the lines past the limit came in later pieces without one.
+    // Strategy: the same output in one write (cut into pieces by the
+    // reader); the block must be held, then reported once output settles.
+    let now = 0;
+    const reader = createScreenReader({ cols: 200, rows: 50, now: () => now });
+    const text = [
+      "$ printf '%s\\n' '<<CONTROLLER_''REQUEST id=huge>>'; seq 1 510",
+      '<<CONTROLLER_REQUEST id=huge>>',
+      ...Array.from({ length: 510 }, (_, i) => String(i + 1)),
+      '$ ',
+    ].join('\r\n');
+    expect(await reader.write(text)).toEqual([]);
+    expect(reader.hasHeld()).toBe(true);
+    now += LIVE_STABLE_MS;
+    expect(reader.settle()).toEqual([
+      expect.objectContaining({ type: 'malformed', reason: 'max-lines' }),
+    ]);
+  });
 });
