@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { MacsEvent } from '../events/types.js';
 import { readSessionRecord } from '../session/record.js';
 import { readPausedAgents } from '../state/control.js';
 import { listOpenRequests } from '../state/pending.js';
+import { refusedSince, selectRefused } from '../state/refused.js';
 import { createRecentEventsReader } from '../state/snapshot-events.js';
+import type { RefusedSnapshot } from '../state/snapshot-schema.js';
 import { isWaitingForPerson } from '../state/snapshot-records.js';
 import type { RequestRecord } from '../state/types.js';
 import { createContext, formatAge, loadConfigOrDefaults } from './common.js';
@@ -17,8 +18,6 @@ export interface InboxOptions extends CommonOptions {
 
 /** Refused requests are looked for among this many newest events. */
 const REFUSED_EVENTS = 500;
-/** Without a session, refusals this recent are shown. */
-const REFUSED_WITHOUT_SESSION_MS = 24 * 3600 * 1000;
 
 /**
  * What an open request waits for, for people: `you` when a person is to
@@ -63,28 +62,22 @@ export function describeWaiting(
 }
 
 /**
- * Requests refused for their size (`request.malformed` with `refused`: no
- * request was raised, the worker gets no answer) since the session began,
- * or in the last day when no session runs.
+ * Requests refused for their size (state/refused.ts) since the session
+ * began, or in the last day when no session runs.
  */
 async function readRefused(
   opts: InboxOptions,
   ctx: ReturnType<typeof createContext>,
-): Promise<MacsEvent[]> {
+): Promise<RefusedSnapshot[]> {
   const session = await readSessionRecord(ctx.paths).catch(() => undefined);
-  const since =
-    session?.createdAt ??
-    new Date(Date.now() - REFUSED_WITHOUT_SESSION_MS).toISOString();
   const events = await createRecentEventsReader(
     ctx.paths.events,
     REFUSED_EVENTS,
   )();
-  return events.filter(
-    (e) =>
-      e.type === 'request.malformed' &&
-      e.data?.refused === true &&
-      e.ts >= since &&
-      (!opts.agent || e.agent === opts.agent),
+  return selectRefused(
+    events,
+    refusedSince(session?.createdAt, Date.now()),
+    opts.agent,
   );
 }
 
@@ -105,7 +98,11 @@ export async function runInbox(
       : await import('./inbox-remote.js').then((m) =>
           m.readRemoteInbox(ctx, config, deps, opts.agent),
         );
+  const refused = await readRefused(opts, ctx);
   if (opts.json) {
+    // An array of the open requests, as it always was, then the refused
+    // blocks (`stage: "refused"`, no id: never raised), so scripts reading
+    // requests by id keep working and can still see the refusals.
     deps.output.json([
       ...open.map((r) => ({
         id: r.id,
@@ -119,11 +116,21 @@ export async function runInbox(
         attributes: r.attributes,
       })),
       ...(remote?.json ?? []),
+      ...refused.map((r) => ({
+        id: null,
+        agent: r.agent,
+        stage: 'refused',
+        reason: r.reason,
+        detectedAt: r.at,
+        firstLine: r.firstLine,
+        lines: r.lines,
+        bytes: r.bytes,
+        message: r.message,
+      })),
     ]);
     return 0;
   }
   const paused = await readPausedAgents(ctx.paths);
-  const refused = await readRefused(opts, ctx);
   for (const line of remote?.problems ?? []) deps.output.err(line);
   const remoteLines = remote?.lines ?? [];
   if (open.length === 0 && refused.length === 0 && remoteLines.length === 0) {
@@ -157,13 +164,11 @@ export async function runInbox(
     deps.output.out(
       'refused, never raised (the worker gets no answer; tell it with macs send):',
     );
-    for (const e of refused) {
+    for (const r of refused) {
       const why =
-        e.data?.reason === 'max-bytes' ? 'too many bytes' : 'too many lines';
-      const first =
-        typeof e.data?.firstLine === 'string' ? e.data.firstLine : '';
+        r.reason === 'max-bytes' ? 'too many bytes' : 'too many lines';
       deps.output.out(
-        `${e.agent}  ${why}  ${formatAge(e.ts)} ago  ${first.slice(0, 72)}`,
+        `${r.agent}  ${why}  ${formatAge(r.at)} ago  ${r.firstLine.slice(0, 72)}`,
       );
     }
   }

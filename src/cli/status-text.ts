@@ -161,6 +161,25 @@ export function formatStatusText(
     if (snapshot.requests.some((r) => r.waitingForPerson))
       lines.push('* waiting for you: macs respond <id> "text" answers');
   }
+  const refused = snapshot.refused ?? [];
+  if (refused.length > 0) {
+    lines.push(
+      '',
+      'refused, never raised (the worker gets no answer; tell it with macs send):',
+    );
+    for (const r of refused)
+      lines.push(
+        truncate(
+          [
+            formatAgeAt(r.at, now),
+            r.agent,
+            r.reason === 'max-bytes' ? 'too many bytes' : 'too many lines',
+            r.firstLine,
+          ].join('  '),
+          width,
+        ),
+      );
+  }
   if (snapshot.approvals.length > 0) {
     lines.push('', 'recent approvals:');
     for (const a of snapshot.approvals.slice(0, 5))

@@ -9,17 +9,24 @@
  *
  * A block still open at the last committed row is handed to the live layer
  * (`openText()`), so a block that starts in scrollback and ends on screen is
- * whole. Only the normal buffer has scrollback; on the alternate screen
+ * whole. The copies of each request committed are counted (`copies()`):
+ * one copy more than were ever seen at once is a block printed again. The
+ * count starts over when the scrollback is cleared (ED3, a reset), since a
+ * program that clears it reprints what it wants kept. Only the normal buffer has scrollback; on the alternate screen
  * nothing is committed.
  */
 import {
   createBridgeParser,
-  type BridgeEvent,
   type BridgeParser,
   type ParserOptions,
 } from '../protocol/request-parser.js';
 import { REQUEST_START } from '../protocol/request-markers.js';
-import { firstSightings, type SeenPrints } from './fingerprint.js';
+import {
+  createCopyCounts,
+  firstSightings,
+  type ReaderEvent,
+  type SeenPrints,
+} from './fingerprint.js';
 import type { Screen, TrackedRow } from './terminal.js';
 
 export interface CommittedLayerOptions {
@@ -34,10 +41,12 @@ export interface CommittedLayerOptions {
 export interface CommittedLayer {
   /**
    * Read the rows that left the screen since the last look, once each.
-   * Returns the events of blocks not seen before, each preceded by its
-   * `attribute-dropped` warnings.
+   * Returns the events of blocks not seen before and of blocks printed
+   * again, each preceded by its `attribute-dropped` warnings.
    */
-  commit(): BridgeEvent[];
+  commit(): ReaderEvent[];
+  /** How many copies of a request (by fingerprint) the committed rows hold. */
+  copies(print: string): number;
   /** First row of the normal buffer not yet committed. */
   end(): number;
   /** The raw text of a block still open in the committed rows, or ''. */
@@ -77,12 +86,14 @@ export function createCommittedLayer(
   const history = createHistory(options.historyLines);
   let committed: BridgeParser = createBridgeParser(parserOptions);
   let committedOpen = false;
+  const counts = createCopyCounts();
   // The last committed row of the normal buffer, followed through scrolling.
   let anchor: TrackedRow | undefined;
 
   function resetCommitted(): void {
     committed = createBridgeParser(parserOptions);
     committedOpen = false;
+    counts.clear();
   }
 
   /** First row not yet committed (normal buffer). */
@@ -108,19 +119,19 @@ export function createCommittedLayer(
     return row;
   }
 
-  function commitLine(out: BridgeEvent[], line: string): void {
+  function commitLine(out: ReaderEvent[], line: string): void {
     history.push(line);
     const hasMarker = line.includes(MARKER_TEXT);
     if (!committedOpen && !hasMarker) return;
     const events = committed.push(`${line}\n`);
     if (hasMarker || events.length > 0)
       committedOpen = committed.retained() !== '';
-    if (events.length > 0) out.push(...firstSightings(events, seen));
+    if (events.length > 0) out.push(...firstSightings(events, seen, counts));
   }
 
   return {
     commit() {
-      const out: BridgeEvent[] = [];
+      const out: ReaderEvent[] = [];
       if (screen.buffer !== 'normal') return out;
       const from = committedEnd();
       const limit = logicalStart(screen.baseY, from);
@@ -138,10 +149,14 @@ export function createCommittedLayer(
       anchor = screen.trackRow(limit - 1);
       return out;
     },
+    copies: (print) => counts.get(print),
     end: committedEnd,
     openText: () => (committedOpen ? committed.retained() : ''),
     history: (count) => history.tail(count),
-    clearHistory: () => history.clear(),
+    clearHistory() {
+      history.clear();
+      counts.clear();
+    },
     dispose() {
       anchor?.dispose();
     },

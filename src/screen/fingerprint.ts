@@ -6,9 +6,13 @@
  * run of whitespace made one space, so the same block redrawn, re-wrapped by
  * a program after a resize or boxed at another width is still the same
  * block. A malformed block is known by its reason and its first line. A
- * fingerprint is reported once; every later sighting is a redraw. The last
- * SEEN_MAX are remembered, and a bridge saves the most recent SEEN_SAVED so
- * a restarted one knows them.
+ * fingerprint is reported once; a later sighting is a redraw, unless it is
+ * one copy more than were ever seen at once (committed into the scrollback
+ * a second time, or printed again beside the first): then the block was
+ * printed again, and that copy is reported as `request-again` (issue 25).
+ * The last SEEN_MAX fingerprints are remembered with the most copies seen,
+ * and a bridge saves the most recent SEEN_SAVED so a restarted one knows
+ * them.
  */
 import { createHash } from 'node:crypto';
 import type { BridgeEvent } from '../protocol/request-parser.js';
@@ -16,6 +20,22 @@ import type { BridgeEvent } from '../protocol/request-parser.js';
 export type RequestEvent = Extract<BridgeEvent, { type: 'request' }>;
 export type MalformedEvent = Extract<BridgeEvent, { type: 'malformed' }>;
 export type DroppedEvent = Extract<BridgeEvent, { type: 'attribute-dropped' }>;
+
+/**
+ * A block printed again: one copy more of a block reported before than
+ * were ever seen at once. Never a request of its own: the bridge tells its
+ * dedup (SPEC §2) and says so in an event.
+ */
+export interface AgainEvent {
+  type: 'request-again';
+  attributes: Record<string, string>;
+  body: string;
+  /** Which copy this is (2 for the second). */
+  copy: number;
+}
+
+/** What the screen reader reports. */
+export type ReaderEvent = BridgeEvent | AgainEvent;
 
 /** How many fingerprints are remembered. */
 export const SEEN_MAX = 4_096;
@@ -52,24 +72,31 @@ export function fingerprintMalformed(event: MalformedEvent): string {
 /** The fingerprints reported or seen, the last SEEN_MAX of them. */
 export interface SeenPrints {
   has(print: string): boolean;
+  /** The most copies of the block seen at once (0: never seen). */
+  copies(print: string): number;
   /**
-   * Note a sighting (it makes the fingerprint the most recent). True when
+   * Note a sighting of the block's `copy`-th copy (default 1; it makes the
+   * fingerprint the most recent and raises its copies to `copy`). True when
    * the fingerprint was known already.
    */
-  remember(print: string): boolean;
+  remember(print: string, copy?: number): boolean;
   /** The most recent `limit` fingerprints, most recent last. */
   recent(limit?: number): string[];
 }
 
 export function createSeenPrints(initial: readonly string[] = []): SeenPrints {
   // Insertion order is recency: a sighting moves a fingerprint to the end.
-  const prints = new Map<string, true>();
-  for (const print of initial) prints.set(print, true);
+  // The value is the most copies seen at once.
+  const prints = new Map<string, number>();
+  for (const print of initial) prints.set(print, 1);
   return {
     has: (print) => prints.has(print),
-    remember(print) {
-      const known = prints.delete(print);
-      prints.set(print, true);
+    copies: (print) => prints.get(print) ?? 0,
+    remember(print, copy = 1) {
+      const before = prints.get(print);
+      prints.delete(print);
+      prints.set(print, Math.max(before ?? 0, copy));
+      const known = before !== undefined;
       if (prints.size > SEEN_MAX) {
         const oldest = prints.keys().next().value;
         if (oldest !== undefined) prints.delete(oldest);
@@ -83,21 +110,66 @@ export function createSeenPrints(initial: readonly string[] = []): SeenPrints {
 }
 
 /**
- * Of a parser's events, those of blocks not seen before (`request` and
- * `malformed`), each preceded by its `attribute-dropped` warnings. Every
- * block is remembered in `seen`.
+ * Copies of each request block counted in text read once, in order (the
+ * committed rows, a capture), bounded like the fingerprints.
+ */
+export interface CopyCounts {
+  /** One more copy of `print`; how many there are now. */
+  add(print: string): number;
+  /** How many copies of `print` were counted. */
+  get(print: string): number;
+  clear(): void;
+}
+
+export function createCopyCounts(): CopyCounts {
+  const counts = new Map<string, number>();
+  return {
+    add(print) {
+      const count = (counts.get(print) ?? 0) + 1;
+      counts.delete(print);
+      counts.set(print, count);
+      if (counts.size > SEEN_MAX) {
+        const oldest = counts.keys().next().value;
+        if (oldest !== undefined) counts.delete(oldest);
+      }
+      return count;
+    },
+    get: (print) => counts.get(print) ?? 0,
+    clear: () => counts.clear(),
+  };
+}
+
+/**
+ * Of a parser's events over text read once, in order: those of blocks not
+ * seen before (`request` and `malformed`), each preceded by its
+ * `attribute-dropped` warnings, and a `request-again` for a request's copy
+ * beyond the most ever seen at once (`counts` counts the copies in this
+ * text). Every block is remembered in `seen`.
  */
 export function firstSightings(
   events: readonly BridgeEvent[],
   seen: SeenPrints,
-): BridgeEvent[] {
-  const out: BridgeEvent[] = [];
+  counts: CopyCounts = createCopyCounts(),
+): ReaderEvent[] {
+  const out: ReaderEvent[] = [];
   const report = (
     event: RequestEvent | MalformedEvent,
     dropped: DroppedEvent[],
     print: string,
   ): void => {
-    if (!seen.remember(print)) out.push(...dropped, event);
+    if (event.type === 'malformed') {
+      if (!seen.remember(print)) out.push(...dropped, event);
+      return;
+    }
+    const copy = counts.add(print);
+    const most = seen.copies(print);
+    if (most === 0) {
+      seen.remember(print);
+      out.push(...dropped, event);
+    } else if (copy > most) {
+      seen.remember(print, copy);
+      out.push(...dropped, againEvent(event, copy));
+    } else seen.remember(print);
   };
   let dropped: DroppedEvent[] = [];
   for (const event of events) {
@@ -124,4 +196,14 @@ export function firstSightings(
     }
   }
   return out;
+}
+
+/** The `request-again` of a request's `copy`-th copy. */
+export function againEvent(event: RequestEvent, copy: number): AgainEvent {
+  return {
+    type: 'request-again',
+    attributes: event.attributes,
+    body: event.body,
+    copy,
+  };
 }

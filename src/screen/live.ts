@@ -15,18 +15,24 @@
  * until it has stayed the same for LIVE_STABLE_MS, on a later scan or when
  * output settles. Right after a resize a block must be seen twice, since
  * frames drawn for the old size come out garbled at the new one.
+ *
+ * A block already reported is a redraw while there are no more copies of it
+ * (here and in the committed rows) than were ever seen at once; one copy
+ * more was printed again and is reported as `request-again`, under the same
+ * rules as a new block.
  */
 import {
   createBridgeParser,
-  type BridgeEvent,
   type ParserOptions,
 } from '../protocol/request-parser.js';
 import { REQUEST_START } from '../protocol/request-markers.js';
 import type { CommittedLayer } from './committed.js';
 import {
+  againEvent,
   fingerprintMalformed,
   fingerprintRequest,
   type DroppedEvent,
+  type ReaderEvent,
   type SeenPrints,
 } from './fingerprint.js';
 import type { Screen } from './terminal.js';
@@ -63,11 +69,16 @@ export interface LiveLayer {
    * stopped, so a held block still the same is reported wherever it is.
    * `resized`: the pane changed size since output last settled.
    */
-  scan(options: { settle: boolean; resized: boolean }): BridgeEvent[];
+  scan(options: { settle: boolean; resized: boolean }): ReaderEvent[];
   /** Forget the held blocks (the screen was switched or resized). */
   clearHeld(): void;
   /** True while a block waits for the program to finish drawing. */
   hasHeld(): boolean;
+  /**
+   * True when the last scan ended inside a block: later output may take it
+   * past its limits without a `>` of its own.
+   */
+  hasOpen(): boolean;
 }
 
 const MARKER_TEXT = REQUEST_START;
@@ -76,6 +87,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
   const { screen, committed, parserOptions, seen, now } = options;
   // Held blocks: fingerprint → when it was first seen as it is now.
   let held = new Map<string, number>();
+  let open = false;
 
   function liveLines(): LiveLine[] {
     const start = screen.buffer === 'normal' ? committed.end() : 0;
@@ -98,8 +110,8 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
    * cursor past its end, or on any such sighting when `settle` (output has
    * stopped); until then it is held.
    */
-  function scan(settle: boolean, resized: boolean): BridgeEvent[] {
-    const out: BridgeEvent[] = [];
+  function scan(settle: boolean, resized: boolean): ReaderEvent[] {
+    const out: ReaderEvent[] = [];
     const lines = liveLines();
     const prefix = screen.buffer === 'normal' ? committed.openText() : '';
     let first = 0;
@@ -107,6 +119,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
       first = lines.findIndex((line) => line.text.includes(MARKER_TEXT));
       if (first < 0) {
         held = new Map();
+        open = false;
         return out;
       }
     }
@@ -115,6 +128,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
     const cursor = screen.cursorRow;
     const nowMs = now();
     const nextHeld = new Map<string, number>();
+    const copies = new Map<string, number>();
     let dropped: DroppedEvent[] = [];
     for (let i = first; i < lines.length; i += 1) {
       const line = lines[i];
@@ -126,18 +140,31 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
         }
         if (event.type === 'request') {
           const print = fingerprintRequest(event.attributes, event.body);
-          const since = held.get(print);
+          // Which copy this is, counting those committed (issue 25: one
+          // copy more than were ever seen at once was printed again).
+          const copy = (copies.get(print) ?? 0) + 1;
+          copies.set(print, copy);
+          const total =
+            copy + (screen.buffer === 'normal' ? committed.copies(print) : 0);
+          const most = seen.copies(print);
+          const key = `${print}#${String(total)}`;
+          const since = held.get(key);
           // Written in order: the cursor is on the end marker's row or the next.
           const streamed = line.lastRow <= cursor && cursor - line.lastRow <= 1;
           const stable = since !== undefined && nowMs - since >= LIVE_STABLE_MS;
-          if (seen.has(print)) seen.remember(print);
+          if (most > 0 && total <= most) seen.remember(print);
           else if (
             (streamed && !resized) ||
             (stable && (settle || line.lastRow <= cursor))
           ) {
-            seen.remember(print);
-            out.push(...dropped, event);
-          } else nextHeld.set(print, since ?? nowMs);
+            if (most === 0) {
+              seen.remember(print);
+              out.push(...dropped, event);
+            } else {
+              seen.remember(print, total);
+              out.push(...dropped, againEvent(event, total));
+            }
+          } else nextHeld.set(key, since ?? nowMs);
         }
         // A block too long to be a request whose end is still on screen:
         // reported once it has stayed the same and output settled (issue
@@ -159,6 +186,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
       }
     }
     held = nextHeld;
+    open = parser.retained() !== '';
     return out;
   }
 
@@ -169,5 +197,6 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
       held = new Map();
     },
     hasHeld: () => held.size > 0,
+    hasOpen: () => open,
   };
 }

@@ -23,8 +23,11 @@
  * attributes and its body with every run of whitespace made one space, so
  * the same block redrawn, re-wrapped by a program after a resize or boxed at
  * another width is still the same block. A fingerprint is reported once;
- * every later sighting is a redraw and is dropped silently. The fingerprints
- * survive restarts through `seen()` and the `seen` option.
+ * a later sighting is a redraw and is dropped silently, unless it is one
+ * copy more than were ever seen at once (a block committed into the
+ * scrollback a second time, or printed again beside the first): that copy
+ * is reported as `request-again`. The fingerprints survive restarts through
+ * `seen()` and the `seen` option.
  *
  * A program that redraws by writing over old rows can be caught half way:
  * its new start marker above, its old end marker still below. And a
@@ -56,7 +59,11 @@ import {
   type ParserOptions,
 } from '../protocol/request-parser.js';
 import { createCommittedLayer } from './committed.js';
-import { createSeenPrints, firstSightings } from './fingerprint.js';
+import {
+  createSeenPrints,
+  firstSightings,
+  type ReaderEvent,
+} from './fingerprint.js';
 import { createLiveLayer } from './live.js';
 import { splitPieces } from './pieces.js';
 import { clearsScrollback, findSizeHint, HINT_CARRY_CHARS } from './redraw.js';
@@ -77,9 +84,10 @@ export interface ScreenReader {
   /**
    * Feed pane output. Resolves, once the emulator has drawn it, to the
    * events it completed: `request` and `malformed` for blocks not reported
-   * before, each preceded by its `attribute-dropped` warnings.
+   * before and `request-again` for a block printed again, each preceded by
+   * its `attribute-dropped` warnings.
    */
-  write(text: string): Promise<BridgeEvent[]>;
+  write(text: string): Promise<ReaderEvent[]>;
   /**
    * Feed output that was read before (a restarted bridge rebuilding its
    * screen): blocks found are remembered as seen and never reported.
@@ -96,14 +104,14 @@ export interface ScreenReader {
    */
   sizeHint(text: string): number;
   /** Output has stopped for a while: report held blocks still on screen. */
-  settle(): BridgeEvent[];
+  settle(): ReaderEvent[];
   /** True while a block waits for the program to finish drawing. */
   hasHeld(): boolean;
   /**
    * Look for blocks in lines rendered elsewhere (`capture-pane -J`), with the
    * same fingerprints, so a block seen there is not reported again here.
    */
-  scanLines(lines: readonly string[]): BridgeEvent[];
+  scanLines(lines: readonly string[]): ReaderEvent[];
   /** The last `count` logical lines, scrollback included, oldest first. */
   recentLines(count: number): string[];
   /** The visible screen, rows right-trimmed (like `capture-pane -p`). */
@@ -162,11 +170,11 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
   let hintCarry = '';
 
   /** Blocks found are remembered either way; reported unless replaying. */
-  function emit(out: BridgeEvent[], events: BridgeEvent[]): void {
+  function emit(out: ReaderEvent[], events: ReaderEvent[]): void {
     if (!silent) out.push(...events);
   }
 
-  function afterPiece(out: BridgeEvent[], piece: string): void {
+  function afterPiece(out: ReaderEvent[], piece: string): void {
     // A program that clears the scrollback (ED3) or resets the terminal is
     // about to reprint what it wants kept; the old copy goes.
     if (clearsScrollback(piece)) committed.clearHistory();
@@ -176,15 +184,23 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
       forceLive = true;
     }
     emit(out, committed.commit());
-    if (forceLive || live.hasHeld() || piece.includes('>')) {
+    // A block still open (above or on screen) may run past its limits in
+    // output with no `>` (issue 25: a start marker, then 510 plain lines).
+    if (
+      forceLive ||
+      live.hasHeld() ||
+      live.hasOpen() ||
+      committed.openText() !== '' ||
+      piece.includes('>')
+    ) {
       forceLive = false;
       emit(out, live.scan({ settle: false, resized }));
     }
   }
 
-  function write(text: string): Promise<BridgeEvent[]> {
+  function write(text: string): Promise<ReaderEvent[]> {
     hintCarry = (hintCarry + text).slice(-HINT_CARRY_CHARS);
-    const out: BridgeEvent[] = [];
+    const out: ReaderEvent[] = [];
     const pieces = splitPieces(text);
     if (pieces.length === 0) return Promise.resolve(out);
     return new Promise((resolve, reject) => {
@@ -232,14 +248,14 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
       resized = true;
     },
     settle() {
-      const out: BridgeEvent[] = [];
+      const out: ReaderEvent[] = [];
       if (live.hasHeld()) emit(out, live.scan({ settle: true, resized }));
       resized = false;
       return out;
     },
     hasHeld: () => live.hasHeld(),
     scanLines(lines) {
-      const out: BridgeEvent[] = [];
+      const out: ReaderEvent[] = [];
       const parser = createBridgeParser(parserOptions);
       const events: BridgeEvent[] = [];
       for (const line of lines) events.push(...parser.push(`${line}\n`));

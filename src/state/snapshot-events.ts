@@ -12,22 +12,36 @@ import type { MacsEvent } from '../events/types.js';
 /** How much of the end of each events file is read for recent events. */
 export const EVENT_TAIL_BYTES = 64 * 1024;
 
+/**
+ * Reads the newest `limit` events of the `events/` folder; `kept()` gives,
+ * as of the last read, every event `keep` selects in the files' ends (older
+ * than the newest `limit` too: rare events a view must not lose).
+ */
+export type RecentEventsReader = (() => Promise<MacsEvent[]>) & {
+  kept(): MacsEvent[];
+};
+
 /** A reader of the newest `limit` events of the `events/` folder. */
 export function createRecentEventsReader(
   eventsDir: string,
   limit: number,
-): () => Promise<MacsEvent[]> {
+  keep: (event: MacsEvent) => boolean = () => false,
+): RecentEventsReader {
   const tails = new Map<
     string,
-    { size: number; mtimeMs: number; events: MacsEvent[] }
+    { size: number; mtimeMs: number; events: MacsEvent[]; kept: MacsEvent[] }
   >();
+  let kept: MacsEvent[] = [];
 
-  async function readEventTail(file: string): Promise<MacsEvent[]> {
+  async function readEventTail(file: string): Promise<{
+    events: MacsEvent[];
+    kept: MacsEvent[];
+  }> {
     const info = await stat(file).catch(() => undefined);
-    if (!info) return [];
+    if (!info) return { events: [], kept: [] };
     const cached = tails.get(file);
     if (cached && cached.size === info.size && cached.mtimeMs === info.mtimeMs)
-      return cached.events;
+      return cached;
     const start = Math.max(0, info.size - EVENT_TAIL_BYTES);
     const handle = await open(file, 'r');
     let text: string;
@@ -40,23 +54,37 @@ export function createRecentEventsReader(
     }
     // Reading from the middle: the first (partial) line is not an event.
     if (start > 0) text = text.slice(text.indexOf('\n') + 1);
-    const events = parseEventLines(text).slice(-limit);
-    tails.set(file, { size: info.size, mtimeMs: info.mtimeMs, events });
-    return events;
+    const parsed = parseEventLines(text);
+    const tail = {
+      size: info.size,
+      mtimeMs: info.mtimeMs,
+      events: parsed.slice(-limit),
+      kept: parsed.filter(keep),
+    };
+    tails.set(file, tail);
+    return tail;
   }
 
-  return async () => {
+  const byTime = (a: MacsEvent, b: MacsEvent) =>
+    a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0;
+
+  const read = async (): Promise<MacsEvent[]> => {
     let files: string[];
     try {
       files = (await readdir(eventsDir)).filter((f) => f.endsWith('.jsonl'));
     } catch {
+      kept = [];
       return [];
     }
     const all: MacsEvent[] = [];
-    for (const file of files.sort())
-      all.push(...(await readEventTail(path.join(eventsDir, file))));
-    return all
-      .sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0))
-      .slice(-limit);
+    const keptNow: MacsEvent[] = [];
+    for (const file of files.sort()) {
+      const tail = await readEventTail(path.join(eventsDir, file));
+      all.push(...tail.events);
+      keptNow.push(...tail.kept);
+    }
+    kept = keptNow.sort(byTime);
+    return all.sort(byTime).slice(-limit);
   };
+  return Object.assign(read, { kept: () => kept });
 }

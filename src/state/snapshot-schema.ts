@@ -177,6 +177,25 @@ export const SessionSnapshotSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * A request refused for its size (state/refused.ts): never raised, its
+ * worker gets no answer.
+ */
+export const RefusedSnapshotSchema = z.strictObject({
+  agent: z.string(),
+  /** Which limit it ran past: `maxBlockLines` or `maxBlockBytes`. */
+  reason: z.enum(['max-lines', 'max-bytes']),
+  /** When it was refused. */
+  at: isoTime,
+  /** Its start marker line. */
+  firstLine: z.string(),
+  /** Body lines and bytes read before it was given up. */
+  lines: count,
+  bytes: count,
+  /** What the person was told. */
+  message: z.string().nullable(),
+});
+
 export const SnapshotSchema = z.strictObject({
   version: z.literal(SNAPSHOT_VERSION),
   generatedAt: isoTime,
@@ -193,6 +212,12 @@ export const SnapshotSchema = z.strictObject({
   /** The approvals decided last (at most SNAPSHOT_APPROVALS), newest first, with who decided. */
   approvals: z.array(ApprovalSnapshotSchema),
   events: z.array(EventSnapshotSchema),
+  /**
+   * Requests refused for their size in the running session (the last day
+   * without one), oldest first. Always written by the reader; optional for
+   * snapshots made before it existed.
+   */
+  refused: z.array(RefusedSnapshotSchema).optional(),
 });
 
 export type AnswerSnapshot = z.infer<typeof AnswerSnapshotSchema>;
@@ -203,4 +228,5 @@ export type EventSnapshot = z.infer<typeof EventSnapshotSchema>;
 export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 export type DecisionSnapshot = z.infer<typeof DecisionSnapshotSchema>;
 export type ApprovalSnapshot = z.infer<typeof ApprovalSnapshotSchema>;
+export type RefusedSnapshot = z.infer<typeof RefusedSnapshotSchema>;
 export type Snapshot = z.infer<typeof SnapshotSchema>;

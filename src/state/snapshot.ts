@@ -9,6 +9,7 @@ import type {
 import { readPausedAgents } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from './pending.js';
+import { isRefusal, refusedSince, selectRefused } from './refused.js';
 import { createRecentEventsReader } from './snapshot-events.js';
 import { SNAPSHOT_VERSION } from './snapshot-version.js';
 import {
@@ -86,6 +87,7 @@ export function createSnapshotReader(
   const readRecentEvents = createRecentEventsReader(
     paths.events,
     options.eventLimit ?? SNAPSHOT_EVENTS,
+    isRefusal,
   );
   const readArchivedResponse = createArchivedAnswers(paths.archive);
   const prices = priceTable(options.prices);
@@ -186,6 +188,13 @@ export function createSnapshotReader(
           .sort((a, b) => b.at.localeCompare(a.at) || a.id.localeCompare(b.id))
           .slice(0, SNAPSHOT_APPROVALS),
         events: events.map(toEventSnapshot),
+        refused: selectRefused(
+          readRecentEvents.kept(),
+          refusedSince(
+            session.status === 'running' ? session.since : null,
+            now,
+          ),
+        ),
       };
     },
   };

@@ -36,6 +36,7 @@ import {
   buildDetailLines,
   selectAgentRows,
   selectItems,
+  selectRefusedRows,
   selectRequestRows,
   selectShownTimes,
   selectUsageTotal,
@@ -230,10 +231,11 @@ export function App(props: AppProps) {
       rows - 1 - FIXED_LINES,
     ),
   );
+  const refusedRows = selectRefusedRows(snapshot, now);
   const plan = planLayout({
     rows,
     agents: snapshot.agents.length,
-    requests: snapshot.requests.length,
+    requests: snapshot.requests.length + refusedRows.length,
     events: snapshot.events.length,
     panel,
     panelWant,
@@ -285,6 +287,7 @@ export function App(props: AppProps) {
       {plan.showRequests ? (
         <InboxList
           rows={selectRequestRows(snapshot, now)}
+          refused={refusedRows}
           columns={requestCols}
           selectedKey={selectedKey}
           maxRows={plan.requestRows}

@@ -65,33 +65,43 @@ export function RequestRow({ row, columns, selected }: RequestRowProps) {
 
 export interface InboxListProps {
   rows: readonly RequestRowData[];
+  /** Requests refused for their size, drawn after the open ones. */
+  refused?: readonly RequestRowData[];
   columns: readonly ColumnSpec<RequestColumnKey>[];
   selectedKey: string | undefined;
   maxRows: number;
 }
 
-/** The pending requests; those waiting for a person are marked ● in yellow. */
+/**
+ * The pending requests; those waiting for a person are marked ● in yellow.
+ * Requests refused for their size follow, marked ! in red.
+ */
 export function InboxList({
   rows,
+  refused = [],
   columns,
   selectedKey,
   maxRows,
 }: InboxListProps) {
-  const selected = rows.findIndex((r) => r.key === selectedKey);
+  const shown = [...rows, ...refused];
+  const selected = shown.findIndex((r) => r.key === selectedKey);
   const { start, end } = windowRows(
-    rows.length,
+    shown.length,
     Math.max(0, selected),
     Math.max(1, maxRows),
   );
   const waiting = rows.filter((r) => r.waitingForPerson).length;
   const range =
-    rows.length > end - start ? ` ${start + 1}–${end} of ${rows.length}` : '';
+    shown.length > end - start ? ` ${start + 1}–${end} of ${shown.length}` : '';
   return (
     <Box flexDirection="column">
       <Text bold wrap="truncate">
         {`REQUESTS (${rows.length})${range}`}
         {waiting > 0 ? (
           <Text color="yellow">{`  ● ${waiting} waiting for you`}</Text>
+        ) : null}
+        {refused.length > 0 ? (
+          <Text color="red">{`  ! ${refused.length} refused`}</Text>
         ) : null}
       </Text>
       <Box>
@@ -104,12 +114,12 @@ export function InboxList({
           ),
         )}
       </Box>
-      {rows.length === 0 ? (
+      {shown.length === 0 ? (
         <Text dimColor wrap="truncate">
           {'   No pending requests.'}
         </Text>
       ) : (
-        rows
+        shown
           .slice(start, end)
           .map((row) => (
             <RequestRow

@@ -166,6 +166,28 @@ export function selectRequestRows(
   }));
 }
 
+/**
+ * Requests refused for their size (issue 25): drawn under the open ones as
+ * red `refused` rows that say why; never selectable (nothing to answer).
+ */
+export function selectRefusedRows(
+  snapshot: Snapshot,
+  now: number,
+): RequestRowData[] {
+  return (snapshot.refused ?? []).map((r, i) => ({
+    key: `refused:${r.agent}:${r.at}:${String(i)}`,
+    id: '',
+    agent: r.agent,
+    type: r.reason,
+    age: formatAgeAt(r.at, now),
+    firstLine: `too long (${r.reason === 'max-bytes' ? `${String(r.bytes)}+ bytes` : `${String(r.lines)}+ lines`}), never raised; tell it: macs send ${r.agent} … · ${r.firstLine}`,
+    status: 'refused',
+    colour: 'red',
+    waitingForPerson: false,
+    high: true,
+  }));
+}
+
 /** Newest last, at most `limit`. */
 export function selectEventRows(
   events: readonly EventSnapshot[],
@@ -356,5 +378,6 @@ export function selectShownTimes(snapshot: Snapshot): string[] {
     times.push(r.detectedAt);
     if (r.answer?.receivedAt) times.push(r.answer.receivedAt);
   }
+  for (const r of snapshot.refused ?? []) times.push(r.at);
   return times;
 }

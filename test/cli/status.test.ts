@@ -13,6 +13,7 @@ import { buildProgram } from '../../src/cli/program.js';
 import { createContext } from '../../src/cli/common.js';
 import type { CliDeps } from '../../src/cli/options.js';
 import { runStatus } from '../../src/cli/status.js';
+import { formatStatusText } from '../../src/cli/status-text.js';
 import type { StatusTerminal } from '../../src/cli/types.js';
 import { createStatusIntents } from '../../src/cli/status-live.js';
 import { createAttentionBell } from '../../src/cli/status-attention.js';
@@ -119,6 +120,28 @@ describe('macs status --json', () => {
     );
     const missing = [...fields].filter((f) => !documented.has(f));
     expect(missing).toEqual([]);
+  });
+
+  it('the plain-text summary lists requests refused for their size (issue 25, point 5)', () => {
+    const text = formatStatusText(
+      makeSnapshot({
+        refused: [
+          {
+            agent: 'worker-1',
+            reason: 'max-lines',
+            at: new Date(Date.now() - 5_000).toISOString(),
+            firstLine: '<<CONTROLLER_REQUEST id=big>>',
+            lines: 501,
+            bytes: 2000,
+            message: null,
+          },
+        ],
+      }),
+      Date.now(),
+    ).join('\n');
+    expect(text).toMatch(
+      /refused, never raised \(the worker gets no answer; tell it with macs send\):\n\d+s {2}worker-1 {2}too many lines {2}<<CONTROLLER_REQUEST id=big>>/,
+    );
   });
 
   it('without a terminal prints a plain-text summary', async () => {

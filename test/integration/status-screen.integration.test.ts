@@ -54,6 +54,8 @@ const AGENTS = ['worker-1', 'worker-2'];
 const AGENT_ROW = /^(?:› | {2})(worker-\d+) /;
 /** A request's row: the selection mark, its own mark, its age. */
 const REQUEST_ROW = /^[› ][●! ] +\d+[smh]/;
+/** A refused request's row: marked !, its reason, `refused`. */
+const REFUSED_ROW = /^ ! +\d+[smh] .*max-lines +refused +too long/;
 
 /**
  * What a person sees in a view, checked part by part; returns the reasons
@@ -62,7 +64,7 @@ const REQUEST_ROW = /^[› ][●! ] +\d+[smh]/;
 function problemsOf(
   screen: string,
   view: View,
-  expected: { pending: number; answering?: string },
+  expected: { pending: number; answering?: string; refused?: number },
 ): string[] {
   const problems: string[] = [];
   const lines = screen.replace(/\n+$/, '').split('\n');
@@ -124,10 +126,23 @@ function problemsOf(
   } else {
     if (agentsAt >= 0 && requestsAt < agentsAt)
       problems.push('the requests are above the agents');
+    const refused = expected.refused ?? 0;
     const rows = count((l) => REQUEST_ROW.test(l));
     const none = count((l) => l.includes('No pending requests.'));
     const title = lines[requestsAt] ?? '';
-    if (expected.pending === 0) {
+    // A refused request: a row of its own under the pending ones, and the
+    // title says how many (issue 25, point 5).
+    const refusedRows = count((l) => REFUSED_ROW.test(l));
+    if (refusedRows !== refused)
+      problems.push(`${refusedRows} refused rows for ${refused} refused`);
+    if (refused > 0 && !title.includes(`! ${refused} refused`))
+      problems.push(`the requests title does not say ${refused} refused`);
+    if (expected.pending === 0 && refused > 0) {
+      if (none !== 0 || rows !== refused)
+        problems.push(
+          `${rows} request rows and "No pending requests." ${none} times, ${refused} refused`,
+        );
+    } else if (expected.pending === 0) {
       if (none !== 1 || rows !== 0)
         problems.push(
           `${rows} request rows and "No pending requests." ${none} times, none pending`,
@@ -241,7 +256,7 @@ describe('the live status view in real tmux panes of several sizes', () => {
    * views are checked side by side.
    */
   async function expectViews(
-    expected: { pending: number; answering?: string },
+    expected: { pending: number; answering?: string; refused?: number },
     only: readonly View[] = views,
     { ticks = 2, mustTick = false } = {},
   ): Promise<void> {
@@ -353,5 +368,22 @@ describe('the live status view in real tmux panes of several sizes', () => {
       '#{pane_active} #{window_active}',
     );
     expect(active?.trim()).toBe('1 1');
+  });
+
+  it('shows a request refused for its size as a row that says so, in every view', async () => {
+    // Issue 25, point 5: a block past maxBlockLines was listed by `macs
+    // inbox` only; the live view showed nothing. Strategy: worker-1 prints a
+    // start marker and 510 lines without an end; each view must show one red
+    // `refused` row (with the limit it broke) under the requests, the title
+    // counting it, nothing pending.
+    const pane = workerPanes['worker-1'] ?? '';
+    const command = `printf '%s\\n' '<<CONTROLLER_''REQUEST id=huge>>'; seq 1 510`;
+    await tmuxOn(socket, 'send-keys', '-t', pane, '-l', command);
+    await tmuxOn(socket, 'send-keys', '-t', pane, 'Enter');
+    await expectViews({ pending: 0, refused: 1 }, views, { ticks: 1 });
+    const [wide] = views as [View];
+    expect(await capture(wide)).toMatch(
+      /max-lines +refused +too long \(501\+ lines\), never raised; tell it: macs send worker-1 … · <<CONTROL/,
+    );
   });
 });

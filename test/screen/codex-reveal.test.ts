@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { BridgeEvent } from '../../src/protocol/request-parser.js';
+import type { ReaderEvent } from '../../src/screen/fingerprint.js';
 import { createScreenReader } from '../../src/screen/reader.js';
 import { LIVE_STABLE_MS } from '../../src/screen/live.js';
 
@@ -36,7 +36,7 @@ describe('a request block Codex 0.169.0 reveals line by line', () => {
     const frames = text
       .split(END_FRAME)
       .map((part, i, all) => (i < all.length - 1 ? part + END_FRAME : part));
-    const found: BridgeEvent[] = [];
+    const found: ReaderEvent[] = [];
     for (const frame of frames) {
       found.push(...(await reader.write(frame)));
       clock += 10;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BridgeEvent } from '../../src/protocol/request-parser.js';
+import type { ReaderEvent } from '../../src/screen/fingerprint.js';
 import {
   createCommittedLayer,
   type CommittedLayer,
@@ -41,7 +41,7 @@ function setup(
 
 const lines = (...text: string[]) => text.map((l) => `${l}\r\n`).join('');
 
-function requests(events: BridgeEvent[]) {
+function requests(events: ReaderEvent[]) {
   return events
     .filter((e) => e.type === 'request')
     .map((e) => ({ attributes: e.attributes, body: e.body }));

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BridgeEvent } from '../../src/protocol/request-parser.js';
+import type { ReaderEvent } from '../../src/screen/fingerprint.js';
 import { fingerprintRequest } from '../../src/screen/fingerprint.js';
 import {
   createScreenReader,
@@ -54,7 +54,7 @@ const block = (attrs: string, body: string, indent = '') =>
     .map((line) => `${line}\r\n`)
     .join('');
 
-function requests(events: BridgeEvent[]) {
+function requests(events: ReaderEvent[]) {
   return events
     .filter((e) => e.type === 'request')
     .map((e) => ({ attributes: e.attributes, body: e.body }));
@@ -100,10 +100,10 @@ interface Recording {
 async function play(
   recording: Recording,
   chunker: (text: string) => string[],
-): Promise<BridgeEvent[]> {
+): Promise<ReaderEvent[]> {
   const r = reader({ cols: recording.size[0], rows: recording.size[1] });
   const decoder = new TextDecoder();
-  const events: BridgeEvent[] = [];
+  const events: ReaderEvent[] = [];
   let pending: [number, number] | undefined;
   for (const segment of recording.segments) {
     if ('resize' in segment) {
@@ -209,7 +209,7 @@ describe('createScreenReader', () => {
     const r = reader({ cols: 60, rows: 12 });
     const frame = (n: number) =>
       `\x1b[H\x1b[2J● thinking ${n}\r\n${block('', 'Which one?', '  ')}\x1b[33m⠋\x1b[0m Working… (esc to interrupt)`;
-    const events: BridgeEvent[] = [];
+    const events: ReaderEvent[] = [];
     for (let n = 0; n < 50; n += 1) events.push(...(await r.write(frame(n))));
     events.push(...r.settle());
     expect(requests(events)).toEqual([
@@ -365,7 +365,7 @@ describe('createScreenReader', () => {
   it('warns about a dropped attribute once, with its block', async () => {
     const r = reader({ cols: 60, rows: 10 });
     const frame = `\x1b[H\x1b[2J${block('id=ok bad=$x', 'hi')}`;
-    const events: BridgeEvent[] = [];
+    const events: ReaderEvent[] = [];
     for (let n = 0; n < 5; n += 1) events.push(...(await r.write(frame)));
     events.push(...r.settle());
     expect(events.map((e) => e.type)).toEqual(['attribute-dropped', 'request']);
@@ -439,16 +439,88 @@ describe('createScreenReader', () => {
     await r.write('\x1b[2J\x1b[3J\x1b[Hnew 1\r\nnew 2');
     expect(r.recentLines(50)).toEqual(['new 1', 'new 2']);
   });
+});
 
-  it('reports the same block twice only once (a program redrawing cannot be told from one repeating itself)', async () => {
+describe('a block printed again (issue 25, point 7)', () => {
+  // Regression: the reader knew a block by its fingerprint only, so the same
+  // block printed a second time (a worker asking again under an id already
+  // answered or dismissed) was taken for a redraw and dropped without any
+  // event. Strategy: count the copies of a block there are at once (in the
+  // committed rows and on screen); one copy more than were ever seen is
+  // reported as `request-again`, and redraws (repaints, a reprint after the
+  // scrollback is cleared, a resize) never add a copy.
+  const kinds = (events: ReaderEvent[]) =>
+    events.map((e) =>
+      e.type === 'request-again' ? `again ${e.copy}` : e.type,
+    );
+
+  it('reports a second copy printed below the first, both on screen', async () => {
     const r = reader();
     const events = [
-      ...(await r.write(block('', 'same words'))),
-      ...(await r.write('something else\r\n')),
-      ...(await r.write(block('', 'same words'))),
+      ...(await r.write(
+        `$ cat req.txt\r\n${block('id=q-17', 'Migrate now?')}$ `,
+      )),
+      ...(await r.write(
+        `cat req.txt\r\n${block('id=q-17', 'Migrate now?')}$ `,
+      )),
       ...r.settle(),
     ];
-    expect(requests(events)).toHaveLength(1);
+    expect(kinds(events)).toEqual(['request', 'again 2']);
+    expect(events[1]).toEqual({
+      type: 'request-again',
+      attributes: { id: 'q-17', type: 'question' },
+      body: 'Migrate now?',
+      copy: 2,
+    });
+  });
+
+  it('reports a copy printed after the first scrolled into the scrollback, and a third', async () => {
+    const r = reader({ cols: 40, rows: 6 });
+    const filler = (n: number) =>
+      Array.from({ length: n }, (_, i) => `output ${i}\r\n`).join('');
+    const events: ReaderEvent[] = [];
+    for (let copy = 0; copy < 3; copy += 1) {
+      events.push(...(await r.write(block('', 'Same words?'))));
+      events.push(...(await r.write(filler(20))));
+    }
+    events.push(...r.settle());
+    expect(kinds(events)).toEqual(['request', 'again 2', 'again 3']);
+  });
+
+  it('never takes a redraw for a copy: repaints, a reprint after clearing the scrollback, a resize', async () => {
+    const r = reader({ cols: 60, rows: 12 });
+    const both = `${block('id=a', 'Which one?')}between\r\n${block('id=a', 'Which one?')}`;
+    const events = [...(await r.write(both)), ...r.settle()];
+    expect(kinds(events)).toEqual(['request', 'again 2']);
+    const later: ReaderEvent[] = [];
+    // A full-screen repaint, again and again.
+    for (let n = 0; n < 20; n += 1)
+      later.push(...(await r.write(`\x1b[H\x1b[2J${both}⠋ ${n}`)));
+    later.push(...r.settle());
+    // The program clears its scrollback and reprints everything, narrower.
+    r.resize(30, 12);
+    later.push(...(await r.write(`\x1b[2J\x1b[3J\x1b[H${both}`)));
+    later.push(...r.settle());
+    // A resize with nothing reprinted: the emulator re-wraps what it holds.
+    r.resize(70, 8);
+    later.push(...(await r.write('\r\n')), ...r.settle());
+    // Scrolled away into the scrollback.
+    for (let i = 0; i < 30; i += 1)
+      later.push(...(await r.write(`x ${i}\r\n`)));
+    later.push(...r.settle());
+    expect(later).toEqual([]);
+  });
+
+  it('counts the copies in a capture too, so drawing one later is no copy', async () => {
+    const r = reader();
+    const lines = [START('id=c'), 'asked twice', END];
+    const captured = r.scanLines([...lines, 'then', ...lines]);
+    expect(kinds(captured)).toEqual(['request', 'again 2']);
+    const drawn = [
+      ...(await r.write(block('id=c', 'asked twice'))),
+      ...r.settle(),
+    ];
+    expect(drawn).toEqual([]);
   });
 });
 
@@ -507,5 +579,27 @@ describe('an oversized block still on screen', () => {
     expect(await reader.write('\r\n'.repeat(40))).toEqual([]);
     now += LIVE_STABLE_MS;
     expect(reader.settle()).toEqual([]);
+  });
+  it('is reported when it has no end marker and nothing after its start has a >', async () => {
+    // Regression (issue 25, point 5, found trying it as a user): a shell
+    // printing a start marker and 510 lines (`printf …; seq 1 510`) was
+    // never refused: the screen was re-read only after output holding a
+    // `>`, and the lines past the limit came in later pieces without one.
+    // Strategy: the same output in one write (cut into pieces by the
+    // reader); the block must be held, then reported once output settles.
+    let now = 0;
+    const reader = createScreenReader({ cols: 200, rows: 50, now: () => now });
+    const text = [
+      "$ printf '%s\\n' '<<CONTROLLER_''REQUEST id=huge>>'; seq 1 510",
+      '<<CONTROLLER_REQUEST id=huge>>',
+      ...Array.from({ length: 510 }, (_, i) => String(i + 1)),
+      '$ ',
+    ].join('\r\n');
+    expect(await reader.write(text)).toEqual([]);
+    expect(reader.hasHeld()).toBe(true);
+    now += LIVE_STABLE_MS;
+    expect(reader.settle()).toEqual([
+      expect.objectContaining({ type: 'malformed', reason: 'max-lines' }),
+    ]);
   });
 });

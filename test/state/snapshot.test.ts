@@ -70,6 +70,68 @@ describe('buildSnapshot', () => {
     expect(await names()).toEqual(['asking', 'elsewhere', 'worker-1']);
   });
 
+  it('lists the requests refused for their size in the running session, however many events followed', async () => {
+    // Issue 25, point 5: a refused block was in `macs inbox` only, not in
+    // the snapshot the live view draws. Strategy: a refusal of this session
+    // followed by more events than the snapshot carries, one of an earlier
+    // session and a block restarted (not refused); only the first is listed.
+    const refusal = (ts: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        ts,
+        agent: 'worker-1',
+        type: 'request.malformed',
+        data: {
+          reason: 'max-lines',
+          lines: 500,
+          bytes: 4000,
+          firstLine: '<<CONTROLLER_REQUEST id=big>>',
+          refused: true,
+          message: "worker-1's request was refused: …",
+          pane: '%1',
+          ...extra,
+        },
+      });
+    fx.writeEvents('worker-1', [
+      refusal('2025-03-01T10:00:00.000Z'),
+      refusal('2025-03-01T11:50:00.000Z'),
+      JSON.stringify({
+        ts: '2025-03-01T11:50:01.000Z',
+        agent: 'worker-1',
+        type: 'request.malformed',
+        data: { reason: 'restarted', lines: 1, bytes: 3, firstLine: 'x' },
+      }),
+      ...Array.from({ length: 80 }, (_, i) =>
+        JSON.stringify({
+          ts: `2025-03-01T11:55:${String(i % 60).padStart(2, '0')}.000Z`,
+          agent: 'worker-1',
+          type: 'state.changed',
+          data: { to: 'working' },
+        }),
+      ),
+    ]);
+    mkdirSync(path.dirname(fx.paths.sessionFile), { recursive: true });
+    writeFileSync(
+      fx.paths.sessionFile,
+      JSON.stringify({ id: 's-3', createdAt: '2025-03-01T11:00:00.000Z' }),
+    );
+    const snapshot = await buildSnapshot(fx.paths, NOW);
+    expect(SnapshotSchema.parse(snapshot)).toEqual(snapshot);
+    expect(snapshot.events.some((e) => e.type === 'request.malformed')).toBe(
+      false,
+    );
+    expect(snapshot.refused).toEqual([
+      {
+        agent: 'worker-1',
+        reason: 'max-lines',
+        at: '2025-03-01T11:50:00.000Z',
+        firstLine: '<<CONTROLLER_REQUEST id=big>>',
+        lines: 500,
+        bytes: 4000,
+        message: "worker-1's request was refused: …",
+      },
+    ]);
+  });
+
   it('lists decided approvals, newest first, with who decided', async () => {
     await fx.writeState('worker-1', (s) => {
       s.recent = [

@@ -55,7 +55,17 @@ const events = Array.from({ length: 30 }, (_, i) =>
         : { method: 'paste', chars: 42, waitedMs: 1500 },
   }),
 );
-const snapshot = makeSnapshot({ agents, requests, events });
+// Two requests refused for their size: rows of the request list too.
+const refused = [0, 1].map((i) => ({
+  agent: `worker-${i + 1}`,
+  reason: i ? ('max-bytes' as const) : ('max-lines' as const),
+  at: ago(50_000 - i * 1000),
+  firstLine: '<<CONTROLLER_REQUEST id=a-rather-long-request-id type=question>>',
+  lines: 501,
+  bytes: 65_537,
+  message: null,
+}));
+const snapshot = makeSnapshot({ agents, requests, events, refused });
 
 const WIDTHS = [20, 27, 33, 44, 60, 80, 100];
 const HEIGHTS = [5, 6, 7, 9, 12, 15, 17, 18, 24, 40];

@@ -6,6 +6,7 @@ import {
   selectUsageTotal,
   selectEventRows,
   selectItems,
+  selectRefusedRows,
   selectRequestRows,
   whyNotAnswerable,
 } from '../../src/ui/view-model.js';
@@ -99,6 +100,38 @@ describe('selectors', () => {
       'agent:worker-1',
       'request:worker-1-q-17',
     ]);
+  });
+
+  it('refused rows: red, marked, why and what to do; never selectable (issue 25, point 5)', () => {
+    const withRefused = makeSnapshot({
+      requests: [makeRequest()],
+      refused: [
+        {
+          agent: 'worker-2',
+          reason: 'max-bytes',
+          at: ago(5_000),
+          firstLine: '<<CONTROLLER_REQUEST id=big>>',
+          lines: 40,
+          bytes: 65_540,
+          message: null,
+        },
+      ],
+    });
+    expect(selectRefusedRows(withRefused, NOW)).toEqual([
+      expect.objectContaining({
+        agent: 'worker-2',
+        type: 'max-bytes',
+        status: 'refused',
+        colour: 'red',
+        age: '5s',
+        high: true,
+        waitingForPerson: false,
+        firstLine:
+          'too long (65540+ bytes), never raised; tell it: macs send worker-2 … · <<CONTROLLER_REQUEST id=big>>',
+      }),
+    ]);
+    expect(selectItems(withRefused).map((i) => i.kind)).toEqual(['request']);
+    expect(selectRefusedRows(makeSnapshot(), NOW)).toEqual([]);
   });
 
   it('event rows: newest last, limited', () => {

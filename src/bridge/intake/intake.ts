@@ -11,6 +11,7 @@ import { open, stat } from 'node:fs/promises';
 import { createHiddenTextTracker } from '../../protocol/hidden-text.js';
 import type { BridgeEvent } from '../../protocol/request-parser.js';
 import type { ActivityTracker } from '../../screen/activity.js';
+import type { ReaderEvent } from '../../screen/fingerprint.js';
 import { createScreenReader, type ScreenReader } from '../../screen/reader.js';
 import { LIVE_STABLE_MS } from '../../screen/live.js';
 import type { PaneInfo } from '../../tmux/client.js';
@@ -35,6 +36,11 @@ export interface DetectedBlock {
   body: string;
   /** Part of the body was hidden on the screen (concealed, or invisible). */
   concealed: boolean;
+  /**
+   * Another copy of a block read before was printed (the reader's
+   * `request-again`, not a redraw): which copy.
+   */
+  again?: number;
 }
 
 export interface Intake {
@@ -121,7 +127,7 @@ export function createIntake(
   }
 
   /** Returns true when the state changed in a way that must be saved now. */
-  async function handleParsed(item: BridgeEvent): Promise<boolean> {
+  async function handleParsed(item: ReaderEvent): Promise<boolean> {
     switch (item.type) {
       case 'attribute-dropped':
         await ctx.emit({
@@ -153,6 +159,13 @@ export function createIntake(
           body: item.body,
           concealed: hiddenText.hides(item.body),
         });
+      case 'request-again':
+        return deps.onRequest({
+          attributes: item.attributes,
+          body: item.body,
+          concealed: hiddenText.hides(item.body),
+          again: item.copy,
+        });
       default: {
         const never: never = item;
         throw new Error(`unexpected parser event ${JSON.stringify(never)}`);
@@ -165,7 +178,7 @@ export function createIntake(
    * pane size (reader.sizeHint), the pane's size is read first, so the
    * redraw is drawn at the size it was made for. Runs under `serial`.
    */
-  async function readOutput(text: string): Promise<BridgeEvent[]> {
+  async function readOutput(text: string): Promise<ReaderEvent[]> {
     const r = currentReader();
     const hint = r.sizeHint(text);
     if (hint < 0 || Date.now() - lastSizeCheckAt < SIZE_CHECK_MIN_MS)
@@ -178,7 +191,7 @@ export function createIntake(
   }
 
   /** Handle what the reader found; true when the state must be saved now. */
-  async function handleFound(found: BridgeEvent[]): Promise<boolean> {
+  async function handleFound(found: ReaderEvent[]): Promise<boolean> {
     let changed = false;
     for (const item of found) changed = (await handleParsed(item)) || changed;
     if (found.length > 0) ctx.current().screenSeen = currentReader().seen();

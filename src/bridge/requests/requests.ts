@@ -12,6 +12,7 @@ import {
   checkDuplicate,
   pruneDedup,
   recordSeen,
+  type DedupVerdict,
 } from '../../protocol/dedup.js';
 import { hashBody, makeRequestId } from '../../protocol/ids.js';
 import { cleanScreenLines } from '../../screen/classify.js';
@@ -20,6 +21,7 @@ import { detectedRecord, recordStep } from '../../state/ledger.js';
 import { claimRequestId } from '../../state/request-ids.js';
 import {
   isOpenStage,
+  type AgentStateFile,
   type Priority,
   type RequestRecord,
 } from '../../state/types.js';
@@ -29,6 +31,8 @@ import { raiseRequest } from './raise.js';
 import type { RequestSteps } from './request-steps.js';
 
 const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
+
+type DedupReason = Extract<DedupVerdict, { duplicate: true }>['reason'];
 
 /** Which limit one more request would break, and by how much. */
 export interface LimitTrip {
@@ -75,6 +79,52 @@ export function overLimit(
       limit: limits.maxPendingBytes,
     };
   return undefined;
+}
+
+/**
+ * Pure: what a duplicate repeats. An open request's answer will still come;
+ * a finished one's never will (issue 25: a worker asking again under an id
+ * already answered, dismissed or expired waits for ever), so the event says
+ * `unanswered`, which request it repeats and what to do, and a person is
+ * called (bridge/route/attention.ts).
+ */
+export function describeRepeated(
+  state: Pick<AgentStateFile, 'requests' | 'recent'>,
+  input: {
+    agent: string;
+    candidate: string;
+    reason: DedupReason;
+    body: string;
+    workerId: string | undefined;
+  },
+):
+  | { unanswered: true; earlier?: string; stage?: string; message: string }
+  | Record<string, never> {
+  const { agent, candidate, reason, body, workerId } = input;
+  if (reason === 'pending') return {};
+  const open = Object.values(state.requests).find(
+    (r) =>
+      isOpenStage(r.stage) &&
+      (r.id === candidate ||
+        (workerId !== undefined && r.workerId === workerId)),
+  );
+  if (open) return {};
+  const firstLine = body.split('\n', 1)[0]?.slice(0, 120) ?? '';
+  const earlier = state.recent.find((r) =>
+    reason === 'id'
+      ? r.id === candidate || r.id.startsWith(`${candidate}.`)
+      : r.firstLine === firstLine,
+  );
+  const what =
+    reason === 'id' && workerId !== undefined
+      ? `under id ${workerId}, already used by a finished request`
+      : 'the same question as a finished request';
+  const finished = earlier ? ` (${earlier.id}, ${earlier.stage})` : '';
+  return {
+    unanswered: true,
+    ...(earlier ? { earlier: earlier.id, stage: earlier.stage } : {}),
+    message: `${agent} asked again ${what}${finished}: it is not raised, so ${agent} gets no answer; tell it with macs send ${agent} "…"`,
+  };
 }
 
 export interface Requests {
@@ -140,12 +190,23 @@ export function createRequests(
     });
     if (verdict.duplicate || s.requests[candidate]) {
       s.counters.duplicates += 1;
+      const reason = verdict.duplicate ? verdict.reason : 'id';
+      const repeated = describeRepeated(s, {
+        agent,
+        candidate,
+        reason,
+        body,
+        workerId,
+      });
       await ctx.emit({
         type: 'request.duplicate',
         requestId: candidate,
         data: {
-          reason: verdict.duplicate ? verdict.reason : 'id',
+          reason,
           ...(workerId ? { workerId } : {}),
+          ...(block.again === undefined ? {} : { printedAgain: block.again }),
+          ...repeated,
+          ...('unanswered' in repeated ? { pane } : {}),
         },
       });
       return true;

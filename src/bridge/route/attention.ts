@@ -14,8 +14,9 @@ import { showMessageNearPanes } from '../../tmux/clients.js';
  * Calling a person (SPEC §5 "a person is told whenever they are needed").
  * The bridge raises `attention` when a request starts waiting for a person
  * (routed to the file backend first, or fallen back to it) and when an
- * agent turns `approval`, `error` or `dead`, or a request is refused for its
- * size (`request.malformed` with `refused`); once per request (a marker in
+ * agent turns `approval`, `error` or `dead`, a request is refused for its
+ * size (`request.malformed` with `refused`), or a worker asks again under a
+ * finished request (`request.duplicate` with `unanswered`); once per request (a marker in
  * `.macs/attention/` survives restarts) or per state change. Each shows a
  * tmux message to the clients of the agent's session, runs the configured
  * `notify` command with the event as JSON on stdin (argv, no shell,
@@ -205,6 +206,40 @@ export function createAttention(options: AttentionOptions): Attention {
               },
             }),
           ),
+        );
+        return;
+      }
+      if (
+        event.type === 'request.duplicate' &&
+        event.data?.unanswered === true &&
+        event.requestId !== undefined
+      ) {
+        // Asked again under a finished request (requests.ts): the worker
+        // waits for an answer that will not come. Once an hour per id (the
+        // marker is pruned an hour after, as a closed request's is).
+        const { requestId } = event;
+        const message = event.data.message;
+        const pane = event.data.pane;
+        track(
+          serial(async () => {
+            if (!(await claimAttention(paths, `${requestId}.again`))) return;
+            await call({
+              agent: event.agent,
+              reason: 'asked-again',
+              requestId,
+              message:
+                typeof message === 'string'
+                  ? message
+                  : `${event.agent} asked again under a finished request`,
+              ...(typeof pane === 'string' ? { pane } : {}),
+              data: {
+                duplicate: event.data?.reason,
+                ...(typeof event.data?.earlier === 'string'
+                  ? { earlier: event.data.earlier }
+                  : {}),
+              },
+            });
+          }),
         );
         return;
       }

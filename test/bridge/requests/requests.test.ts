@@ -231,11 +231,42 @@ describe('requests: from a detected block to a routed request', () => {
     expect(submitted).toHaveLength(1);
     expect(f.state().requests).toEqual({});
     expect(f.state().counters).toMatchObject({ detected: 1, duplicates: 1 });
+    // Issue 25, point 7: the event says its answer will never come (a
+    // person is called about it, attention.ts) and which request it repeats.
     expect(f.eventsOf('request.duplicate')).toEqual([
       expect.objectContaining({
         requestId: 'w1-q1',
-        data: { reason: 'id', workerId: 'q1' },
+        data: {
+          reason: 'id',
+          workerId: 'q1',
+          unanswered: true,
+          earlier: 'w1-q1',
+          stage: first.stage,
+          message: expect.stringMatching(
+            /^w1 asked again under id q1, already used by a finished request \(w1-q1, \w+\): it is not raised, so w1 gets no answer; tell it with macs send w1/,
+          ) as unknown,
+          pane: '%5',
+        },
       }),
+    ]);
+  });
+
+  it('says a block printed again repeats a request still open, whose answer will come', async () => {
+    const { requests, submitted } = await setup();
+    const block = (again?: number) =>
+      f.ctx.serial(() =>
+        requests.onBlock({
+          attributes: { id: 'q2' },
+          body: 'still waiting?',
+          concealed: false,
+          ...(again === undefined ? {} : { again }),
+        }),
+      );
+    await block();
+    await block(2);
+    expect(submitted).toHaveLength(1);
+    expect(f.eventsOf('request.duplicate').map((e) => e.data)).toEqual([
+      { reason: 'id', workerId: 'q2', printedAgain: 2 },
     ]);
   });
 

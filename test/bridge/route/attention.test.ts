@@ -114,6 +114,48 @@ ${extra}`,
     ]);
   });
 
+  it('calls about a request asked again under a finished one, once per id, and not about one still open', async () => {
+    // Regression (issue 25, point 7): a worker that printed a dismissed
+    // request's block again got nothing and nobody was told. Strategy: the
+    // duplicate event says `unanswered`; the person is called once per id.
+    const a = attention();
+    const duplicate = (requestId: string, data: Record<string, unknown>) =>
+      a.observe({
+        ts: '2025-03-01T12:00:00.000Z',
+        agent: 'worker-1',
+        type: 'request.duplicate',
+        requestId,
+        data,
+      });
+    const unanswered = {
+      reason: 'id',
+      workerId: 'q-17',
+      unanswered: true,
+      earlier: 'worker-1-q-17',
+      stage: 'dismissed',
+      message: 'worker-1 asked again under id q-17 …',
+      pane: '%0',
+    };
+    duplicate('worker-1-q-17', unanswered);
+    duplicate('worker-1-q-17', unanswered);
+    duplicate('worker-1-q-18', { reason: 'id', workerId: 'q-18' });
+    await a.flush();
+    await attention().flush();
+    const events = await readEvents(paths, { type: 'attention' });
+    expect(events).toEqual([
+      expect.objectContaining({
+        agent: 'worker-1',
+        requestId: 'worker-1-q-17',
+        data: expect.objectContaining({
+          reason: 'asked-again',
+          message: 'worker-1 asked again under id q-17 …',
+          duplicate: 'id',
+          earlier: 'worker-1-q-17',
+        }),
+      }),
+    ]);
+  });
+
   it('ends a notify command that hangs at its timeout, and says so', async () => {
     const { argv } = notifyScript('setInterval(() => {}, 1000);');
     const a = attention({ notify: argv, notifyTimeoutSec: 1 });
