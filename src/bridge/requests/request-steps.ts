@@ -18,7 +18,7 @@ import {
   removeRequestFiles,
   writeArchivedRecord,
 } from './archive.js';
-import { originMismatch } from '../intake/pane-claim.js';
+import { originMismatch } from './origin.js';
 import { takeStep } from './take-step.js';
 
 export interface RequestSteps {
