@@ -159,6 +159,7 @@ export function createAgentContext(options: AgentContextOptions): AgentContext {
     panePid: undefined,
     incarnation() {
       return {
+        agent,
         pane,
         ...(context.panePid !== undefined ? { panePid: context.panePid } : {}),
         ...(options.session ? { session: options.session } : {}),

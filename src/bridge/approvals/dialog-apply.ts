@@ -42,6 +42,7 @@ export function createDialogApply(
     ScreenApprovalHost,
     | 'agent'
     | 'pane'
+    | 'session'
     | 'dialog'
     | 'tmux'
     | 'classify'
@@ -68,7 +69,13 @@ export function createDialogApply(
     const blocked = recordBlocker(record);
     if (blocked !== undefined) return blocked;
     const info = await tmux.paneInfo(pane).catch(() => undefined);
-    const elsewhere = paneBlocker(record, agent, pane, info);
+    // The program is checked against the one that showed the dialog
+    // (its record's pid), from the pane's facts read just now.
+    const elsewhere = paneBlocker(
+      record,
+      { agent, pane, ...(host.session ? { session: host.session } : {}) },
+      info,
+    );
     if (elsewhere !== undefined) return elsewhere;
     const screen = await tmux.capturePane(pane).catch(() => undefined);
     if (screen === undefined) return `pane ${pane} could not be read`;

@@ -14,6 +14,7 @@ import { detectedRecord } from '../../state/ledger.js';
 import type { RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { PaneInfo } from '../../tmux/client.js';
+import { checkOrigin, type AgentIncarnation } from '../requests/origin.js';
 
 /** The tool name screen approvals carry for the approval rules. */
 export const DIALOG_TOOL = 'dialog';
@@ -177,23 +178,20 @@ export function recordBlocker(record: RequestRecord): string | undefined {
 /**
  * Why the decision must not be applied to the pane as it is now (`info`:
  * its facts read just now, undefined when it is gone): undefined when the
- * same program the dialog came from runs there, for the same agent.
+ * agent as it runs now asked it (requests/origin.ts checkOrigin: session,
+ * pane, program, tag) and the program's name is still the one seen.
  */
 export function paneBlocker(
   record: RequestRecord,
-  agent: string,
-  pane: string,
+  now: AgentIncarnation,
   info: PaneInfo | undefined,
 ): string | undefined {
-  if (!info) return `pane ${pane} is gone`;
-  if (info.dead) return `the program in pane ${pane} ended`;
-  if (info.agentTag && info.agentTag !== agent)
-    return `pane ${pane} is now tagged for agent '${info.agentTag}'`;
-  if (info.pid !== record.panePid)
-    return `pane ${pane} runs another program (pid ${String(info.pid)}) than the one that showed the dialog`;
+  const origin = checkOrigin(record, now, info ?? 'gone');
+  if (origin.type !== 'asker') return origin.reason;
+  if (!info) return `pane ${now.pane} is gone`;
   const program = record.attributes.program;
   if (program && programAttribute(info.currentCommand) !== program)
-    return `pane ${pane} now runs ${info.currentCommand}, not the program that showed the dialog`;
+    return `pane ${now.pane} now runs ${info.currentCommand}, not the program that showed the dialog`;
   return undefined;
 }
 

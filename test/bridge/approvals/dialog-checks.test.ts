@@ -169,19 +169,25 @@ describe('dialog approval (pure)', () => {
 
   it('applies only to the same program in the same pane', () => {
     const record = raised();
-    expect(paneBlocker(record, 'w-1', '%3', paneInfo())).toBeUndefined();
-    expect(paneBlocker(record, 'w-1', '%3', undefined)).toBe('pane %3 is gone');
-    expect(paneBlocker(record, 'w-1', '%3', paneInfo({ dead: true }))).toBe(
+    const asker = {
+      agent: 'w-1',
+      pane: '%3',
+      ...(record.panePid !== undefined ? { panePid: record.panePid } : {}),
+      ...(record.session !== undefined ? { session: record.session } : {}),
+    };
+    expect(paneBlocker(record, asker, paneInfo())).toBeUndefined();
+    expect(paneBlocker(record, asker, undefined)).toBe('pane %3 is gone');
+    expect(paneBlocker(record, asker, paneInfo({ dead: true }))).toBe(
       'the program in pane %3 ended',
     );
-    expect(
-      paneBlocker(record, 'w-1', '%3', paneInfo({ agentTag: 'w-2' })),
-    ).toBe("pane %3 is now tagged for agent 'w-2'");
-    expect(paneBlocker(record, 'w-1', '%3', paneInfo({ pid: 1 }))).toMatch(
+    expect(paneBlocker(record, asker, paneInfo({ agentTag: 'w-2' }))).toBe(
+      "pane %3 is now tagged for agent 'w-2'",
+    );
+    expect(paneBlocker(record, asker, paneInfo({ pid: 1 }))).toMatch(
       /runs another program \(pid 1\)/,
     );
     expect(
-      paneBlocker(record, 'w-1', '%3', paneInfo({ currentCommand: 'bash' })),
+      paneBlocker(record, asker, paneInfo({ currentCommand: 'bash' })),
     ).toMatch(/now runs bash/);
   });
 
