@@ -34,7 +34,7 @@ export interface AgentProfile {
    */
   knownScreens?: boolean;
   /**
-   * The preset's permission dialog (screen approvals, screen-approvals.ts);
+   * The preset's permission dialog (approvals/dialog-approvals.ts);
    * absent: none are raised from this agent's screen.
    */
   dialog?: PresetDialog;

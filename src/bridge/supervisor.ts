@@ -50,7 +50,7 @@ import { createIntake } from './intake/intake.js';
 import { createRequestSteps } from './requests/request-steps.js';
 import { createRequests } from './requests/requests.js';
 import { corruptStateWarning, resumeRequests } from './requests/resume.js';
-import { createScreenApprovals } from './approvals/dialog-approvals.js';
+import { createDialogApprovals } from './approvals/dialog-approvals.js';
 
 export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;
@@ -130,8 +130,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   });
   // Permission dialogs on the screen (screen-approvals.ts): raised as
   // approvals, decided with the preset's keys after a fresh look.
-  const screenApprovals = profile.dialog
-    ? createScreenApprovals({
+  const dialogApprovals = profile.dialog
+    ? createDialogApprovals({
         agent,
         pane,
         config,
@@ -139,7 +139,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         tmux: options.tmux,
         ...(options.session ? { session: options.session } : {}),
         classify: profile.classify,
-        enabled: () => screenApprovalsEnabled(ctx),
+        enabled: () => dialogApprovalsEnabled(ctx),
         isPaused: (record) => ctx.current().paused || pausedByPerson(record.id),
         panePid: () => ctx.panePid,
         serial,
@@ -158,7 +158,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     steps,
     activity,
     resolveState: hooks.resolveState,
-    ...(screenApprovals ? { observeScreen: screenApprovals.observe } : {}),
+    ...(dialogApprovals ? { observeScreen: dialogApprovals.observe } : {}),
     syncSize: (info) => intake.syncSize(info),
     onIdleScreen: requests.onIdleScreen,
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
@@ -182,7 +182,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     steps,
     deliverer: options.deliverer,
     hooks,
-    ...(screenApprovals ? { applyDialog: screenApprovals.apply } : {}),
+    ...(dialogApprovals ? { applyDialog: dialogApprovals.apply } : {}),
     deliveryState: stateReader.deliveryState,
     stillAsked: answers.stillAsked,
     isPaused: pausedByPerson,
@@ -277,10 +277,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
 /**
  * Claude Code's PermissionRequest hook asks for its dialogs itself: no
- * screen approval while its hooks may be working (only once they are
+ * dialog approval while its hooks may be working (only once they are
  * known inactive), nor while a hook's approval is open.
  */
-function screenApprovalsEnabled(ctx: AgentContext): boolean {
+function dialogApprovalsEnabled(ctx: AgentContext): boolean {
   if (ctx.profile.hooks !== 'claude') return true;
   const s = ctx.current();
   const status = s.hooks?.status;

@@ -1,7 +1,7 @@
 /**
  * Pure: a permission dialog on a worker's screen as an approval request
  * (docs/backends.md, "Approvals from screens"). What a reading of the screen
- * means for the open screen approvals (one to raise, ones to expire), the
+ * means for the open dialog approvals (one to raise, ones to expire), the
  * record a new one is raised with, and why a decision must not be applied
  * to the pane as it is now (then nothing is pressed).
  */
@@ -16,7 +16,7 @@ import type { AgentStateName } from '../../config/states.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import { checkOrigin, type AgentIncarnation } from '../requests/origin.js';
 
-/** The tool name screen approvals carry for the approval rules. */
+/** The tool name dialog approvals carry for the approval rules. */
 export const DIALOG_TOOL = 'dialog';
 
 /** Screen states that say for sure no dialog is waiting. */
@@ -28,7 +28,7 @@ const NOT_A_DIALOG: readonly AgentStateName[] = [
 ];
 
 /**
- * What the screen approvals remember between readings (shared by raising
+ * What the dialog approvals remember between readings (shared by raising
  * and applying them).
  */
 export interface DialogMemory {
@@ -43,11 +43,11 @@ export interface DialogMemory {
 }
 
 /** Is this a request raised from a dialog on the screen? */
-export function isScreenApproval(record: RequestRecord): boolean {
+export function isDialogApproval(record: RequestRecord): boolean {
   return record.origin === 'screen';
 }
 
-/** The fingerprint a screen approval was raised with. */
+/** The fingerprint a dialog approval was raised with. */
 export function fingerprintOf(record: RequestRecord): string | undefined {
   return record.approval?.fingerprint ?? record.attributes.fingerprint;
 }
@@ -69,7 +69,7 @@ export function isDefinite(
 }
 
 /**
- * Why an open screen approval ends after a reading (its dialog left the
+ * Why an open dialog approval ends after a reading (its dialog left the
  * screen or changed before a decision), or undefined when it stays. An
  * answered one is left alone: it is re-checked when it is applied, at once.
  */
@@ -89,7 +89,7 @@ export function staleReason(
 
 /**
  * Does the dialog read call for a new request: not the settled one, and
- * none of the open screen approvals asks it already?
+ * none of the open dialog approvals asks it already?
  */
 export function isNewDialog(
   reading: DialogReading,
@@ -115,7 +115,7 @@ export interface DialogSighting {
   detectedAt: string;
 }
 
-/** The record of a new screen approval. */
+/** The record of a new dialog approval. */
 export function dialogApprovalRecord(sighting: DialogSighting): RequestRecord {
   const { reading } = sighting;
   return detectedRecord({
@@ -146,7 +146,7 @@ export function dialogApprovalRecord(sighting: DialogSighting): RequestRecord {
   });
 }
 
-/** What the `request.detected` event of a screen approval says. */
+/** What the `request.detected` event of a dialog approval says. */
 export function dialogDetectedData(
   record: RequestRecord,
   logOffset: number,
@@ -164,7 +164,7 @@ export function dialogDetectedData(
 }
 
 /**
- * Why a screen approval's decision can never be applied, from its record
+ * Why a dialog approval's decision can never be applied, from its record
  * alone: no fingerprint to check the dialog by, or no program to check the
  * pane by. Undefined when it may be checked.
  */

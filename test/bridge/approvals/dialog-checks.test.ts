@@ -6,7 +6,7 @@ import {
   fingerprintOf,
   isDefinite,
   isNewDialog,
-  isScreenApproval,
+  isDialogApproval,
   paneBlocker,
   programAttribute,
   recordBlocker,
@@ -101,8 +101,8 @@ describe('dialog approval (pure)', () => {
       panePid: 4242,
       session: 's1',
     });
-    expect(isScreenApproval(record)).toBe(true);
-    expect(isScreenApproval({ ...record, origin: 'hook' })).toBe(false);
+    expect(isDialogApproval(record)).toBe(true);
+    expect(isDialogApproval({ ...record, origin: 'hook' })).toBe(false);
     expect(dialogDetectedData(record, 77)).toEqual({
       type: 'approval',
       priority: 'high',
