@@ -16,7 +16,7 @@ import type { AgentStateName } from '../../config/states.js';
 import type { AgentContext } from '../agent-context.js';
 import type { ConfirmResult, Deliverer, Typing } from '../../typist/typist.js';
 import type { RequestSteps } from '../requests/request-steps.js';
-import { isDialogApproval } from '../approvals/dialog-checks.js';
+import { isDialogApproval } from '../requests/origin.js';
 
 /** With working hooks, a confirmation waits this long for UserPromptSubmit. */
 const HOOK_CONFIRM_WAIT_MS = 3_000;

@@ -22,10 +22,10 @@ import {
   dialogDetectedData,
   isDefinite,
   isNewDialog,
-  isDialogApproval,
   staleReason,
   type DialogMemory,
 } from './dialog-checks.js';
+import { isDialogApproval } from '../requests/origin.js';
 import { raiseRequest } from '../requests/raise.js';
 
 import type { DialogApprovalHost } from './types.js';

@@ -42,11 +42,6 @@ export interface DialogMemory {
   lastActionAt: number;
 }
 
-/** Is this a request raised from a dialog on the screen? */
-export function isDialogApproval(record: RequestRecord): boolean {
-  return record.origin === 'screen';
-}
-
 /** The fingerprint a dialog approval was raised with. */
 export function fingerprintOf(record: RequestRecord): string | undefined {
   return record.approval?.fingerprint ?? record.attributes.fingerprint;

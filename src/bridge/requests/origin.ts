@@ -88,3 +88,10 @@ function fromRecord(
     return `the program in pane ${now.pane} was restarted since it asked (pid ${record.panePid}, now ${now.panePid})`;
   return undefined;
 }
+
+/** Is this a request raised from a dialog on the screen? */
+export function isDialogApproval(
+  record: Pick<RequestRecord, 'origin'>,
+): boolean {
+  return record.origin === 'screen';
+}

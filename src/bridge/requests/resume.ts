@@ -14,7 +14,7 @@ import type { AgentContext } from '../agent-context.js';
 import { removeRequestFiles } from './archive.js';
 import { composerHolds } from '../../typist/pane-composer.js';
 import type { RequestSteps } from './request-steps.js';
-import { isDialogApproval } from '../approvals/dialog-checks.js';
+import { isDialogApproval } from './origin.js';
 
 /**
  * The state file could not be read: it was moved aside and the state

@@ -1,3 +1,4 @@
+import { isDialogApproval } from '../../../src/bridge/requests/origin.js';
 import { describe, expect, it } from 'vitest';
 import {
   DIALOG_TOOL,
@@ -6,7 +7,6 @@ import {
   fingerprintOf,
   isDefinite,
   isNewDialog,
-  isDialogApproval,
   paneBlocker,
   programAttribute,
   recordBlocker,
