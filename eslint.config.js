@@ -60,24 +60,57 @@ const LAYERS = {
   ],
 };
 const FOLDERS = [...Object.keys(LAYERS), 'cli'];
-const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
+
+// The rooms of src/bridge/, along a request's path (docs/architecture.md):
+// which other rooms each room's modules may import values from. No room
+// imports the supervisor (it wires them, one factory per room); rooms
+// hand each other values through it, or share types (a type-only import
+// may cross, as long as it makes no cycle: test/lint/cycles.test.ts).
+const ROOMS = {
+  requests: [], // where a request is recorded: raise, the ledger's steps
+  route: [], // the answerers, tried in order
+  answers: ['requests'], // an answer taken once, typed, each step recorded
+  approvals: ['requests'], // raised through requests/raise.ts
+  // The hook link hands what a hook left to hook deliveries and approvals.
+  agent: ['answers', 'approvals'],
+  intake: ['agent'], // its reader settles with the state readings
+  usage: ['route'], // a person called through route/attention.ts
+};
+// One process for many agents: runs a supervisor per agent.
+const FLEET = 'fleet';
+const ROOM_NAMES = [...Object.keys(ROOMS), FLEET];
+
+/** The patterns a folder of src/ may not import (LAYERS). */
+function layerGroup(folder, allowed) {
   const banned = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
   return {
-    files: [`src/${folder}/**`],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: banned.flatMap((f) => [`../${f}/*`, `../../${f}/*`]),
-              allowTypeImports: true,
-              message: `src/${folder}/ may import only from ${['errors.ts', 'log/', ...allowed.map((f) => `${f}/`)].join(', ')} (LAYERS in eslint.config.js).`,
-            },
-          ],
-        },
-      ],
-    },
+    group: banned.flatMap((f) => [`../${f}/*`, `../../${f}/*`]),
+    allowTypeImports: true,
+    message: `src/${folder}/ may import only from ${['errors.ts', 'log/', ...allowed.map((f) => `${f}/`)].join(', ')} (LAYERS in eslint.config.js).`,
+  };
+}
+const restrictImports = (patterns) => ({
+  '@typescript-eslint/no-restricted-imports': ['error', { patterns }],
+});
+const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
+  files: [`src/${folder}/**`],
+  rules: restrictImports([layerGroup(folder, allowed)]),
+}));
+// A room's files keep the bridge's layer (its patterns cover both depths)
+// and may not import the rooms outside theirs.
+const bridgeLayer = layerGroup('bridge', LAYERS.bridge);
+const roomRules = Object.entries(ROOMS).map(([room, allowed]) => {
+  const banned = ROOM_NAMES.filter((r) => r !== room && !allowed.includes(r));
+  return {
+    files: [`src/bridge/${room}/**`],
+    rules: restrictImports([
+      bridgeLayer,
+      {
+        group: [...banned.map((r) => `../${r}/*`), '../supervisor.js'],
+        allowTypeImports: true,
+        message: `src/bridge/${room}/ may import values only from the rooms ${allowed.map((r) => `${r}/`).join(', ') || '(none)'} and the bridge's shared modules, never the supervisor (ROOMS in eslint.config.js).`,
+      },
+    ]),
   };
 });
 
@@ -141,6 +174,7 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  ...roomRules,
   {
     files: ['src/**/*.ts', 'src/**/*.tsx'],
     ignores: [

@@ -18,7 +18,7 @@ import type { AgentStateFile } from '../state/types.js';
 import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { DeliveryRules } from '../typist/typist.js';
-import type { AgentIncarnation } from './intake/pane-claim.js';
+import type { AgentIncarnation } from './requests/origin.js';
 
 /** What the supervisor needs to know about the agent's kind (from its preset). */
 export interface AgentProfile {
@@ -34,7 +34,7 @@ export interface AgentProfile {
    */
   knownScreens?: boolean;
   /**
-   * The preset's permission dialog (screen approvals, screen-approvals.ts);
+   * The preset's permission dialog (approvals/dialog-approvals.ts);
    * absent: none are raised from this agent's screen.
    */
   dialog?: PresetDialog;
@@ -74,7 +74,7 @@ export interface AgentContext {
   markStopped: () => void;
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   panePid: number | undefined;
-  /** Who may take an answer now (pane-claim.ts originMismatch). */
+  /** Who may take an answer now (requests/origin.ts). */
   incarnation: () => AgentIncarnation;
 }
 
@@ -159,6 +159,7 @@ export function createAgentContext(options: AgentContextOptions): AgentContext {
     panePid: undefined,
     incarnation() {
       return {
+        agent,
         pane,
         ...(context.panePid !== undefined ? { panePid: context.panePid } : {}),
         ...(options.session ? { session: options.session } : {}),

@@ -1,14 +1,19 @@
 /**
- * One agent's supervision, wired from its stages along the request's path:
+ * One agent's supervision. Its imports are the rooms a request goes
+ * through, in order, one factory each:
  *
- *   capture.ts      the pane piped into its log
- *   intake.ts       the log drawn on a screen reader → request blocks
- *   requests.ts     a block → a recorded, routed request
- *   answers.ts      an answer from a backend → recorded, handed on
- *   delivery.ts     an answer → typed, submitted, confirmed, archived
- *   agent-state.ts  the agent's state, from screen, activity and hooks
- *   hook-link.ts, screen-approvals.ts   approvals asked by hooks or dialogs
- *   resume.ts       a restarted bridge carries the open requests on
+ *   intake/     the pane piped into its log, read on a screen → blocks
+ *   requests/   a block (or a hook's or a dialog's approval) → a request
+ *               recorded (raise.ts, the ledger's steps), routed; resumed
+ *               after a restart
+ *   route/      (the `backend` given: route/dispatch-backend.ts, created
+ *               by the fleet) the answerers tried in order
+ *   answers/    an answer taken once → typed through the typist's phases
+ *               (delivery.ts), each recorded; or a decision file
+ *   approvals/  a permission dialog on the screen → an approval; its
+ *               decision pressed as keys after a fresh look
+ *   agent/      the agent's state, from screen, activity and hooks
+ *   usage/      (wired beside it, cli/bridge-usage.ts) what the agent used
  *
  * They share one AgentContext (agent-context.ts): the state in memory, the
  * event log, and the queue that orders every change. Every step leaves an
@@ -32,25 +37,21 @@ import {
 } from '../state/request-ids.js';
 import { acquireAgentLock, loadAgentState } from '../state/store.js';
 import type { AgentStateFile } from '../state/types.js';
+import type { Deliverer } from '../typist/typist.js';
 import {
   createAgentContext,
   type AgentContext,
   type AgentContextOptions,
 } from './agent-context.js';
+import { createIntakeRoom, type Capture, type Intake } from './intake/index.js';
 import {
-  ACTIVITY_QUIET_MS,
-  createAgentStateReader,
-} from './agent/agent-state.js';
-import { createAnswers } from './answers/answers.js';
-import { createCapture } from './intake/capture.js';
-import type { Deliverer } from '../typist/typist.js';
-import { createDelivery } from './answers/delivery.js';
-import { createHookLink } from './agent/hook-link.js';
-import { createIntake } from './intake/intake.js';
-import { createRequestSteps } from './requests/request-steps.js';
-import { createRequests } from './requests/requests.js';
-import { corruptStateWarning, resumeRequests } from './requests/resume.js';
-import { createScreenApprovals } from './approvals/dialog-approvals.js';
+  corruptStateWarning,
+  createRequestsRoom,
+  resumeRequests,
+} from './requests/index.js';
+import { createAnswersRoom } from './answers/index.js';
+import { createDialogApprovals } from './approvals/index.js';
+import { ACTIVITY_QUIET_MS, createAgentRoom } from './agent/index.js';
 
 export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;
@@ -60,7 +61,7 @@ export interface SupervisorOptions extends AgentContextOptions {
    * Told once when the agent's pane no longer exists (killed, its window
    * closed) while its tmux server runs: a pane id never comes back, so a
    * single-agent bridge stops with this error. `macs bridge --all` leaves it
-   * out and follows the agent to a new pane itself (multi.ts).
+   * out and follows the agent to a new pane itself (fleet/fleet.ts).
    */
   onPaneGone?: (error: AgentError) => void;
 }
@@ -104,34 +105,17 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       data: { reason: 'paused' },
     });
   });
-  // The stages reach each other through these late-bound names: each is
+  // The rooms reach each other through these late-bound names: each is
   // created below, before anything runs.
-  const steps = createRequestSteps(ctx, (id) => delivery.callOff(id));
-  const requests = createRequests(ctx, {
-    steps,
+  const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
     hides: (text) => intake.hides(text),
+    callOffDelivery: (id) => delivery.callOff(id),
   });
-  // Agent hooks (hook-link.ts, docs/hooks.md): their state wins over the
-  // screen; Stop-hook deliveries, confirmations and approvals arrive as files.
-  const hooks = createHookLink({
-    agent,
-    paths,
-    config,
-    preset: profile.preset,
-    log,
-    serial,
-    current: ctx.current,
-    emit: ctx.emit,
-    saveNow: ctx.saveNow,
-    finish: steps.finish,
-    route: requests.route,
-    refreshState: () => stateReader.readState(),
-  });
-  // Permission dialogs on the screen (screen-approvals.ts): raised as
-  // approvals, decided with the preset's keys after a fresh look.
-  const screenApprovals = profile.dialog
-    ? createScreenApprovals({
+  // Permission dialogs on the screen: raised as approvals, decided with the
+  // preset's keys after a fresh look.
+  const dialogApprovals = profile.dialog
+    ? createDialogApprovals({
         agent,
         pane,
         config,
@@ -139,7 +123,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         tmux: options.tmux,
         ...(options.session ? { session: options.session } : {}),
         classify: profile.classify,
-        enabled: () => screenApprovalsEnabled(ctx),
+        enabled: () => dialogApprovalsEnabled(ctx),
         isPaused: (record) => ctx.current().paused || pausedByPerson(record.id),
         panePid: () => ctx.panePid,
         serial,
@@ -154,37 +138,27 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         finish: steps.finish,
       })
     : undefined;
-  const stateReader = createAgentStateReader(ctx, {
+  const { hooks, stateReader } = createAgentRoom(ctx, {
     steps,
     activity,
-    resolveState: hooks.resolveState,
-    ...(screenApprovals ? { observeScreen: screenApprovals.observe } : {}),
+    route: requests.route,
+    ...(dialogApprovals ? { observeScreen: dialogApprovals.observe } : {}),
     syncSize: (info) => intake.syncSize(info),
     onIdleScreen: requests.onIdleScreen,
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
   });
-  const capture = createCapture(ctx, {
-    scanHistory: () => intake.scanHistory(),
-    notePaneGone: stateReader.notePaneGone,
-  });
-  const intake = createIntake(ctx, {
-    capture,
+  const { capture, intake } = createIntakeRoom(ctx, {
     activity,
     onRequest: requests.onBlock,
     afterOutput: stateReader.afterOutput,
+    notePaneGone: stateReader.notePaneGone,
   });
-  const answers = createAnswers(ctx, {
-    steps,
-    decideByHook: hooks.decideApproval,
-    deliver: (record) => delivery.schedule(record),
-  });
-  const delivery = createDelivery(ctx, {
+  const { answers, delivery } = createAnswersRoom(ctx, {
     steps,
     deliverer: options.deliverer,
     hooks,
-    ...(screenApprovals ? { applyDialog: screenApprovals.apply } : {}),
+    ...(dialogApprovals ? { applyDialog: dialogApprovals.apply } : {}),
     deliveryState: stateReader.deliveryState,
-    stillAsked: answers.stillAsked,
     isPaused: pausedByPerson,
     notePaneGone: stateReader.notePaneGone,
   });
@@ -277,10 +251,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
 /**
  * Claude Code's PermissionRequest hook asks for its dialogs itself: no
- * screen approval while its hooks may be working (only once they are
+ * dialog approval while its hooks may be working (only once they are
  * known inactive), nor while a hook's approval is open.
  */
-function screenApprovalsEnabled(ctx: AgentContext): boolean {
+function dialogApprovalsEnabled(ctx: AgentContext): boolean {
   if (ctx.profile.hooks !== 'claude') return true;
   const s = ctx.current();
   const status = s.hooks?.status;
@@ -300,8 +274,8 @@ async function begin(
     capture,
     intake,
   }: {
-    capture: ReturnType<typeof createCapture>;
-    intake: ReturnType<typeof createIntake>;
+    capture: Capture;
+    intake: Intake;
   },
 ): Promise<{ newPipe: boolean; started: Omit<EventInput, 'agent'> }> {
   const { agent, pane, paths, profile, log } = ctx;

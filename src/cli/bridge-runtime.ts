@@ -1,7 +1,7 @@
 /**
  * What `macs bridge` runs once its options are parsed and its agents known,
  * for one pane or for a whole session alike: one bridge for a fleet of
- * agents (bridge/multi.ts; a single pane is a fleet of one), its answerers,
+ * agents (bridge/fleet/fleet.ts; a single pane is a fleet of one), its answerers,
  * its event lines on stdout and calls for a person, until Ctrl-C, the tmux
  * server's end, or (for a single pane) that pane gone for good.
  */

@@ -4,7 +4,7 @@
  * submit key (was the submission taken?) and after a restart (did a killed
  * bridge leave its text unsubmitted?). Only the last few characters of the
  * text are looked for, without spaces, since a program may wrap, indent or
- * redraw what was typed. Pure: `bridge/pane-composer.ts` reads the pane.
+ * redraw what was typed. Pure: `pane-composer.ts` reads the pane.
  */
 import { sanitizeText } from '../protocol/sanitize.js';
 

@@ -4,7 +4,7 @@
  * the screen turning `working`, the composer letting go of the text, or any
  * change when the text was not to be seen), and preferring the hook's word
  * when it follows the screen's soon. Deciding to press the key again is
- * the deliverer's (`bridge/deliver.ts`); the text itself is never typed
+ * the typist's (`typist.ts`); the text itself is never typed
  * twice.
  */
 import { setTimeout as delay } from 'node:timers/promises';

@@ -2,7 +2,7 @@
  * Reading a live pane's composer through tmux: the view a delivery compares
  * before and after its submit key (screen, composer, cursor), and, after a
  * restart, whether a pane's composer still holds text a killed bridge typed
- * (`composerHolds`). What counts as the composer is `bridge/composer.ts`.
+ * (`composerHolds`). What counts as the composer is `composer.ts`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TmuxClient } from '../tmux/client.js';

@@ -1,7 +1,8 @@
 /**
  * The typist's types: what a typing is asked (DeliveryRequest), how it is
- * confirmed, what it returns. Apart from typist.ts so that its phases
- * (wait-typeable.ts, confirm-submit.ts) take them without importing it.
+ * confirmed, what each phase returns (Typing) and what a whole delivery
+ * returns. Apart from typist.ts so that its phases (wait-typeable.ts,
+ * confirm-submit.ts) take them without importing it.
  */
 import type { AgentStateName } from '../config/states.js';
 
@@ -61,28 +62,11 @@ export interface DeliveryRequest {
   confirm?: ConfirmOptions;
   /** Delivery to this agent is paused by a person. */
   isPaused?: () => boolean;
-  /** Report (once) that the agent has been busy longer than this. */
-  deliverTimeoutMs?: number;
-  onWaitingTooLong?: (
-    state: AgentStateName,
-    waitedMs: number,
-  ) => void | Promise<void>;
   /**
-   * Called after waiting, right before the first keystroke. Resolving to
-   * `false` types nothing (someone else delivered the text: the agent's Stop
-   * hook) and the result is `aborted`.
+   * Report (once) that the agent has been busy longer than this: the wait
+   * phase returns a `busy` result, and goes on when called again.
    */
-  beforeType?: () => void | boolean | Promise<void | boolean>;
-  /** Called once the text is in the pane, before the submit key. */
-  afterPaste?: () => void | Promise<void>;
-  /** Called right before the submit key is pressed the first time. */
-  beforeSubmit?: () => void | Promise<void>;
-  /** Called once the submit key has been pressed the first time. */
-  onSubmitted?: (delivery: {
-    method: 'paste' | 'literal';
-    chars: number;
-    waitedMs: number;
-  }) => void | Promise<void>;
+  deliverTimeoutMs?: number;
   /** Give up waiting (the bridge is stopping). */
   signal?: AbortSignal;
 }
@@ -114,7 +98,69 @@ export type DeliveryResult =
   | { type: 'pane-gone'; state: AgentStateName }
   | { type: 'aborted' };
 
+/** How text goes in: one paste, or `send-keys -l` for a short line. */
+export type TypingMethod = 'paste' | 'literal';
+
+/** The wait phase: the agent may be typed into now, or why not. */
+export type WaitResult =
+  | { phase: 'waited'; waitedMs: number }
+  /** Busy longer than `deliverTimeoutMs` (once): wait again to go on. */
+  | { phase: 'busy'; state: AgentStateName; waitedMs: number }
+  /** Nothing left to type once sanitized: nothing was waited for. */
+  | { phase: 'empty' }
+  | { phase: 'gone' }
+  | { phase: 'aborted' };
+
+/** The text is in the pane (not submitted yet), or the pane went away. */
+export type TypeResult =
+  { phase: 'typed'; method: TypingMethod; chars: number } | { phase: 'gone' };
+
+/** The preset's submit delay is over: the key may be pressed now. */
+export type SubmitDueResult = { phase: 'due' } | { phase: 'gone' };
+
+/**
+ * The submit key was pressed once (the text may be in: it is never typed
+ * again). `watchable`: a confirmation can be watched for (asked, and the
+ * pane's program was still running just before the key).
+ */
+export type SubmitResult =
+  | {
+      phase: 'submitted';
+      method: TypingMethod;
+      chars: number;
+      waitedMs: number;
+      submits: number;
+      watchable: boolean;
+    }
+  | { phase: 'gone' };
+
+/** Whether the agent was seen taking the text, and how many presses it took. */
+export type ConfirmResult =
+  | { phase: 'confirmed'; confirmation: ConfirmSignal; submits: number }
+  | { phase: 'unconfirmed'; submits: number };
+
+/**
+ * One turn at a pane, phase by phase; each phase returns what happened and
+ * the caller records it before asking for the next. Call them in order:
+ * `waitTypeable` (again after `busy`), `type`, `awaitSubmit`, `submit`,
+ * then `confirm` when the submission is `watchable`; `end` in any case.
+ */
+export interface Typing {
+  waitTypeable(): Promise<WaitResult>;
+  type(): Promise<TypeResult>;
+  awaitSubmit(): Promise<SubmitDueResult>;
+  submit(): Promise<SubmitResult>;
+  confirm(): Promise<ConfirmResult>;
+  /** Let the next typing into this pane begin. */
+  end(): void;
+}
+
 export interface Deliverer {
-  /** Deliver text to a pane; deliveries to one pane run one at a time, in order. */
+  /**
+   * Take this pane's turn (typings into one pane run one at a time, in
+   * order) and return its phases; the caller calls `end` when done.
+   */
+  begin(request: DeliveryRequest): Promise<Typing>;
+  /** Every phase in a row, a long wait unreported: the whole delivery. */
   deliver(request: DeliveryRequest): Promise<DeliveryResult>;
 }

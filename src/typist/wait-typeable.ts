@@ -76,17 +76,30 @@ const SHELL_SETTLE_READINGS = 3;
 /** How often the shell is read while it settles. */
 const SHELL_READ_MS = 100;
 
+/** The agent has been waited for longer than `deliverTimeoutMs` (once). */
+export interface BusyReport {
+  phase: 'busy';
+  state: AgentStateName;
+  waitedMs: number;
+}
+
+/** How a wait ended: typeable (and whether a mode is to be left), or not. */
+export type WaitOutcome = { inMode: boolean } | 'gone' | 'aborted';
+
 /**
  * Waits until the agent may be typed into, reading its state every
  * `pollMs`; then whether the pane is in a mode (copy mode) to leave first.
- * `gone` for a dead pane, `aborted` once the request's signal fires.
+ * `gone` for a dead pane, `aborted` once the request's signal fires. An
+ * agent busy for longer than `deliverTimeoutMs` is reported once, as a
+ * value yielded on the way (the caller records it and asks for the next
+ * value, the wait going on where it was).
  */
-export async function waitTypeable(
+export async function* waitingTypeable(
   tmux: TmuxClient,
   request: DeliveryRequest,
   started: number,
   pollMs: number,
-): Promise<{ inMode: boolean } | 'gone' | 'aborted'> {
+): AsyncGenerator<BusyReport, WaitOutcome> {
   const quietMs = request.unknownQuietMs ?? 0;
   let reported = false;
   let quietScreen: string | undefined;
@@ -150,7 +163,7 @@ export async function waitTypeable(
       waited > request.deliverTimeoutMs
     ) {
       reported = true;
-      await request.onWaitingTooLong?.(state, waited);
+      yield { phase: 'busy', state, waitedMs: waited };
     }
     try {
       const wait =
@@ -159,5 +172,19 @@ export async function waitTypeable(
     } catch {
       return 'aborted';
     }
+  }
+}
+
+/** {@link waitingTypeable} to its end, reports of a long wait left unread. */
+export async function waitTypeable(
+  tmux: TmuxClient,
+  request: DeliveryRequest,
+  started: number,
+  pollMs: number,
+): Promise<WaitOutcome> {
+  const waiting = waitingTypeable(tmux, request, started, pollMs);
+  for (;;) {
+    const next = await waiting.next();
+    if (next.done === true) return next.value;
   }
 }

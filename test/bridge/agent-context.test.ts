@@ -112,27 +112,37 @@ describe('agent context', () => {
     expect(await f.saved()).toBeUndefined();
   });
 
-  it('incarnation: the pane, the pid of its program once known, and the session', async () => {
+  it('incarnation: the agent, the pane, the pid of its program once known, and the session', async () => {
     f = await createStageFixture({ session: 's-9' });
     const { ctx } = f;
     expect(ctx.incarnation()).toEqual({
+      agent: 'w1',
       pane: '%5',
       panePid: 4242,
       session: 's-9',
     });
     ctx.panePid = 5000;
     expect(ctx.incarnation()).toEqual({
+      agent: 'w1',
       pane: '%5',
       panePid: 5000,
       session: 's-9',
     });
     ctx.panePid = undefined;
-    expect(ctx.incarnation()).toEqual({ pane: '%5', session: 's-9' });
+    expect(ctx.incarnation()).toEqual({
+      agent: 'w1',
+      pane: '%5',
+      session: 's-9',
+    });
   });
 
   it('incarnation has no session outside `macs start`', async () => {
     f = await createStageFixture();
-    expect(f.ctx.incarnation()).toEqual({ pane: '%5', panePid: 4242 });
+    expect(f.ctx.incarnation()).toEqual({
+      agent: 'w1',
+      pane: '%5',
+      panePid: 4242,
+    });
     expect(f.ctx.session).toBeUndefined();
   });
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   createDeliverer,
   DEFAULT_DELIVERY_RULES,
+  typeAll,
   type DeliveryRequest,
+  type DeliveryResult,
+  type Typing,
 } from '../../src/typist/typist.js';
 import { composerHolds } from '../../src/typist/pane-composer.js';
 import type { AgentStateName } from '../../src/config/states.js';
@@ -82,6 +85,95 @@ function request(
   };
 }
 
+/**
+ * Every phase in a row, as the bridge calls them, with a look of the
+ * test's own right before the text is typed and right after the submit key.
+ */
+async function typeWatched(
+  tmux: AgentTmux,
+  req: DeliveryRequest,
+  look: { beforeType?: () => void; afterSubmit?: () => void },
+): Promise<DeliveryResult> {
+  const typing = await createDeliverer(tmux, fast).begin(req);
+  const watched: Typing = {
+    ...typing,
+    type: () => {
+      look.beforeType?.();
+      return typing.type();
+    },
+    submit: async () => {
+      const submitted = await typing.submit();
+      look.afterSubmit?.();
+      return submitted;
+    },
+  };
+  try {
+    return await typeAll(watched, req.confirm !== undefined);
+  } finally {
+    typing.end();
+  }
+}
+
+describe('the phases', () => {
+  it('return what each did, and nothing is typed before the caller asks', async () => {
+    const tmux = new AgentTmux();
+    const typing = await createDeliverer(tmux, fast).begin(request(tmux));
+    try {
+      expect(await typing.waitTypeable()).toEqual({
+        phase: 'waited',
+        waitedMs: expect.any(Number),
+      });
+      // Waited, not typed: the caller's last look goes here.
+      expect(tmux.sent).toEqual([]);
+      expect(await typing.type()).toEqual({
+        phase: 'typed',
+        method: 'literal',
+        chars: 13,
+      });
+      expect(await typing.awaitSubmit()).toEqual({ phase: 'due' });
+      expect(tmux.presses).toBe(0);
+      expect(await typing.submit()).toMatchObject({
+        phase: 'submitted',
+        submits: 1,
+        watchable: true,
+      });
+      expect(await typing.confirm()).toEqual({
+        phase: 'confirmed',
+        confirmation: 'composer',
+        submits: 1,
+      });
+      expect(tmux.sent).toEqual([{ pane: '%1', text: 'run the tests' }]);
+    } finally {
+      typing.end();
+    }
+  });
+
+  it('give the pane to the next typing only once the first ends', async () => {
+    const tmux = new AgentTmux();
+    const typist = createDeliverer(tmux, fast);
+    const first = await typist.begin(request(tmux));
+    let secondBegun = false;
+    const second = typist.begin(request(tmux)).then((typing) => {
+      secondBegun = true;
+      return typing;
+    });
+    await first.waitTypeable();
+    expect(secondBegun).toBe(false);
+    first.end();
+    (await second).end();
+    expect(secondBegun).toBe(true);
+  });
+
+  it('an empty text is not waited for', async () => {
+    const tmux = new AgentTmux();
+    const typing = await createDeliverer(tmux, fast).begin(
+      request(tmux, { text: '\u001b[31m\n' }),
+    );
+    expect(await typing.waitTypeable()).toEqual({ phase: 'empty' });
+    typing.end();
+  });
+});
+
 describe('confirming a submission', () => {
   // Issue 17, item 5: a known agent's screen no rule reads (a sign-in menu,
   // an overlay) was typed into, selecting menu items. It waits, and reports.
@@ -89,19 +181,22 @@ describe('confirming a submission', () => {
     const tmux = new AgentTmux();
     const abort = new AbortController();
     const waited: string[] = [];
-    const delivery = createDeliverer(tmux, fast).deliver(
+    const typing = await createDeliverer(tmux, fast).begin(
       request(tmux, {
         rules: { ...rules, typeIntoUnknown: false },
         readState: () => Promise.resolve('unknown'),
         deliverTimeoutMs: 10,
-        onWaitingTooLong: (state) => {
-          waited.push(state);
-          abort.abort();
-        },
         signal: abort.signal,
       }),
     );
-    expect(await delivery).toEqual({ type: 'aborted' });
+    // The wait reports a long wait once, as a result, and goes on.
+    const first = await typing.waitTypeable();
+    if (first.phase === 'busy') {
+      waited.push(first.state);
+      abort.abort();
+    }
+    expect(await typeAll(typing, true)).toEqual({ type: 'aborted' });
+    typing.end();
     expect(waited).toEqual(['unknown']);
     expect(tmux.sent).toEqual([]);
     expect(tmux.presses).toBe(0);
@@ -145,13 +240,14 @@ describe('confirming a submission', () => {
     const tmux = new AgentTmux();
     tmux.accept = () => false;
     let pressed = false;
-    const result = await createDeliverer(tmux, fast).deliver(
-      request(tmux, {
-        classify: () => (pressed ? 'working' : 'idle'),
-        onSubmitted: () => {
+    const result = await typeWatched(
+      tmux,
+      request(tmux, { classify: () => (pressed ? 'working' : 'idle') }),
+      {
+        afterSubmit: () => {
           pressed = true;
         },
-      }),
+      },
     );
     expect(result).toMatchObject({ confirmed: true, confirmation: 'working' });
   });
@@ -168,19 +264,22 @@ describe('confirming a submission', () => {
   it('prefers the hook when it reports the prompt soon after the screen', async () => {
     const tmux = new AgentTmux();
     let hookSaw = false;
-    const result = await createDeliverer(tmux, fast).deliver(
+    const result = await typeWatched(
+      tmux,
       request(tmux, {
-        onSubmitted: () => {
-          setTimeout(() => {
-            hookSaw = true;
-          }, 20);
-        },
         confirm: {
           retries: 2,
           confirmed: () => hookSaw,
           preferConfirmedMs: 500,
         },
       }),
+      {
+        afterSubmit: () => {
+          setTimeout(() => {
+            hookSaw = true;
+          }, 20);
+        },
+      },
     );
     expect(result).toMatchObject({ confirmed: true, confirmation: 'hook' });
   });
@@ -238,15 +337,18 @@ describe('waiting to type', () => {
         tmux.render();
       }
     }, 10);
-    const result = await createDeliverer(tmux, fast).deliver(
+    const result = await typeWatched(
+      tmux,
       request(tmux, {
         readState: () => Promise.resolve('unknown'),
         classify: () => 'unknown',
         unknownQuietMs: QUIET_MS,
+      }),
+      {
         beforeType: () => {
           typedAt = Date.now();
         },
-      }),
+      },
     );
     clearInterval(ticker);
     expect(result.type).toBe('delivered');

@@ -4,6 +4,7 @@ import type { DeliveryRequest } from '../../src/typist/typist.js';
 import {
   canTypeInto,
   shellTakesInput,
+  waitingTypeable,
   waitTypeable,
 } from '../../src/typist/wait-typeable.js';
 import type { AgentStateName } from '../../src/config/states.js';
@@ -95,15 +96,16 @@ describe('waitTypeable', () => {
     const reported: [AgentStateName, number][] = [];
     const { tmux, request } = setup('working', {
       deliverTimeoutMs: 5,
-      onWaitingTooLong: (state, waited) => {
-        reported.push([state, waited]);
-      },
       signal: abort.signal,
     });
     setTimeout(() => abort.abort(), 40);
-    expect(await waitTypeable(tmux, request, Date.now(), POLL_MS)).toBe(
-      'aborted',
-    );
+    const waiting = waitingTypeable(tmux, request, Date.now(), POLL_MS);
+    let next = await waiting.next();
+    while (next.done !== true) {
+      reported.push([next.value.state, next.value.waitedMs]);
+      next = await waiting.next();
+    }
+    expect(next.value).toBe('aborted');
     expect(reported).toHaveLength(1);
     expect(reported[0]?.[0]).toBe('working');
     expect(reported[0]?.[1]).toBeGreaterThan(5);

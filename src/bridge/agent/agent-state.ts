@@ -104,7 +104,7 @@ export function createAgentStateReader(
       observed: AgentStateName,
       source: StateSource,
     ): Promise<{ state: AgentStateName; source: StateSource }>;
-    /** The screen's own reading, for permission dialogs (screen-approvals.ts). */
+    /** The screen's own reading, for permission dialogs (approvals/dialog-approvals.ts). */
     observeScreen?(
       screen: string,
       state: AgentStateName,

@@ -5,7 +5,7 @@
  *
  * - `.macs/hooks/<agent>.json` (the latest hook observation): its state wins
  *   over the screen (hook-state.ts), and it says whether the agent's hooks
- *   are active (hook-observation.ts); a UserPromptSubmit after the bridge
+ *   are active (state/hook-observation.ts); a UserPromptSubmit after the bridge
  *   typed an answer confirms that delivery, and a Stop hook's claim on an
  *   answer means the agent already has it, so the bridge does not type it
  *   (hook-deliveries.ts).
@@ -42,7 +42,7 @@ import {
   statusAfterWait,
   statusAtStart,
   statusOnCall,
-} from './hook-observation.js';
+} from '../../state/hook-observation.js';
 import { arbitrateState, type ArbiterMemo } from './hook-state.js';
 
 /** Claims of finished requests are kept this long (a slow hook must not re-claim). */

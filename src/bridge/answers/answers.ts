@@ -16,15 +16,17 @@ import { takeAnswerBy } from '../../state/outbox.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
 import { removeRequestFiles } from '../requests/archive.js';
+import { checkOrigin } from '../requests/origin.js';
 import type { RequestSteps } from '../requests/request-steps.js';
 
 export interface Answers {
   /** Hand an answer to this agent's request (backends call this). */
   onAnswer: (answer: BackendAnswer) => Promise<AnswerVerdict>;
   /**
-   * Right before typing: is the request still open, and does the pane still
-   * run the program that asked it, tagged for this agent? One that is not is
-   * ended (endForeign). Not under `serial` (the caller is not).
+   * Right before typing: is the request still open, and is the agent as it
+   * runs now the one that asked (requests/origin.ts checkOrigin: session,
+   * pane, program, tag)? One that is not is ended. Not under `serial` (the
+   * caller is not).
    */
   stillAsked: (record: RequestRecord) => Promise<boolean>;
 }
@@ -39,7 +41,7 @@ export function createAnswers(
     deliver(record: RequestRecord): void;
   },
 ): Answers {
-  const { agent, pane, paths, config, tmux, serial } = ctx;
+  const { pane, paths, config, tmux, serial } = ctx;
   const { steps } = deps;
 
   /**
@@ -169,23 +171,28 @@ export function createAnswers(
       )
         return false;
       const info = await tmux.paneInfo(pane).catch(() => undefined);
-      if (!info || info.dead) return false;
-      if (info.agentTag && info.agentTag !== agent) {
-        await serial(() =>
-          steps.closeUnanswered(
-            record,
-            'expired',
-            `pane ${pane} is now tagged for agent '${info.agentTag}'`,
-            'bridge',
-          ),
-        );
-        return false;
+      const origin = checkOrigin(record, ctx.incarnation(), info ?? 'gone');
+      switch (origin.type) {
+        case 'asker':
+          return true;
+        case 'gone':
+          return false;
+        case 'retagged':
+          await serial(() =>
+            steps.closeUnanswered(record, 'expired', origin.reason, 'bridge'),
+          );
+          return false;
+        case 'restarted':
+          await serial(() => steps.onProgramRestarted(origin.pid));
+          return false;
+        case 'elsewhere':
+          await serial(() => steps.endForeign(record));
+          return false;
+        default: {
+          const never: never = origin;
+          throw new Error(`unexpected origin ${JSON.stringify(never)}`);
+        }
       }
-      if (info.pid !== ctx.panePid) {
-        await serial(() => steps.onProgramRestarted(info.pid));
-        return false;
-      }
-      return true;
     },
   };
 }

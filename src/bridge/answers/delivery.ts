@@ -1,9 +1,9 @@
 /**
  * Delivery of one request's answer, as the ledger sees it: claim it (so a
  * Stop hook and the bridge never both hand it over), type it through the
- * pane's deliverer (deliver.ts: wait for a typeable state, deliver-wait.ts;
- * paste, submit; confirm, deliver-confirm.ts), and record each step before
- * the next one begins: `delivering` before the first key, `pasted`,
+ * typist's phases (typist/typist.ts: wait for a typeable state, type,
+ * submit, confirm), and record each phase's result before the next one
+ * begins: `delivering` before the first key, `pasted`, `submitting`,
  * `delivered` once the submit key is pressed, then `confirmed` or
  * `unconfirmed`. Approvals never reach the deliverer: a dialog's decision is
  * keys on a re-checked screen (dialog-apply.ts), a hook's is a decision file
@@ -14,9 +14,9 @@ import { recordStep } from '../../state/ledger.js';
 import type { RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { AgentContext } from '../agent-context.js';
-import type { Deliverer } from '../../typist/typist.js';
+import type { ConfirmResult, Deliverer, Typing } from '../../typist/typist.js';
 import type { RequestSteps } from '../requests/request-steps.js';
-import { isScreenApproval } from '../approvals/dialog-checks.js';
+import { isDialogApproval } from '../requests/origin.js';
 
 /** With working hooks, a confirmation waits this long for UserPromptSubmit. */
 const HOOK_CONFIRM_WAIT_MS = 3_000;
@@ -122,13 +122,78 @@ export function createDelivery(
     });
   }
 
-  /** Type a worker's answer and record how it went. */
+  /** Save one step of typing (under `serial`). */
+  function saveStep(
+    record: RequestRecord,
+    type: 'pasted' | 'submitting',
+  ): Promise<void> {
+    return serial(async () => {
+      recordStep(record, { type, at: new Date().toISOString() });
+      await ctx.saveNow();
+    });
+  }
+
+  async function paneGone(record: RequestRecord): Promise<void> {
+    await serial(() => onPaneGone(record));
+    void deps.notePaneGone().catch(() => undefined);
+  }
+
+  /** Nothing left to type once sanitized: archived as answered-empty. */
+  async function recordEmpty(record: RequestRecord): Promise<void> {
+    recordStep(record, { type: 'answered-empty' });
+    await ctx.saveNow();
+    await ctx.emit({
+      type: 'request.answered-empty',
+      requestId: record.id,
+      data: { reason: 'nothing left after sanitizing' },
+    });
+    await steps.finish(record);
+  }
+
+  /**
+   * The end of a submission: confirmed (unless a hook confirmed it first),
+   * or unconfirmed, which counts as delivered and is never typed again.
+   * `confirmed` undefined: the pane's program ended before the submit key,
+   * so nothing was watched. Runs under `serial`.
+   */
+  async function recordConfirmation(
+    record: RequestRecord,
+    confirmed: ConfirmResult | undefined,
+    submits: number,
+  ): Promise<void> {
+    if (record.stage !== 'confirmed') {
+      if (confirmed?.phase === 'confirmed') {
+        recordStep(record, { type: 'confirmed', at: new Date().toISOString() });
+        await ctx.emit({
+          type: 'request.confirmed',
+          requestId: record.id,
+          data: { via: confirmed.confirmation, submits: confirmed.submits },
+        });
+      } else {
+        recordStep(record, { type: 'unconfirmed' });
+        await ctx.emit({
+          type: 'delivery.unconfirmed',
+          requestId: record.id,
+          data: {
+            submits: confirmed?.submits ?? submits,
+            reason:
+              confirmed === undefined
+                ? `the program in pane ${pane} ended before the submit key; not typed again`
+                : `no sign that the agent took the text after ${String(confirmed.submits)} press(es) of ${profile.rules.submitKey}; not typed again`,
+          },
+        });
+      }
+    }
+    if (ctx.current().requests[record.id]) await steps.finish(record);
+    else await steps.refinish(record);
+  }
+
+  /** Type a worker's answer in the pane's turn, and end the turn. */
   async function typeAnswer(
     record: RequestRecord,
     calledOff: AbortSignal,
   ): Promise<void> {
-    const claimed = { byHook: false };
-    const result = await deps.deliverer.deliver({
+    const typing = await deps.deliverer.begin({
       pane,
       text: record.response?.instructions ?? '',
       rules: profile.rules,
@@ -150,102 +215,82 @@ export function createDelivery(
         hooks.signalFor(record.id),
         calledOff,
       ]),
-      onWaitingTooLong: (agentState, waitedMs) =>
-        ctx.emit({
-          type: 'delivery.timeout',
-          requestId: record.id,
-          data: { state: agentState, waitedMs },
-        }),
-      beforeType: () => beforeType(record, claimed),
-      afterPaste: () =>
-        serial(async () => {
-          recordStep(record, { type: 'pasted', at: new Date().toISOString() });
-          await ctx.saveNow();
-        }),
-      // A restart in `pasted` with this set may find the key pressed already.
-      beforeSubmit: () =>
-        serial(async () => {
-          recordStep(record, {
-            type: 'submitting',
-            at: new Date().toISOString(),
-          });
-          await ctx.saveNow();
-        }),
-      // Delivered and archived as soon as the submit key is pressed (a
-      // restart then never types it again); the confirmation that follows
-      // updates the archived record.
-      onSubmitted: (delivery) =>
-        serial(async () => {
-          // Working until the agent's next hook call says otherwise.
-          hooks.noteSubmitted();
-          await steps.markDelivered(record, delivery);
-          await steps.finish(record);
-        }),
     });
-    switch (result.type) {
-      case 'delivered':
-        await serial(async () => {
-          await steps.markDelivered(record, result);
-          if (result.confirmed === true && record.stage !== 'confirmed') {
-            recordStep(record, {
-              type: 'confirmed',
-              at: new Date().toISOString(),
-            });
-            await ctx.emit({
-              type: 'request.confirmed',
-              requestId: record.id,
-              data: { via: result.confirmation, submits: result.submits },
-            });
-          } else if (
-            result.confirmed !== true &&
-            record.stage !== 'confirmed'
-          ) {
-            // Counts as delivered; never typed again. (Not confirmed at all:
-            // the pane's program ended before the submit key.)
-            recordStep(record, { type: 'unconfirmed' });
-            await ctx.emit({
-              type: 'delivery.unconfirmed',
-              requestId: record.id,
-              data: {
-                submits: result.submits,
-                reason:
-                  result.confirmed === false
-                    ? `no sign that the agent took the text after ${String(result.submits)} press(es) of ${profile.rules.submitKey}; not typed again`
-                    : `the program in pane ${pane} ended before the submit key; not typed again`,
-              },
-            });
-          }
-          if (ctx.current().requests[record.id]) await steps.finish(record);
-          else await steps.refinish(record);
-        });
-        return;
+    try {
+      await typeInTurn(record, typing);
+    } finally {
+      typing.end();
+    }
+  }
+
+  /**
+   * The typist's phases, the result of each recorded before the next
+   * begins: waited (then the last look, and `delivering` saved), typed
+   * (`pasted`), the submit delay over (`submitting`), submitted
+   * (`delivered`, archived), then confirmed or not.
+   */
+  async function typeInTurn(
+    record: RequestRecord,
+    typing: Typing,
+  ): Promise<void> {
+    let waited = await typing.waitTypeable();
+    while (waited.phase === 'busy') {
+      await ctx.emit({
+        type: 'delivery.timeout',
+        requestId: record.id,
+        data: { state: waited.state, waitedMs: waited.waitedMs },
+      });
+      waited = await typing.waitTypeable();
+    }
+    switch (waited.phase) {
       case 'empty':
-        await serial(async () => {
-          recordStep(record, { type: 'answered-empty' });
-          await ctx.saveNow();
-          await ctx.emit({
-            type: 'request.answered-empty',
-            requestId: record.id,
-            data: { reason: 'nothing left after sanitizing' },
-          });
-          await steps.finish(record);
-        });
-        return;
-      case 'pane-gone':
-        await serial(() => onPaneGone(record));
-        void deps.notePaneGone().catch(() => undefined);
-        return;
+        return serial(() => recordEmpty(record));
+      case 'gone':
+        return paneGone(record);
       case 'aborted':
-        // The Stop hook claimed it first: the agent has it; nothing was typed.
-        // (Or the request was ended meanwhile: dismissed, or its agent gone.)
-        if (claimed.byHook)
-          await serial(() => hooks.markDeliveredByHook(record));
+        // Stopping, called off, or handed over by the Stop hook: nothing typed.
         return;
+      case 'waited':
+        break;
       default: {
-        const never: never = result;
-        throw new Error(`unexpected delivery result ${JSON.stringify(never)}`);
+        const never: never = waited;
+        throw new Error(`unexpected wait ${JSON.stringify(never)}`);
       }
     }
+    // The last look, right before the first keystroke.
+    const claimed = { byHook: false };
+    if (!(await beforeType(record, claimed))) {
+      // The Stop hook claimed it first: the agent has it; nothing was typed.
+      // (Or the request was ended meanwhile: dismissed, or its agent gone.)
+      if (claimed.byHook) await serial(() => hooks.markDeliveredByHook(record));
+      return;
+    }
+    if ((await typing.type()).phase === 'gone') return paneGone(record);
+    await saveStep(record, 'pasted');
+    if ((await typing.awaitSubmit()).phase === 'gone') return paneGone(record);
+    // A restart in `pasted` with this set may find the key pressed already.
+    await saveStep(record, 'submitting');
+    const submitted = await typing.submit();
+    if (submitted.phase === 'gone') return paneGone(record);
+    if (!submitted.watchable)
+      return serial(async () => {
+        hooks.noteSubmitted();
+        await steps.markDelivered(record, submitted);
+        await recordConfirmation(record, undefined, submitted.submits);
+      });
+    // Delivered and archived as soon as the submit key is pressed (a
+    // restart then never types it again); the confirmation that follows
+    // updates the archived record.
+    await serial(async () => {
+      // Working until the agent's next hook call says otherwise.
+      hooks.noteSubmitted();
+      await steps.markDelivered(record, submitted);
+      await steps.finish(record);
+    });
+    const confirmed = await typing.confirm();
+    await serial(() =>
+      recordConfirmation(record, confirmed, confirmed.submits),
+    );
   }
 
   async function deliver(
@@ -253,7 +298,7 @@ export function createDelivery(
     calledOff: AbortSignal,
   ): Promise<void> {
     // A dialog's decision is keys on a re-checked screen, never text.
-    if (isScreenApproval(record)) {
+    if (isDialogApproval(record)) {
       if (deps.applyDialog)
         await deps.applyDialog(
           record,

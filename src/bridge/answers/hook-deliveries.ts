@@ -12,7 +12,7 @@ import { outcomeOf, recordStep, type LedgerStep } from '../../state/ledger.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
 import { archiveRequest } from '../requests/archive.js';
 import type { HookLinkHost } from '../agent/types.js';
-import { confirmationOf, promptTime } from '../agent/hook-observation.js';
+import { confirmationOf, promptTime } from '../../state/hook-observation.js';
 import { refusedStepEvent } from '../requests/take-step.js';
 
 export interface HookDeliveries {

@@ -1,5 +1,5 @@
 /**
- * Applying a screen approval's decision (docs/backends.md, "Approvals from
+ * Applying a dialog approval's decision (docs/backends.md, "Approvals from
  * screens"): the preset's keys for the dialog, never the answer's text, and
  * only after the live pane and screen were read again and show the same
  * dialog, with the same fingerprint, in the same pane running the same
@@ -20,7 +20,7 @@ import {
   screenBlocker,
   type DialogMemory,
 } from './dialog-checks.js';
-import type { ScreenApprovalHost } from './types.js';
+import type { DialogApprovalHost } from './types.js';
 import { takeStep } from '../requests/take-step.js';
 
 /** After the keys, the dialog must leave the screen within this long. */
@@ -30,18 +30,19 @@ const DIALOG_CONFIRM_POLL_MS = 100;
 /** How often a paused delivery looks whether it may go on. */
 const PAUSE_POLL_MS = 250;
 
-/** Apply the decision of an answered screen approval (not under `serial`). */
+/** Apply the decision of an answered dialog approval (not under `serial`). */
 export type ApplyDialog = (
   record: RequestRecord,
   signal: AbortSignal,
 ) => Promise<void>;
 
-/** `memory`: shared with the readings that raise screen approvals. */
+/** `memory`: shared with the readings that raise dialog approvals. */
 export function createDialogApply(
   host: Pick<
-    ScreenApprovalHost,
+    DialogApprovalHost,
     | 'agent'
     | 'pane'
+    | 'session'
     | 'dialog'
     | 'tmux'
     | 'classify'
@@ -68,7 +69,13 @@ export function createDialogApply(
     const blocked = recordBlocker(record);
     if (blocked !== undefined) return blocked;
     const info = await tmux.paneInfo(pane).catch(() => undefined);
-    const elsewhere = paneBlocker(record, agent, pane, info);
+    // The program is checked against the one that showed the dialog
+    // (its record's pid), from the pane's facts read just now.
+    const elsewhere = paneBlocker(
+      record,
+      { agent, pane, ...(host.session ? { session: host.session } : {}) },
+      info,
+    );
     if (elsewhere !== undefined) return elsewhere;
     const screen = await tmux.capturePane(pane).catch(() => undefined);
     if (screen === undefined) return `pane ${pane} could not be read`;

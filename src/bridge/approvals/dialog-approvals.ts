@@ -22,17 +22,17 @@ import {
   dialogDetectedData,
   isDefinite,
   isNewDialog,
-  isScreenApproval,
   staleReason,
   type DialogMemory,
 } from './dialog-checks.js';
+import { isDialogApproval } from '../requests/origin.js';
 import { raiseRequest } from '../requests/raise.js';
 
-import type { ScreenApprovalHost } from './types.js';
+import type { DialogApprovalHost } from './types.js';
 
-export type { ScreenApprovalHost };
+export type { DialogApprovalHost };
 
-export interface ScreenApprovals {
+export interface DialogApprovals {
   /**
    * After a reading of the screen (not under `serial`): raise a request for
    * a new dialog, expire the open ones whose dialog left or changed.
@@ -46,20 +46,20 @@ export interface ScreenApprovals {
     screenState: AgentStateName,
     capturedAt: number,
   ) => Promise<void>;
-  /** Apply the decision of an answered screen approval (not under `serial`). */
+  /** Apply the decision of an answered dialog approval (not under `serial`). */
   apply: (record: RequestRecord, signal: AbortSignal) => Promise<void>;
 }
 
-export function createScreenApprovals(
-  host: ScreenApprovalHost,
-): ScreenApprovals {
+export function createDialogApprovals(
+  host: DialogApprovalHost,
+): DialogApprovals {
   const { agent, pane, dialog, tmux } = host;
   const memory: DialogMemory = { settled: undefined, lastActionAt: 0 };
   const apply = createDialogApply(host, memory);
   let raising = false;
 
   function openScreenApprovals(): RequestRecord[] {
-    return Object.values(host.current().requests).filter(isScreenApproval);
+    return Object.values(host.current().requests).filter(isDialogApproval);
   }
 
   async function observe(

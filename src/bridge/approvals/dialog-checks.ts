@@ -1,7 +1,7 @@
 /**
  * Pure: a permission dialog on a worker's screen as an approval request
  * (docs/backends.md, "Approvals from screens"). What a reading of the screen
- * means for the open screen approvals (one to raise, ones to expire), the
+ * means for the open dialog approvals (one to raise, ones to expire), the
  * record a new one is raised with, and why a decision must not be applied
  * to the pane as it is now (then nothing is pressed).
  */
@@ -14,8 +14,9 @@ import { detectedRecord } from '../../state/ledger.js';
 import type { RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { PaneInfo } from '../../tmux/client.js';
+import { checkOrigin, type AgentIncarnation } from '../requests/origin.js';
 
-/** The tool name screen approvals carry for the approval rules. */
+/** The tool name dialog approvals carry for the approval rules. */
 export const DIALOG_TOOL = 'dialog';
 
 /** Screen states that say for sure no dialog is waiting. */
@@ -27,7 +28,7 @@ const NOT_A_DIALOG: readonly AgentStateName[] = [
 ];
 
 /**
- * What the screen approvals remember between readings (shared by raising
+ * What the dialog approvals remember between readings (shared by raising
  * and applying them).
  */
 export interface DialogMemory {
@@ -41,12 +42,7 @@ export interface DialogMemory {
   lastActionAt: number;
 }
 
-/** Is this a request raised from a dialog on the screen? */
-export function isScreenApproval(record: RequestRecord): boolean {
-  return record.origin === 'screen';
-}
-
-/** The fingerprint a screen approval was raised with. */
+/** The fingerprint a dialog approval was raised with. */
 export function fingerprintOf(record: RequestRecord): string | undefined {
   return record.approval?.fingerprint ?? record.attributes.fingerprint;
 }
@@ -68,7 +64,7 @@ export function isDefinite(
 }
 
 /**
- * Why an open screen approval ends after a reading (its dialog left the
+ * Why an open dialog approval ends after a reading (its dialog left the
  * screen or changed before a decision), or undefined when it stays. An
  * answered one is left alone: it is re-checked when it is applied, at once.
  */
@@ -88,7 +84,7 @@ export function staleReason(
 
 /**
  * Does the dialog read call for a new request: not the settled one, and
- * none of the open screen approvals asks it already?
+ * none of the open dialog approvals asks it already?
  */
 export function isNewDialog(
   reading: DialogReading,
@@ -114,7 +110,7 @@ export interface DialogSighting {
   detectedAt: string;
 }
 
-/** The record of a new screen approval. */
+/** The record of a new dialog approval. */
 export function dialogApprovalRecord(sighting: DialogSighting): RequestRecord {
   const { reading } = sighting;
   return detectedRecord({
@@ -145,7 +141,7 @@ export function dialogApprovalRecord(sighting: DialogSighting): RequestRecord {
   });
 }
 
-/** What the `request.detected` event of a screen approval says. */
+/** What the `request.detected` event of a dialog approval says. */
 export function dialogDetectedData(
   record: RequestRecord,
   logOffset: number,
@@ -163,7 +159,7 @@ export function dialogDetectedData(
 }
 
 /**
- * Why a screen approval's decision can never be applied, from its record
+ * Why a dialog approval's decision can never be applied, from its record
  * alone: no fingerprint to check the dialog by, or no program to check the
  * pane by. Undefined when it may be checked.
  */
@@ -177,23 +173,20 @@ export function recordBlocker(record: RequestRecord): string | undefined {
 /**
  * Why the decision must not be applied to the pane as it is now (`info`:
  * its facts read just now, undefined when it is gone): undefined when the
- * same program the dialog came from runs there, for the same agent.
+ * agent as it runs now asked it (requests/origin.ts checkOrigin: session,
+ * pane, program, tag) and the program's name is still the one seen.
  */
 export function paneBlocker(
   record: RequestRecord,
-  agent: string,
-  pane: string,
+  now: AgentIncarnation,
   info: PaneInfo | undefined,
 ): string | undefined {
-  if (!info) return `pane ${pane} is gone`;
-  if (info.dead) return `the program in pane ${pane} ended`;
-  if (info.agentTag && info.agentTag !== agent)
-    return `pane ${pane} is now tagged for agent '${info.agentTag}'`;
-  if (info.pid !== record.panePid)
-    return `pane ${pane} runs another program (pid ${String(info.pid)}) than the one that showed the dialog`;
+  const origin = checkOrigin(record, now, info ?? 'gone');
+  if (origin.type !== 'asker') return origin.reason;
+  if (!info) return `pane ${now.pane} is gone`;
   const program = record.attributes.program;
   if (program && programAttribute(info.currentCommand) !== program)
-    return `pane ${pane} now runs ${info.currentCommand}, not the program that showed the dialog`;
+    return `pane ${now.pane} now runs ${info.currentCommand}, not the program that showed the dialog`;
   return undefined;
 }
 

@@ -10,8 +10,8 @@ import type { EventInput } from '../../events/types.js';
 import type { AgentStateFile, RequestRecord } from '../../state/types.js';
 import type { TmuxClient } from '../../tmux/client.js';
 
-/** What screen approvals need from their supervisor. */
-export interface ScreenApprovalHost {
+/** What dialog approvals need from their supervisor. */
+export interface DialogApprovalHost {
   agent: string;
   pane: string;
   config: MacsConfig;
@@ -20,7 +20,7 @@ export interface ScreenApprovalHost {
   session?: string;
   /** Classify a captured screen with the preset's rules. */
   classify: (screen: string) => AgentStateName;
-  /** May a new screen approval be raised now (false while hooks ask instead)? */
+  /** May a new dialog approval be raised now (false while hooks ask instead)? */
   enabled: () => boolean;
   /** The pid of the program in the pane now (`#{pane_pid}`). */
   panePid: () => number | undefined;

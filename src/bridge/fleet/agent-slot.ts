@@ -1,5 +1,5 @@
 /**
- * One agent's place in the bridge's fleet (multi.ts) and its life there:
+ * One agent's place in the bridge's fleet (fleet.ts) and its life there:
  * waiting for a pane, running (a worker under its supervisor; a controller
  * watched), dead (its pane's program ended or its pane is gone), and back
  * again when its pane runs again. A dead or watched agent's state is

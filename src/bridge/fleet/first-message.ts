@@ -11,7 +11,12 @@ import type { EventInput } from '../../events/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { TmuxClient } from '../../tmux/client.js';
 import type { FirstMessageSpec, Slot } from './types.js';
-import type { DeliveryRules, Deliverer } from '../../typist/typist.js';
+import {
+  typeAfterWait,
+  type DeliveryResult,
+  type DeliveryRules,
+  type Deliverer,
+} from '../../typist/typist.js';
 
 /** The first message waits until the screen has not changed for this long… */
 const SETTLE_MS = 1000;
@@ -57,20 +62,34 @@ async function sendFirstMessage(options: {
 }): Promise<boolean> {
   const { agent, pane, message, emit } = options;
   await waitSettled(options.tmux, pane, options.signal);
-  const result = await options.deliverer.deliver({
+  const typing = await options.deliverer.begin({
     pane,
     text: message.text,
     rules: options.rules,
     readState: options.readState,
     deliverTimeoutMs: options.config.deliverTimeoutSec * 1000,
     signal: options.signal,
-    onWaitingTooLong: (state, waitedMs) =>
-      emit({
+  });
+  let result: DeliveryResult;
+  try {
+    // A long wait is reported once, and the wait goes on.
+    let waited = await typing.waitTypeable();
+    while (waited.phase === 'busy') {
+      await emit({
         agent,
         type: 'delivery.timeout',
-        data: { what: 'first message', state, waitedMs },
-      }),
-  });
+        data: {
+          what: 'first message',
+          state: waited.state,
+          waitedMs: waited.waitedMs,
+        },
+      });
+      waited = await typing.waitTypeable();
+    }
+    result = await typeAfterWait(typing, waited, false);
+  } finally {
+    typing.end();
+  }
   if (result.type !== 'delivered' && result.type !== 'empty') return false;
   message.sent = true;
   await emit({

@@ -1,5 +1,5 @@
 /**
- * The log file a tail reads, apart from watching it (`bridge/tail.ts` keeps
+ * The log file a tail reads, apart from watching it (`tail.ts` keeps
  * the offset and decides when to read). The file is opened without
  * following a link and known by its inode, so a path that comes to name
  * another file (rotated, deleted and created again) is noticed; it is read

@@ -1,7 +1,6 @@
 import { AgentError } from '../../errors.js';
 import { ensurePrivateDir, ensurePrivateFileSync } from '../../home/fs.js';
 import { isProcessAlive } from '../../state/process.js';
-import type { RequestRecord } from '../../state/types.js';
 import { quoteShellArg } from '../../tmux/args.js';
 import type { PaneInfo, TmuxClient } from '../../tmux/client.js';
 import path from 'node:path';
@@ -146,37 +145,4 @@ export async function releasePane(options: {
   await tmux.setPaneOption(pane, PIPE_TAG, '');
   await tmux.setPaneOption(pane, PIPE_OWNER_TAG, '');
   return info.piped;
-}
-
-/** Who may take a request's answer now: the pane, its program and the session. */
-export interface AgentIncarnation {
-  pane: string;
-  panePid?: number;
-  session?: string;
-}
-
-/**
- * Pure: why a request may not be answered into the agent as it runs now,
- * or undefined when it may. A request is answered only in the session it
- * was asked in, into the pane it was read from, running the program that
- * asked (docs/reliability.md). Fields a record lacks (written by an older
- * version) are not checked.
- */
-export function originMismatch(
-  record: Pick<RequestRecord, 'pane' | 'panePid' | 'session'>,
-  now: AgentIncarnation,
-): string | undefined {
-  if (record.session !== undefined && record.session !== now.session)
-    return now.session
-      ? `asked in an earlier macs session (${record.session}); this is session ${now.session}`
-      : `asked in macs session ${record.session}, which has ended`;
-  if (record.pane !== undefined && record.pane !== now.pane)
-    return `asked in pane ${record.pane}; the agent now runs in pane ${now.pane}`;
-  if (
-    record.panePid !== undefined &&
-    now.panePid !== undefined &&
-    record.panePid !== now.panePid
-  )
-    return `the program in pane ${now.pane} was restarted since it asked (pid ${record.panePid}, now ${now.panePid})`;
-  return undefined;
 }

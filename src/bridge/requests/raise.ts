@@ -10,7 +10,7 @@ import type { EventInput } from '../../events/types.js';
 import type { ApprovalRuleVerdict } from '../../hooks/policy.js';
 import { addDetected } from '../../state/ledger.js';
 import type { AgentStateFile, RequestRecord } from '../../state/types.js';
-import { answerByRule } from '../approvals/approval-rules.js';
+import { answerByRule } from './approval-rules.js';
 
 /** What raising a request needs of the agent's context. */
 export interface RaiseHost {

@@ -18,7 +18,7 @@ import {
   removeRequestFiles,
   writeArchivedRecord,
 } from './archive.js';
-import { originMismatch } from '../intake/pane-claim.js';
+import { checkOrigin } from './origin.js';
 import { takeStep } from './take-step.js';
 
 export interface RequestSteps {
@@ -60,7 +60,7 @@ export interface RequestSteps {
       | 'submitted-before-restart',
   ) => Promise<void>;
   /**
-   * End a request that the agent as it runs now did not ask (originMismatch):
+   * End a request that the agent as it runs now did not ask (checkOrigin):
    * `expired`, archived with the reason, never typed. One whose typing had
    * begun went to the old program: recorded `unconfirmed`, never completed
    * in the new one. Returns whether it was ended.
@@ -166,9 +166,13 @@ export function createRequestSteps(
     },
 
     async endForeign(record) {
-      const reason = originMismatch(record, ctx.incarnation());
-      if (reason === undefined || ctx.current().requests[record.id] !== record)
+      const origin = checkOrigin(record, ctx.incarnation());
+      if (
+        origin.type === 'asker' ||
+        ctx.current().requests[record.id] !== record
+      )
         return false;
+      const reason = origin.reason;
       if (record.stage === 'delivering' || record.stage === 'pasted') {
         await steps.recordUnconfirmed(
           record,

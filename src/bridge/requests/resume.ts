@@ -14,7 +14,7 @@ import type { AgentContext } from '../agent-context.js';
 import { removeRequestFiles } from './archive.js';
 import { composerHolds } from '../../typist/pane-composer.js';
 import type { RequestSteps } from './request-steps.js';
-import { isScreenApproval } from '../approvals/dialog-checks.js';
+import { isDialogApproval } from './origin.js';
 
 /**
  * The state file could not be read: it was moved aside and the state
@@ -87,7 +87,7 @@ export async function resumeRequests(
     // A dialog's keys may have been pressed before the restart: never
     // pressed again, and nothing is ever typed for it.
     if (
-      isScreenApproval(record) &&
+      isDialogApproval(record) &&
       (record.stage === 'delivering' || record.stage === 'pasted')
     ) {
       await steps.recordUnconfirmed(

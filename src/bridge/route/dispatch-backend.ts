@@ -56,7 +56,7 @@ export const CONTEXT_MAX_PARALLEL = 4;
 
 /**
  * The composite backend (SPEC §3 routing). For each request it picks the
- * chain of backends (`bridge/router.ts`), applies the loop guards
+ * chain of backends (`router.ts`), applies the loop guards
  * (`bridge/guard-history.ts` remembers what they need), builds the context
  * packet once (`bridge/context-archive.ts`: archived with the request),
  * and tries the backends in order: an exec or interactive failure is

@@ -2,8 +2,8 @@
  * The loop guards' memory (SPEC §3): per agent, the requests routed and the
  * answers accepted within the guard window. It is read back once from the
  * agent's events, so a restarted bridge still knows what was asked and
- * answered before. The guards themselves are pure (`bridge/router.ts`); the
- * dispatcher (`bridge/dispatch.ts`) keeps one of these and feeds it.
+ * answered before. The guards themselves are pure (`router.ts`); the
+ * dispatcher (`dispatch-backend.ts`) keeps one of these and feeds it.
  */
 import { readEvents } from '../../events/log.js';
 import type { HomePaths } from '../../home/paths.js';

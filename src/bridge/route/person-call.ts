@@ -2,7 +2,7 @@
  * What a person is told when a request comes to wait for them in the inbox
  * (SPEC §5): why it is theirs (a loop guard tripped, an AI answerer failed,
  * or the route sends it to a person) and what it asks, in one line. Pure:
- * the dispatcher (`bridge/dispatch.ts`) hands the call to `bridge/attention.ts`.
+ * the dispatcher (`dispatch-backend.ts`) hands the call to `attention.ts`.
  */
 import type { BackendRequest } from '../../backends/types.js';
 import type { BackendName } from '../../config/schema.js';

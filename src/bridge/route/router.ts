@@ -1,7 +1,7 @@
 /**
  * Routing (SPEC §3): which backends a request goes to, in which order, and
  * when the loop guards send it to a person instead. Pure: the dispatcher
- * (`bridge/dispatch.ts`) does the I/O, and `bridge/guard-history.ts` keeps
+ * (`dispatch-backend.ts`) does the I/O, and `guard-history.ts` keeps
  * the history.
  */
 import type { BackendName, MacsConfig } from '../../config/schema.js';

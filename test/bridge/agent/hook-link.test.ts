@@ -7,7 +7,7 @@ import {
   createHookLink,
   type HookLink,
 } from '../../../src/bridge/agent/hook-link.js';
-import { inactiveReason } from '../../../src/bridge/agent/hook-observation.js';
+import { inactiveReason } from '../../../src/state/hook-observation.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
 import { createSilentLogger } from '../../../src/log/logger.js';

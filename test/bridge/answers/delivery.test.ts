@@ -5,6 +5,11 @@ import type {
   DeliveryResult,
 } from '../../../src/typist/typist.js';
 import {
+  phasesOf,
+  scriptedTyping,
+  type PhaseScript,
+} from '../../helpers/scripted-typing.js';
+import {
   createDelivery,
   type Delivery,
   type DeliveryHooks,
@@ -19,15 +24,26 @@ import {
   type StageFixtureOptions,
 } from '../stage-fixture.js';
 
-type Script = (request: DeliveryRequest) => Promise<DeliveryResult>;
+type Script = (request: DeliveryRequest, seen: string[]) => PhaseScript;
 
-/** A Deliverer that plays a script and keeps every request it was given. */
+/**
+ * A Deliverer whose typings play a script, phase by phase; it keeps every
+ * request it was given, and `seen` the phases called (`type` is the text
+ * typed).
+ */
 class FakeDeliverer implements Deliverer {
   readonly requests: DeliveryRequest[] = [];
-  script: Script = () => Promise.resolve({ type: 'aborted' });
-  deliver(request: DeliveryRequest): Promise<DeliveryResult> {
+  readonly seen: string[] = [];
+  readonly typings: { ended: boolean }[] = [];
+  script: Script = () => phasesOf({ type: 'aborted' });
+  begin(request: DeliveryRequest) {
     this.requests.push(request);
-    return this.script(request);
+    const typing = scriptedTyping(this.script(request, this.seen), this.seen);
+    this.typings.push(typing);
+    return Promise.resolve(typing);
+  }
+  deliver(): Promise<DeliveryResult> {
+    return Promise.reject(new Error('the bridge calls the phases'));
   }
 }
 
@@ -66,23 +82,6 @@ function fakeHooks() {
     noteSubmitted: () => void (calls.submitted += 1),
   };
   return { hooks, calls, control, signals };
-}
-
-/** The deliverer's way when it types: each callback, in order. */
-async function typeThrough(
-  request: DeliveryRequest,
-  seen: string[] = [],
-): Promise<boolean> {
-  if ((await request.beforeType?.()) === false) return false;
-  seen.push('typed');
-  await request.afterPaste?.();
-  await request.beforeSubmit?.();
-  await request.onSubmitted?.({
-    method: 'paste',
-    chars: request.text.length,
-    waitedMs: 5,
-  });
-  return true;
 }
 
 const delivered = (
@@ -168,17 +167,19 @@ describe('delivery', () => {
       const saved = (await f.saved())?.requests[record.id];
       savedStages.push([saved?.stage, saved?.submittingAt !== undefined]);
     };
-    deliverer.script = async (request) => {
-      expect(await request.beforeType?.()).toBe(true);
-      await savedStage();
-      await request.afterPaste?.();
-      await savedStage();
-      await request.beforeSubmit?.();
-      await savedStage();
-      await request.onSubmitted?.({ method: 'paste', chars: 12, waitedMs: 5 });
-      return delivered({ confirmed: true, confirmation: 'working' });
-    };
+    const through = phasesOf(
+      delivered({ confirmed: true, confirmation: 'working' }),
+    );
+    // The stage saved as each phase begins: the bridge records the result
+    // of one before it calls the next.
+    deliverer.script = () => ({
+      ...through,
+      type: () => savedStage().then(() => through.type!()),
+      awaitSubmit: () => savedStage().then(() => ({ phase: 'due' }) as const),
+      submit: () => savedStage().then(() => through.submit!()),
+    });
     await deliverNow(record);
+    expect(deliverer.seen).toContain('type');
 
     expect(savedStages).toEqual([
       ['delivering', false],
@@ -259,7 +260,18 @@ describe('delivery', () => {
     pausedIds.clear();
     f.state().paused = true;
     expect(request.isPaused?.()).toBe(true);
-    await request.onWaitingTooLong?.('working', 700_000);
+    // A long wait is a result of the wait phase; the wait goes on.
+    const waits: Awaited<
+      ReturnType<NonNullable<PhaseScript['waitTypeable']>>
+    >[] = [
+      { phase: 'busy', state: 'working', waitedMs: 700_000 },
+      { phase: 'aborted' },
+    ];
+    deliverer.script = () => ({
+      waitTypeable: () =>
+        Promise.resolve(waits.shift() ?? { phase: 'aborted' }),
+    });
+    await deliverNow(record);
     expect(f.eventsOf('delivery.timeout')[0]).toMatchObject({
       requestId: record.id,
       data: { state: 'working', waitedMs: 700_000 },
@@ -269,10 +281,8 @@ describe('delivery', () => {
   it('records a delivery without a sign the agent took it unconfirmed', async () => {
     await setup();
     const record = answeredRecord();
-    deliverer.script = async (request) => {
-      await typeThrough(request);
-      return delivered({ confirmed: false, submits: 3 });
-    };
+    deliverer.script = () =>
+      phasesOf(delivered({ confirmed: false, submits: 3 }));
     await deliverNow(record);
     expect(record.stage).toBe('unconfirmed');
     expect(f.types(record.id)).toEqual([
@@ -293,11 +303,8 @@ describe('delivery', () => {
   it('a delivery that ended before the submit key is delivered and unconfirmed', async () => {
     await setup();
     const record = answeredRecord();
-    deliverer.script = async (request) => {
-      await request.beforeType?.();
-      await request.afterPaste?.();
-      return delivered();
-    };
+    // Nothing to watch: the pane's program ended before the submit key.
+    deliverer.script = () => phasesOf(delivered());
     await deliverNow(record);
     expect(f.types(record.id)).toEqual([
       'request.delivering',
@@ -315,11 +322,17 @@ describe('delivery', () => {
   it('a confirmation the hook gave first is not given twice', async () => {
     await setup();
     const record = answeredRecord();
-    deliverer.script = async (request) => {
-      await typeThrough(request);
-      record.stage = 'confirmed'; // the UserPromptSubmit hook
-      return delivered({ confirmed: true, confirmation: 'hook' });
-    };
+    deliverer.script = () => ({
+      ...phasesOf(delivered({ confirmed: true, confirmation: 'hook' })),
+      confirm: () => {
+        record.stage = 'confirmed'; // the UserPromptSubmit hook
+        return Promise.resolve({
+          phase: 'confirmed',
+          confirmation: 'hook',
+          submits: 1,
+        });
+      },
+    });
     await deliverNow(record);
     expect(f.eventsOf('request.confirmed')).toEqual([]);
     expect(record.stage).toBe('confirmed');
@@ -328,7 +341,7 @@ describe('delivery', () => {
   it('archives an answer that is empty once sanitized', async () => {
     await setup();
     const record = answeredRecord();
-    deliverer.script = () => Promise.resolve({ type: 'empty' });
+    deliverer.script = () => phasesOf({ type: 'empty' });
     await deliverNow(record);
     expect(record.stage).toBe('answered-empty');
     expect(f.types(record.id)).toEqual([
@@ -345,8 +358,7 @@ describe('delivery', () => {
     it('before typing: the answer is kept for later', async () => {
       await setup();
       const record = answeredRecord();
-      deliverer.script = () =>
-        Promise.resolve({ type: 'pane-gone', state: 'dead' });
+      deliverer.script = () => phasesOf({ type: 'pane-gone', state: 'dead' });
       await deliverNow(record);
       expect(record.stage).toBe('answered');
       expect(f.state().requests[record.id]).toBe(record);
@@ -359,8 +371,7 @@ describe('delivery', () => {
       });
       expect(paneGoneNoted).toBe(1);
       // Delivered when the pane runs again.
-      deliverer.script = (request) =>
-        typeThrough(request).then(() => delivered({ confirmed: true }));
+      deliverer.script = () => phasesOf(delivered({ confirmed: true }));
       await deliverNow(record);
       expect(deliverer.requests).toHaveLength(2);
       expect(record.stage).toBe('confirmed');
@@ -369,11 +380,10 @@ describe('delivery', () => {
     it('while typing: unconfirmed and archived, never typed again', async () => {
       await setup();
       const record = answeredRecord();
-      deliverer.script = async (request) => {
-        await request.beforeType?.();
-        await request.afterPaste?.();
-        return { type: 'pane-gone', state: 'dead' };
-      };
+      // Typed, then the pane went away before the submit key.
+      deliverer.script = () => ({
+        awaitSubmit: () => Promise.resolve({ phase: 'gone' }),
+      });
       await deliverNow(record);
       expect(record.stage).toBe('unconfirmed');
       expect(f.types(record.id)).toEqual([
@@ -397,9 +407,9 @@ describe('delivery', () => {
       const record = answeredRecord();
       fake.control.claim = () => Promise.resolve(false);
       const seen: string[] = [];
-      deliverer.script = async (request) =>
-        (await typeThrough(request, seen)) ? delivered() : { type: 'aborted' };
+      deliverer.script = () => phasesOf(delivered());
       await deliverNow(record);
+      seen.push(...deliverer.seen.filter((phase) => phase === 'type'));
       expect(seen).toEqual([]);
       expect(fake.calls.markedByHook).toEqual([record.id]);
       expect(f.types(record.id)).toEqual([]);
@@ -409,7 +419,7 @@ describe('delivery', () => {
     it('an abort for another reason leaves the request as it is', async () => {
       await setup();
       const record = answeredRecord();
-      deliverer.script = () => Promise.resolve({ type: 'aborted' });
+      deliverer.script = () => phasesOf({ type: 'aborted' });
       await deliverNow(record);
       expect(fake.calls.markedByHook).toEqual([]);
       expect(record.stage).toBe('answered');
@@ -421,9 +431,9 @@ describe('delivery', () => {
       const record = answeredRecord();
       stillAsked = () => Promise.resolve(false);
       const seen: string[] = [];
-      deliverer.script = async (request) =>
-        (await typeThrough(request, seen)) ? delivered() : { type: 'aborted' };
+      deliverer.script = () => phasesOf(delivered());
       await deliverNow(record);
+      seen.push(...deliverer.seen.filter((phase) => phase === 'type'));
       expect(seen).toEqual([]);
       expect(fake.calls.claimed).toEqual([]);
       expect(fake.calls.markedByHook).toEqual([]);
@@ -442,9 +452,9 @@ describe('delivery', () => {
         return true;
       };
       const seen: string[] = [];
-      deliverer.script = async (request) =>
-        (await typeThrough(request, seen)) ? delivered() : { type: 'aborted' };
+      deliverer.script = () => phasesOf(delivered());
       await deliverNow(record);
+      seen.push(...deliverer.seen.filter((phase) => phase === 'type'));
       expect(seen).toEqual([]);
       expect(f.types(record.id)).toEqual([
         'request.dismissed',
@@ -501,13 +511,15 @@ describe('delivery', () => {
     /** A deliverer that waits until its signal aborts or it is let go. */
     function holdingScript() {
       const held: { release: () => void } = { release: () => undefined };
-      deliverer.script = (request) =>
-        new Promise((resolve) => {
-          held.release = () => resolve({ type: 'aborted' });
-          request.signal?.addEventListener('abort', () =>
-            resolve({ type: 'aborted' }),
-          );
-        });
+      deliverer.script = (request) => ({
+        waitTypeable: () =>
+          new Promise((resolve) => {
+            held.release = () => resolve({ phase: 'aborted' });
+            request.signal?.addEventListener('abort', () =>
+              resolve({ phase: 'aborted' }),
+            );
+          }),
+      });
       return held;
     }
 
@@ -523,7 +535,7 @@ describe('delivery', () => {
       await delivery.settle();
       expect(deliverer.requests).toHaveLength(1);
       // Once that one ended, it may be scheduled again.
-      deliverer.script = () => Promise.resolve({ type: 'aborted' });
+      deliverer.script = () => phasesOf({ type: 'aborted' });
       await deliverNow(record);
       expect(deliverer.requests).toHaveLength(2);
     });
@@ -579,7 +591,9 @@ describe('delivery', () => {
     it('a delivery that throws is reported, and settle still ends', async () => {
       await setup();
       const record = answeredRecord();
-      deliverer.script = () => Promise.reject(new Error('tmux went away'));
+      deliverer.script = () => ({
+        waitTypeable: () => Promise.reject(new Error('tmux went away')),
+      });
       await deliverNow(record);
       expect(f.events.map((e) => [e.type, e.requestId, e.data])).toEqual([
         ['error', record.id, { where: 'deliver', message: 'tmux went away' }],

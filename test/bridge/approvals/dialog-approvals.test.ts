@@ -7,8 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
-  createScreenApprovals,
-  type ScreenApprovals,
+  createDialogApprovals,
+  type DialogApprovals,
 } from '../../../src/bridge/approvals/dialog-approvals.js';
 import { getPreset } from '../../../src/config/presets/index.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
@@ -50,7 +50,7 @@ describe('screen approvals', () => {
   let state: AgentStateFile;
   let events: Omit<EventInput, 'agent'>[];
   let scheduled: RequestRecord[];
-  let approvals: ScreenApprovals;
+  let approvals: DialogApprovals;
   let enabled: boolean;
   let config = ConfigSchema.parse({});
 
@@ -64,7 +64,7 @@ describe('screen approvals', () => {
     enabled = true;
     const dialog = preset.dialog;
     if (!dialog) throw new Error('codex has a dialog');
-    approvals = createScreenApprovals({
+    approvals = createDialogApprovals({
       agent: 'w-1',
       pane: pane.id,
       get config() {

@@ -1,3 +1,4 @@
+import { isDialogApproval } from '../../../src/bridge/requests/origin.js';
 import { describe, expect, it } from 'vitest';
 import {
   DIALOG_TOOL,
@@ -6,7 +7,6 @@ import {
   fingerprintOf,
   isDefinite,
   isNewDialog,
-  isScreenApproval,
   paneBlocker,
   programAttribute,
   recordBlocker,
@@ -101,8 +101,8 @@ describe('dialog approval (pure)', () => {
       panePid: 4242,
       session: 's1',
     });
-    expect(isScreenApproval(record)).toBe(true);
-    expect(isScreenApproval({ ...record, origin: 'hook' })).toBe(false);
+    expect(isDialogApproval(record)).toBe(true);
+    expect(isDialogApproval({ ...record, origin: 'hook' })).toBe(false);
     expect(dialogDetectedData(record, 77)).toEqual({
       type: 'approval',
       priority: 'high',
@@ -169,19 +169,25 @@ describe('dialog approval (pure)', () => {
 
   it('applies only to the same program in the same pane', () => {
     const record = raised();
-    expect(paneBlocker(record, 'w-1', '%3', paneInfo())).toBeUndefined();
-    expect(paneBlocker(record, 'w-1', '%3', undefined)).toBe('pane %3 is gone');
-    expect(paneBlocker(record, 'w-1', '%3', paneInfo({ dead: true }))).toBe(
+    const asker = {
+      agent: 'w-1',
+      pane: '%3',
+      ...(record.panePid !== undefined ? { panePid: record.panePid } : {}),
+      ...(record.session !== undefined ? { session: record.session } : {}),
+    };
+    expect(paneBlocker(record, asker, paneInfo())).toBeUndefined();
+    expect(paneBlocker(record, asker, undefined)).toBe('pane %3 is gone');
+    expect(paneBlocker(record, asker, paneInfo({ dead: true }))).toBe(
       'the program in pane %3 ended',
     );
-    expect(
-      paneBlocker(record, 'w-1', '%3', paneInfo({ agentTag: 'w-2' })),
-    ).toBe("pane %3 is now tagged for agent 'w-2'");
-    expect(paneBlocker(record, 'w-1', '%3', paneInfo({ pid: 1 }))).toMatch(
+    expect(paneBlocker(record, asker, paneInfo({ agentTag: 'w-2' }))).toBe(
+      "pane %3 is now tagged for agent 'w-2'",
+    );
+    expect(paneBlocker(record, asker, paneInfo({ pid: 1 }))).toMatch(
       /runs another program \(pid 1\)/,
     );
     expect(
-      paneBlocker(record, 'w-1', '%3', paneInfo({ currentCommand: 'bash' })),
+      paneBlocker(record, asker, paneInfo({ currentCommand: 'bash' })),
     ).toMatch(/now runs bash/);
   });
 

@@ -10,18 +10,26 @@ import type { FirstMessageSpec } from '../../../src/bridge/fleet/types.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
 import { FakeTmuxClient } from '../../helpers/fake-tmux.js';
+import { phasesOf, scriptedTyping } from '../../helpers/scripted-typing.js';
 import { waitFor } from '../../helpers/wait-for.js';
 
 /** A deliverer that answers each delivery with the next result given. */
 function fakeDeliverer(results: (DeliveryResult | Error)[]) {
   const typed: DeliveryRequest[] = [];
   const deliverer: Deliverer = {
-    deliver(request) {
+    begin(request) {
       typed.push(request);
       const next = results.shift() ?? new Error('no more results');
-      return next instanceof Error
-        ? Promise.reject(next)
-        : Promise.resolve(next);
+      return Promise.resolve(
+        scriptedTyping(
+          next instanceof Error
+            ? { waitTypeable: () => Promise.reject(next) }
+            : phasesOf(next),
+        ),
+      );
+    },
+    deliver() {
+      return Promise.reject(new Error('the first message calls the phases'));
     },
   };
   return { deliverer, typed };

@@ -8,9 +8,9 @@ import {
   statusAfterWait,
   statusAtStart,
   statusOnCall,
-} from '../../../src/bridge/agent/hook-observation.js';
-import type { HookObservation } from '../../../src/state/hook-files.js';
-import type { HooksStatus } from '../../../src/state/types.js';
+} from '../../src/state/hook-observation.js';
+import type { HookObservation } from '../../src/state/hook-files.js';
+import type { HooksStatus } from '../../src/state/types.js';
 
 const NOW = Date.parse('2025-01-01T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();

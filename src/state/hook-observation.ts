@@ -4,8 +4,8 @@
  * starts, after each hook call, and when none came in time; and whether the
  * prompt it reports confirms an answer the bridge typed.
  */
-import type { HookObservation } from '../../state/hook-files.js';
-import type { HooksStatus, RequestStage } from '../../state/types.js';
+import type { HookObservation } from './hook-files.js';
+import type { HooksStatus, RequestStage } from './types.js';
 
 /** Without a hook call this long after the bridge starts, hooks count as inactive. */
 export const HOOKS_START_TIMEOUT_MS = 30_000;

@@ -65,7 +65,7 @@ export function ruleVerdictOf(
 
 /**
  * The config's approval rules, before any answerer, for the hook and the
- * screen approvals alike: a rule that matches answers the approval at once
+ * dialog approvals alike: a rule that matches answers the approval at once
  * (`answered`, saved, `request.answered` with `decidedBy: rule`). Returns
  * the rule's verdict, or undefined when none decided. Runs under `serial`.
  */

@@ -3,7 +3,7 @@ import {
   dialogRuleVerdict,
   hookRuleVerdict,
   answerByRule,
-} from '../../../src/bridge/approvals/approval-rules.js';
+} from '../../../src/bridge/requests/approval-rules.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
 import type { ApprovalInfo, RequestRecord } from '../../../src/state/types.js';

@@ -1,0 +1,52 @@
+/**
+ * The agent room: the agent's state, from its screen, its output's activity
+ * and its hooks (`agent-state.ts`, `hook-state.ts`), and the link to what
+ * `macs hook` leaves (`hook-link.ts`: observations, Stop-hook deliveries,
+ * hook approvals).
+ */
+import type { AgentContext } from '../agent-context.js';
+import {
+  createAgentStateReader,
+  type AgentStateReader,
+} from './agent-state.js';
+import { createHookLink, type HookLink } from './hook-link.js';
+
+export { ACTIVITY_QUIET_MS } from './agent-state.js';
+export type { AgentStateReader } from './agent-state.js';
+export type { HookLink } from './hook-link.js';
+
+type ReaderDeps = Parameters<typeof createAgentStateReader>[1];
+
+/** The agent's hook link and its state reader, wired to each other. */
+export function createAgentRoom(
+  ctx: AgentContext,
+  deps: Omit<ReaderDeps, 'resolveState'> & {
+    /** Route a request a hook raised (runs under `serial`). */
+    route: HookLinkRoute;
+  },
+): { hooks: HookLink; stateReader: AgentStateReader } {
+  const { route, ...readerDeps } = deps;
+  // Agent hooks (docs/hooks.md): their state wins over the screen;
+  // Stop-hook deliveries, confirmations and approvals arrive as files.
+  const hooks = createHookLink({
+    agent: ctx.agent,
+    paths: ctx.paths,
+    config: ctx.config,
+    preset: ctx.profile.preset,
+    log: ctx.log,
+    serial: ctx.serial,
+    current: ctx.current,
+    emit: ctx.emit,
+    saveNow: ctx.saveNow,
+    finish: deps.steps.finish,
+    route,
+    refreshState: () => stateReader.readState(),
+  });
+  const stateReader = createAgentStateReader(ctx, {
+    ...readerDeps,
+    resolveState: hooks.resolveState,
+  });
+  return { hooks, stateReader };
+}
+
+type HookLinkRoute = Parameters<typeof createHookLink>[0]['route'];

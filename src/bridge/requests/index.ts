@@ -1,0 +1,28 @@
+/**
+ * The requests room: where a request is recorded. `requests.ts` makes a
+ * block a request and `raise.ts` is the one way in (added, saved,
+ * `request.detected`, the approval rules, routed); `request-steps.ts`
+ * takes the ledger's later steps and archives; `resume.ts` carries the open
+ * requests of a restarted bridge on; `origin.ts` checks who asked.
+ */
+import type { AgentContext } from '../agent-context.js';
+import { createRequestSteps, type RequestSteps } from './request-steps.js';
+import { createRequests, type Requests } from './requests.js';
+
+export type { RequestSteps } from './request-steps.js';
+export type { Requests } from './requests.js';
+export { corruptStateWarning, resumeRequests } from './resume.js';
+
+/** The ledger's steps for one agent, and its requests raised and routed. */
+export function createRequestsRoom(
+  ctx: AgentContext,
+  deps: Omit<Parameters<typeof createRequests>[1], 'steps'> & {
+    /** Call off a delivery under way for this request, if any. */
+    callOffDelivery: (requestId: string) => void;
+  },
+): { steps: RequestSteps; requests: Requests } {
+  const { callOffDelivery, ...rest } = deps;
+  const steps = createRequestSteps(ctx, callOffDelivery);
+  const requests = createRequests(ctx, { ...rest, steps });
+  return { steps, requests };
+}
