@@ -3,13 +3,20 @@
 // session as the host's own workers; the hub sees and answers it as
 // `h1/<name>`, and `macs stop --host h1` ends it with the rest. A name that
 // both the hub and the host define is refused with one line before anything
-// starts. Real parts: a test sshd host (test/helpers/ssh-hosts.ts), the
+// starts. Real parts: test sshd hosts (test/helpers/ssh-hosts.ts), the
 // host's macs (this checkout) and fake-agent workers.
+//
+// The live status view at the hub (`macs status` in a real tmux pane, read
+// with capture-pane as a person sees it) shows the host's agents and open
+// requests as `h1/…` rows and each host's link; a second host that is down
+// (no macs there) is shown down and does not keep h1's rows from the view;
+// and h1's request answered in the view with r is typed into its worker
+// exactly once.
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRecord, REQ, runMacs } from '../helpers/macs.js';
+import { MACS_BIN, readRecord, REQ, runMacs } from '../helpers/macs.js';
 import {
   fakeHostWorker,
   hostRecord,
@@ -23,6 +30,10 @@ import {
   type TestHost,
   type TestHosts,
 } from '../helpers/ssh-hosts.js';
+import {
+  startTmuxServer,
+  type TestTmuxServer,
+} from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 interface HostJson {
@@ -32,10 +43,16 @@ interface HostJson {
   requests: { id: string }[];
 }
 
-describe('workers defined at the hub with "host" (issue 21)', () => {
+/** An agent's row in the view: the selection mark (or two spaces), its name. */
+const agentRow = (name: string) =>
+  new RegExp(`^(?:› | {2})${name.replace('/', '\\/')} `);
+
+describe('workers defined at the hub with "host", and hosts in the status view (issue 21)', () => {
   let hosts: TestHosts;
   let h1: TestHost;
   let hub: string;
+  let viewer: TestTmuxServer | undefined;
+  let hubWorkers: Record<string, unknown>[] = [];
   const macs = (args: string[], input?: string) =>
     runMacs(args, {
       home: hub,
@@ -43,12 +60,16 @@ describe('workers defined at the hub with "host" (issue 21)', () => {
       timeoutMs: 120_000,
       ...(input !== undefined ? { input } : {}),
     });
+  /** The hub config naming h1 only, or h1 and h2 (no macs there: down). */
+  const hubConfig = (withDownHost: boolean) =>
+    writeHubConfig(hub, withDownHost ? hosts : { ...hosts, hosts: [h1] }, {
+      workers: hubWorkers,
+    });
   const hostAgents = async (): Promise<string[]> => {
     const run = await macs(['hosts', '--json']);
     const view = (JSON.parse(run.stdout) as { hosts: HostJson[] }).hosts[0];
     return (view?.agents ?? []).map((a) => a.name).sort();
   };
-
   /** Whether any tmux server of h1 holds a macs session (asked over ssh). */
   const hostSessionRunning = async (): Promise<boolean> => {
     const dir = path.join(h1.tmpDir, 'tmux-0');
@@ -68,33 +89,33 @@ describe('workers defined at the hub with "host" (issue 21)', () => {
   };
 
   beforeAll(async () => {
-    hosts = await startTestHosts([{ name: 'h1' }]);
+    hosts = await startTestHosts([
+      { name: 'h1' },
+      { name: 'h2', macs: 'none' },
+    ]);
     [h1] = hosts.hosts as [TestHost];
     hub = mkdtempSync(path.join(os.tmpdir(), 'macs-hub-'));
     writeHostConfig(h1, [{ name: 'own-1', script: [] }]);
-    writeHubConfig(hub, hosts, {
-      workers: [
-        {
-          ...fakeHostWorker(h1, {
-            name: 'gpu-w',
-            script: [
-              { print: REQ('q7', 'Which dataset?') },
-              { wait: 'submit' },
-            ],
-          }),
-          host: 'h1',
-        },
-      ],
-    });
+    hubWorkers = [
+      {
+        ...fakeHostWorker(h1, {
+          name: 'gpu-w',
+          script: [{ print: REQ('q7', 'Which dataset?') }, { wait: 'submit' }],
+        }),
+        host: 'h1',
+      },
+    ];
+    hubConfig(false);
   });
   afterAll(async () => {
+    await viewer?.kill();
     if (hosts) {
       await sshRun(hosts, h1, `macs stop --home ${HOST_HOME}`);
       await hosts.stop();
     }
   });
 
-  it('starts it on its host beside the host’s own workers, answers it from the hub, and stops it with --host', async () => {
+  it('starts it on its host beside the host’s own workers, shows and answers it in the live view, and stops it with --host', async () => {
     const start = await macs(['start', '--detach']);
     expect(start.exitCode, start.stderr + start.stdout).toBe(0);
     expect(start.stdout).toMatch(/host h1: .*started/);
@@ -104,18 +125,57 @@ describe('workers defined at the hub with "host" (issue 21)', () => {
         (await hostAgents()).join(',') === 'h1/gpu-w,h1/own-1' || undefined,
       { timeout: 60_000, message: 'h1/gpu-w and h1/own-1 at the hub' },
     );
-    // Its request reaches the hub and the answer is typed into it once.
-    await waitFor(
-      async () => {
-        const open = JSON.parse((await macs(['inbox', '--json'])).stdout) as {
-          id: string;
-        }[];
-        return open.some((r) => r.id === 'h1/gpu-w-q7') || undefined;
+
+    // The live view at the hub, in a real pane, with h2 down beside h1.
+    hubConfig(true);
+    viewer = await startTmuxServer();
+    const view = viewer;
+    const pane = await view.spawnPane(
+      [
+        'sh',
+        '-c',
+        `"${process.execPath}" "${MACS_BIN}" status; echo "macs status exited $?"`,
+      ],
+      {
+        cwd: hub,
+        width: 160,
+        height: 30,
+        env: { MACS_HOME: hub, MACS_SSH_CONFIG: hosts.sshConfig },
       },
-      { timeout: 60_000, message: 'h1/gpu-w-q7 in the hub inbox' },
     );
-    const answer = await macs(['respond', 'h1/gpu-w-q7', 'use the small one']);
-    expect(answer.exitCode, answer.stderr).toBe(0);
+    const screen = await waitFor(
+      async () => {
+        const text = await view.capture(pane);
+        return /h1 up/.test(text) &&
+          /h2 DOWN/.test(text) &&
+          /h1\/gpu-w-q7|Which dataset\?/.test(text)
+          ? text
+          : undefined;
+      },
+      { timeout: 60_000, message: 'h1’s rows and both links in the view' },
+    );
+    const lines = screen.split('\n');
+    expect(lines[0]).toMatch(/^macs status .*2 agents · 1 pending/);
+    expect(lines[0]).toMatch(/hosts: h1 up \d+ ms, h2 DOWN/);
+    expect(lines.filter((l) => agentRow('h1/gpu-w').test(l))).toHaveLength(1);
+    expect(lines.filter((l) => agentRow('h1/own-1').test(l))).toHaveLength(1);
+    expect(screen).toContain('Which dataset?');
+
+    // Answered in the view: r, the text, Ctrl-D (the path of `macs respond`).
+    await view.tmux('send-keys', '-t', pane, 'r');
+    await waitFor(
+      async () =>
+        /ANSWER h1\/gpu-w-q7/.test(await view.capture(pane)) || undefined,
+      { timeout: 10_000, message: 'the answer box for h1/gpu-w-q7' },
+    );
+    await view.tmux('send-keys', '-t', pane, '-l', 'use the small one');
+    await view.tmux('send-keys', '-t', pane, 'C-d');
+    await waitFor(
+      async () =>
+        /answered h1\/gpu-w-q7 on h1/.test(await view.capture(pane)) ||
+        undefined,
+      { timeout: 30_000, message: 'the view saying it answered' },
+    );
     await waitFor(
       () =>
         readRecord(hostRecord(h1, 'gpu-w')).some(
@@ -123,10 +183,20 @@ describe('workers defined at the hub with "host" (issue 21)', () => {
         ) || undefined,
       { timeout: 30_000, message: 'the answer typed into h1/gpu-w' },
     );
+    // The request leaves the view; the answer was typed once.
+    await waitFor(
+      async () =>
+        /^macs status .*2 agents · 0 pending/.test(await view.capture(pane)) ||
+        undefined,
+      { timeout: 30_000, message: 'the answered request gone from the view' },
+    );
     expect(
       readRecord(hostRecord(h1, 'gpu-w')).filter((r) => r.type === 'submit'),
     ).toHaveLength(1);
+    await view.kill();
+    viewer = undefined;
 
+    hubConfig(false);
     const stopped = await macs(['stop', '--host', 'h1']);
     expect(stopped.exitCode, stopped.stdout + stopped.stderr).toBe(0);
     expect(stopped.stdout).toMatch(/host h1: .*stopped/);
