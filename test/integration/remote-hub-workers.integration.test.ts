@@ -12,6 +12,13 @@
 // (no macs there) is shown down and does not keep h1's rows from the view;
 // and h1's request answered in the view with r is typed into its worker
 // exactly once.
+//
+// `macs events --follow` at the hub follows the hosts' logs too (over ssh),
+// each line naming its host: what was there, and what happens while it
+// runs (the answer's delivery); `--agent h1/gpu-w` follows that agent only.
+// A hostile host's event lines (names with ; $(), a bad time, a line over
+// 64 KiB, escape sequences in data) are refused or cleaned, never printed.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +38,7 @@ import {
   type TestHosts,
 } from '../helpers/ssh-hosts.js';
 import {
+  childEnv,
   startTmuxServer,
   type TestTmuxServer,
 } from '../helpers/tmux-server.js';
@@ -46,6 +54,34 @@ interface HostJson {
 /** An agent's row in the view: the selection mark (or two spaces), its name. */
 const agentRow = (name: string) =>
   new RegExp(`^(?:› | {2})${name.replace('/', '\\/')} `);
+
+/** Control characters other than newline and tab. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/** A long-running `macs …` at the hub (events --follow): its output so far; ended with SIGINT. */
+function startMacs(args: string[], home: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [MACS_BIN, ...args], {
+    cwd: home,
+    env: childEnv({ MACS_HOME: home, ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => resolve(code)),
+  );
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stop: async () => {
+      child.kill('SIGINT');
+      return exited;
+    },
+  };
+}
 
 describe('workers defined at the hub with "host", and hosts in the status view (issue 21)', () => {
   let hosts: TestHosts;
@@ -92,6 +128,7 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     hosts = await startTestHosts([
       { name: 'h1' },
       { name: 'h2', macs: 'none' },
+      { name: 'evil', macs: { fake: 'hostile' } },
     ]);
     [h1] = hosts.hosts as [TestHost];
     hub = mkdtempSync(path.join(os.tmpdir(), 'macs-hub-'));
@@ -126,8 +163,16 @@ describe('workers defined at the hub with "host", and hosts in the status view (
       { timeout: 60_000, message: 'h1/gpu-w and h1/own-1 at the hub' },
     );
 
-    // The live view at the hub, in a real pane, with h2 down beside h1.
+    // The live view at the hub, in a real pane, with h2 down beside h1;
+    // and the hub's event followers.
     hubConfig(true);
+    const sshEnv = { MACS_SSH_CONFIG: hosts.sshConfig };
+    const followAll = startMacs(['events', '--follow'], hub, sshEnv);
+    const followOne = startMacs(
+      ['events', '--follow', '--agent', 'h1/gpu-w'],
+      hub,
+      sshEnv,
+    );
     viewer = await startTmuxServer();
     const view = viewer;
     const pane = await view.spawnPane(
@@ -193,6 +238,24 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     expect(
       readRecord(hostRecord(h1, 'gpu-w')).filter((r) => r.type === 'submit'),
     ).toHaveLength(1);
+    // The followers: what was there and the delivery that came while they
+    // ran, each line naming the host; --agent h1/gpu-w only that agent.
+    const delivered = /\s h1\/gpu-w {2}request\.delivered {2}h1\/gpu-w-q7/;
+    await waitFor(
+      () =>
+        (delivered.test(followAll.stdout()) &&
+          delivered.test(followOne.stdout())) ||
+        undefined,
+      { timeout: 30_000, message: 'the delivery in both followers' },
+    );
+    expect(followAll.stdout()).toMatch(
+      /\s h1\/gpu-w {2}request\.detected {2}h1\/gpu-w-q7/,
+    );
+    expect(followAll.stdout()).toMatch(/\s h1\/own-1 {2}/);
+    expect(followOne.stdout()).not.toMatch(/own-1/);
+    expect(followAll.stderr()).toMatch(/macs: host h2: /);
+    expect(await followAll.stop()).toBe(0);
+    expect(await followOne.stop()).toBe(0);
     await view.kill();
     viewer = undefined;
 
@@ -214,5 +277,33 @@ describe('workers defined at the hub with "host", and hosts in the status view (
       /host h1: .*worker 'gpu-w' is defined both in this host's macs.config.json and in the hub's/,
     );
     expect(await hostSessionRunning()).toBe(false);
+  });
+
+  it('follows a hostile host’s events without printing what it refuses', async () => {
+    writeHubConfig(hub, { ...hosts, hosts: [hosts.hosts[2]!] });
+    const follow = startMacs(['events', '--follow', '--json'], hub, {
+      MACS_SSH_CONFIG: hosts.sshConfig,
+    });
+    await waitFor(() => /"evil\/w-1"/.test(follow.stdout()) || undefined, {
+      timeout: 30_000,
+      message: 'the good event of evil',
+    });
+    expect(await follow.stop()).toBe(0);
+    const lines = follow.stdout().trim().split('\n');
+    // Only the good event, once, named at the hub, its data cleaned.
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toEqual({
+      ts: '2026-11-27T10:00:00.000Z',
+      agent: 'evil/w-1',
+      type: 'state.changed',
+      requestId: 'evil/w-1-q1',
+      data: { note: 'ok]0;pwned2Jend' },
+      host: 'evil',
+    });
+    expect(follow.stderr()).toMatch(
+      /macs: host evil: an event line it sent was refused/,
+    );
+    expect(follow.stdout() + follow.stderr()).not.toMatch(CONTROL);
+    expect(existsSync('/tmp/pwned-hub')).toBe(false);
   });
 });
