@@ -18,14 +18,22 @@
 // runs (the answer's delivery); `--agent h1/gpu-w` follows that agent only.
 // A hostile host's event lines (names with ; $(), a bad time, a line over
 // 64 KiB, escape sequences in data) are refused or cleaned, never printed.
+//
+// wait_for_request of the hub's `macs mcp` is woken by a host's request
+// through the host's own wait_for_request (a long call on the link), not by
+// reading the hosts on a timer: the host's log records that call answering
+// the request (before, the hub never called it).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MACS_BIN, readRecord, REQ, runMacs } from '../helpers/macs.js';
 import {
   fakeHostWorker,
+  hostPath,
   hostRecord,
   HOST_HOME,
   sshRun,
@@ -132,7 +140,17 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     ]);
     [h1] = hosts.hosts as [TestHost];
     hub = mkdtempSync(path.join(os.tmpdir(), 'macs-hub-'));
-    writeHostConfig(h1, [{ name: 'own-1', script: [] }]);
+    // own-1 asks once it is told to go on (a request after a wait began).
+    writeHostConfig(h1, [
+      {
+        name: 'own-1',
+        script: [
+          { wait: 'submit' },
+          { print: REQ('q8', 'Next step?') },
+          { wait: 'submit' },
+        ],
+      },
+    ]);
     hubWorkers = [
       {
         ...fakeHostWorker(h1, {
@@ -259,6 +277,66 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     await view.kill();
     viewer = undefined;
 
+    // The hub's MCP server: a wait begun before h1/own-1 asks is woken by it.
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: childEnv({ MACS_HOME: hub, ...sshEnv }) as Record<string, string>,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      // The link to h1 is up once h1's agents are listed.
+      await waitFor(
+        async () =>
+          JSON.stringify(
+            (await client.callTool({ name: 'list_agents', arguments: {} }))
+              .structuredContent,
+          ).includes('h1/own-1') || undefined,
+        { timeout: 30_000, message: 'h1 through the hub mcp' },
+      );
+      const waiting = client.callTool(
+        {
+          name: 'wait_for_request',
+          arguments: { agent: 'h1/own-1', timeout_sec: 90 },
+        },
+        undefined,
+        { timeout: 120_000 },
+      );
+      const sent = await macs(['send', 'h1/own-1', 'go on']);
+      expect(sent.exitCode, sent.stderr).toBe(0);
+      const got = await waiting;
+      expect(got.isError, JSON.stringify(got.content)).toBeFalsy();
+      expect(JSON.stringify(got.structuredContent)).toContain('h1/own-1-q8');
+      const hostLog = readFileSync(
+        hostPath(h1, `${HOST_HOME}/.macs/events/own-1.jsonl`),
+        'utf8',
+      );
+      expect(
+        hostLog
+          .split('\n')
+          .filter(Boolean)
+          .map(
+            (l) =>
+              JSON.parse(l) as {
+                type: string;
+                requestId?: string;
+                data?: { tool?: string };
+              },
+          )
+          .some(
+            (e) =>
+              e.type === 'mcp.call' &&
+              e.data?.tool === 'wait_for_request' &&
+              e.requestId === 'own-1-q8',
+          ),
+      ).toBe(true);
+    } finally {
+      await client.close();
+    }
+
     hubConfig(false);
     const stopped = await macs(['stop', '--host', 'h1']);
     expect(stopped.exitCode, stopped.stdout + stopped.stderr).toBe(0);
@@ -289,10 +367,16 @@ describe('workers defined at the hub with "host", and hosts in the status view (
       message: 'the good event of evil',
     });
     expect(await follow.stop()).toBe(0);
-    const lines = follow.stdout().trim().split('\n');
-    // Only the good event, once, named at the hub, its data cleaned.
+    // Of evil (the hub's own log is followed too): only the good event,
+    // once, named at the hub, its data cleaned.
+    const lines = follow
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { host?: string })
+      .filter((e) => e.host !== undefined);
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0]!)).toEqual({
+    expect(lines[0]).toEqual({
       ts: '2026-11-27T10:00:00.000Z',
       agent: 'evil/w-1',
       type: 'state.changed',
