@@ -17,7 +17,9 @@
 // each line naming its host: what was there, and what happens while it
 // runs (the answer's delivery); `--agent h1/gpu-w` follows that agent only.
 // A hostile host's event lines (names with ; $(), a bad time, a line over
-// 64 KiB, escape sequences in data) are refused or cleaned, never printed.
+// 64 KiB, escape sequences in data) are refused or cleaned, never printed;
+// its wait_for_request, answering "a request" at once with data macs
+// refuses, makes the hub's wait return none.
 //
 // wait_for_request of the hub's `macs mcp` is woken by a host's request
 // through the host's own wait_for_request (a long call on the link), not by
@@ -388,6 +390,35 @@ describe('workers defined at the hub with "host", and hosts in the status view (
       /macs: host evil: an event line it sent was refused/,
     );
     expect(follow.stdout() + follow.stderr()).not.toMatch(CONTROL);
+    // Its wait_for_request says "a request" at once, every time, with data
+    // macs refuses: the hub's waiter reads (and refuses) its list when woken,
+    // returns none and runs nothing.
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: childEnv({
+          MACS_HOME: hub,
+          MACS_SSH_CONFIG: hosts.sshConfig,
+        }) as Record<string, string>,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const waited = await client.callTool(
+        { name: 'wait_for_request', arguments: { timeout_sec: 3 } },
+        undefined,
+        { timeout: 60_000 },
+      );
+      expect(waited.isError, JSON.stringify(waited.content)).toBeFalsy();
+      expect(waited.structuredContent).toMatchObject({
+        request: null,
+        timedOut: true,
+      });
+    } finally {
+      await client.close();
+    }
     expect(existsSync('/tmp/pwned-hub')).toBe(false);
   });
 });
