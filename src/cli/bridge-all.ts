@@ -10,7 +10,7 @@ import {
   profileFromPreset,
 } from '../bridge/fleet/profile.js';
 import { getPreset } from '../config/presets/index.js';
-import type { MacsConfig } from '../config/schema.js';
+import { localWorkers, type MacsConfig } from '../config/schema.js';
 import { loadPrompt } from '../config/prompts.js';
 import { ConfigError } from '../errors.js';
 import { discoverPane, OWN_PANE_RULES } from '../session/discover.js';
@@ -70,7 +70,7 @@ function listAgents(
           },
         ]
       : []),
-    ...config.workers.map((w) => ({
+    ...localWorkers(config).map((w) => ({
       name: w.name,
       role: 'worker' as const,
       preset: w.preset ?? 'generic',
@@ -93,7 +93,7 @@ async function taggedAgents(
     const configured =
       role === 'controller'
         ? config.controller?.preset
-        : config.workers.find((w) => w.name === name)?.preset;
+        : localWorkers(config).find((w) => w.name === name)?.preset;
     found.set(name, {
       name,
       role,

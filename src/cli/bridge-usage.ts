@@ -12,7 +12,7 @@ import {
   type UsageAgent,
   type UsageWatch,
 } from '../bridge/usage/watch.js';
-import type { MacsConfig } from '../config/schema.js';
+import { localWorkers, type MacsConfig } from '../config/schema.js';
 import type { EventSink } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
@@ -34,7 +34,7 @@ export function createBridgeUsage(options: BridgeUsageOptions): UsageWatch {
   const { paths, config, bridge } = options;
   const configured = [
     ...(config.controller ? [config.controller] : []),
-    ...config.workers,
+    ...localWorkers(config),
   ];
   const checkBudgets = createBudgetCheck(options);
   return createUsageWatch({

@@ -8,7 +8,7 @@ import {
   detectPresetName,
   profileFromPreset,
 } from '../bridge/fleet/profile.js';
-import type { MacsConfig } from '../config/schema.js';
+import { localWorkers, type MacsConfig } from '../config/schema.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
 import { ConfigError } from '../errors.js';
@@ -55,7 +55,8 @@ async function resolveAgent(
   if (!pane && opts.agent) {
     // No pane given: find the agent's pane (SPEC §5 pane discovery).
     const preset =
-      opts.preset ?? config.workers.find((w) => w.name === opts.agent)?.preset;
+      opts.preset ??
+      localWorkers(config).find((w) => w.name === opts.agent)?.preset;
     const program = preset ? getPreset(preset, config.presets).program : '';
     pane = (
       await discoverPane({
@@ -81,7 +82,7 @@ async function resolveAgent(
       hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',
     });
   }
-  const configured = config.workers.find((w) => w.name === agent)?.preset;
+  const configured = localWorkers(config).find((w) => w.name === agent)?.preset;
   const presetName =
     opts.preset ?? configured ?? detectPresetName(info.currentCommand, config);
   let preset: Preset;

@@ -11,6 +11,7 @@ import {
 } from '../events/log.js';
 import { computeEventStats, formatEventStats } from '../events/stats.js';
 import type { MacsEvent } from '../events/types.js';
+import type { HomePaths } from '../home/paths.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
 import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
@@ -25,8 +26,11 @@ export interface EventsOptions extends CommonOptions {
   stats?: boolean;
 }
 
+/** An event as printed: this machine's, or a host's (its `type` unchecked against ours). */
+type PrintedEvent = Omit<MacsEvent, 'type'> & { type: string };
+
 /** One event as a line for people. */
-export function formatEventLine(event: MacsEvent): string {
+export function formatEventLine(event: PrintedEvent): string {
   const time = event.ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   const data =
     event.data && Object.keys(event.data).length
@@ -43,8 +47,8 @@ export async function runEvents(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
-  await loadConfigOrDefaults(ctx, opts, deps);
-  if (opts.agent?.includes('/')) {
+  const { config } = await loadConfigOrDefaults(ctx, opts, deps);
+  if (opts.agent?.includes('/') && !opts.follow) {
     // A host's agent: its own event log, read by its macs (docs/remote.md).
     const remote = await forwardIfRemote(
       opts.agent,
@@ -83,7 +87,7 @@ export async function runEvents(
     else formatEventStats(stats).forEach((line) => deps.output.out(line));
     return 0;
   }
-  const print = (event: MacsEvent) =>
+  const print = (event: PrintedEvent) =>
     opts.json
       ? deps.output.out(JSON.stringify(event))
       : deps.output.out(formatEventLine(event));
@@ -94,7 +98,41 @@ export async function runEvents(
     else events.forEach(print);
     return 0;
   }
-  // Follow: print what exists, then new complete lines of every events file as they appear.
+  // At a hub, the hosts' events too (each followed over ssh).
+  const plan =
+    Object.keys(config.hosts).length > 0
+      ? (await import('./events-remote.js')).planHostFollows(
+          opts,
+          config,
+          deps.env,
+        )
+      : { hosts: [], local: true };
+  const stopHosts = new AbortController();
+  void deps.interrupted.then(() => stopHosts.abort());
+  const hosts =
+    plan.hosts.length > 0
+      ? (await import('./events-remote.js')).followHosts(
+          plan.hosts,
+          deps,
+          print,
+          stopHosts.signal,
+        )
+      : Promise.resolve([]);
+  if (plan.local) await followLocal(ctx.paths, filter, print, deps);
+  else await deps.interrupted;
+  stopHosts.abort();
+  await hosts;
+  return 0;
+}
+
+/** Print what exists, then new complete lines of every events file as they appear. */
+async function followLocal(
+  paths: HomePaths,
+  filter: EventFilter,
+  print: (event: PrintedEvent) => void,
+  deps: CliDeps,
+): Promise<void> {
+  const ctx = { paths };
   for (const event of await readEvents(ctx.paths, filter)) print(event);
   const offsets = new Map<string, number>();
   const files = async () =>
@@ -126,5 +164,4 @@ export async function runEvents(
     }
     await Promise.race([delay(FOLLOW_POLL_MS), deps.interrupted]);
   }
-  return 0;
 }

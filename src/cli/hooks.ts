@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
-import type { MacsConfig } from '../config/schema.js';
+import { localWorkers, type MacsConfig } from '../config/schema.js';
 import { ConfigError, MacsError } from '../errors.js';
 import type { HooksKind } from '../hooks/install.js';
 import {
@@ -44,7 +44,7 @@ async function resolveTarget(
       hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',
     });
   const configured = [
-    ...config.workers,
+    ...localWorkers(config),
     ...(config.controller ? [config.controller] : []),
   ].find((w) => w.name === agent);
   const state = await readAgentState(paths, agent);

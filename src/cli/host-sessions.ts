@@ -11,6 +11,7 @@ import { errorMessage } from '../errors.js';
 import { hostTargets } from '../remote/fleet.js';
 import { runHostMacs } from '../remote/forward.js';
 import { RemoteError } from '../remote/ssh-errors.js';
+import { formatHubWorkers } from './hub-workers.js';
 import type { CliDeps } from './options.js';
 
 type HostVerb = 'start' | 'stop';
@@ -29,11 +30,22 @@ export async function runOnHosts(
     deps.output.err(`macs: no host '${only}' in macs.config.json`);
     return 2;
   }
-  const argv = verb === 'start' ? ['start', '--detach', '--no-wait'] : ['stop'];
   const results = await Promise.all(
     targets.map(async (target) => {
+      // The hub's workers for this host go on stdin (hub-workers.ts).
+      const workers =
+        verb === 'start' ? formatHubWorkers(config, target.name) : undefined;
+      const argv =
+        verb === 'stop'
+          ? ['stop']
+          : [
+              'start',
+              '--detach',
+              '--no-wait',
+              ...(workers !== undefined ? ['--hub-workers'] : []),
+            ];
       try {
-        const lines = await runHostMacs(target, argv);
+        const lines = await runHostMacs(target, argv, workers);
         const warnings = lines.filter((l) =>
           /^warning:|not found on PATH/.test(l),
         );

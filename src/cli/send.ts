@@ -6,7 +6,7 @@ import {
 } from '../typist/typist.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
-import type { MacsConfig } from '../config/schema.js';
+import { localWorkers, type MacsConfig } from '../config/schema.js';
 import { AgentError, ConfigError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { isValidAgentName } from '../protocol/ids.js';
@@ -74,7 +74,7 @@ async function findTarget(
 ): Promise<SendTarget> {
   const saved = await readAgentState(ctx.paths, agent);
   const configured =
-    config.workers.find((w) => w.name === agent)?.preset ??
+    localWorkers(config).find((w) => w.name === agent)?.preset ??
     (config.controller?.name === agent ? config.controller.preset : undefined);
   const presetName = presetFlag ?? saved?.preset ?? configured;
   let pane = saved?.pane;

@@ -2,7 +2,11 @@ import { shortenCommandLine } from './shorten.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { BackendName, MacsConfig } from '../config/schema.js';
+import {
+  localWorkers,
+  type BackendName,
+  type MacsConfig,
+} from '../config/schema.js';
 import { ConfigError, MacsError } from '../errors.js';
 import { createEventLog, readEvents } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';
@@ -29,6 +33,7 @@ import { createContext } from './common.js';
 import { reportExpiry, runStartResume } from './start-resume.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { startHostSessions } from './host-start.js';
+import { mergeHubWorkers, readHubWorkers } from './hub-workers.js';
 import {
   defaultSessionSocket,
   hintCommand,
@@ -49,6 +54,8 @@ export interface StartOptions extends CommonOptions {
   wait?: boolean;
   /** A running session: start its bridge and status windows again, keep its requests. */
   resume?: boolean;
+  /** On a host: add the hub's workers for it, read as JSON from stdin (hub-workers.ts). */
+  hubWorkers?: boolean;
 }
 
 const DEMO_POLL_MS = 250;
@@ -233,10 +240,13 @@ export async function runStart(
       }),
     };
   }
-  const { config } = await ctx.loadConfig(flags);
+  const loaded = (await ctx.loadConfig(flags)).config;
+  const config = opts.hubWorkers
+    ? mergeHubWorkers(loaded, await readHubWorkers(deps))
+    : loaded;
   // Each host starts its own session (docs/remote.md); a hub may have none.
   const hosts = opts.demo ? undefined : await startHostSessions(config, deps);
-  if (hosts !== undefined && config.workers.length === 0) return hosts;
+  if (hosts !== undefined && localWorkers(config).length === 0) return hosts;
   const agents = planAgents(config, ctx.paths.home);
 
   if (record) {

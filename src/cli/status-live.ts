@@ -154,7 +154,7 @@ export async function runLiveStatus(options: {
     since: new Date(),
   });
   const notify = (snapshot: Snapshot) => bell.check(snapshot);
-  const intents = createStatusIntents({
+  const local = createStatusIntents({
     ctx,
     env: deps.env,
     feed,
@@ -162,6 +162,17 @@ export async function runLiveStatus(options: {
     tmuxSocket: opts.tmuxSocket,
     runTmux: deps.runTmux,
   });
+  // At a hub, each host's agents, requests and link join the view.
+  const hosts =
+    Object.keys(config.hosts).length > 0
+      ? (await import('./status-hosts.js')).createStatusHosts({
+          ctx,
+          config,
+          deps,
+          feed,
+        })
+      : undefined;
+  const intents = hosts ? hosts.wrapIntents(local) : local;
   notify(await feed.start());
   const unsubscribe = feed.subscribe(notify);
   const stop = new AbortController();
@@ -183,7 +194,7 @@ export async function runLiveStatus(options: {
     // Loaded only here: `--json` and the plain-text forms never load React.
     const { runStatusApp } = await import('../ui/run.js');
     ended = await runStatusApp({
-      source: feed,
+      source: hosts?.source ?? feed,
       intents,
       stdin: terminal.stdin,
       stdout: terminal.stdout,
@@ -193,6 +204,7 @@ export async function runLiveStatus(options: {
   } finally {
     unsubscribe();
     feed.stop();
+    await hosts?.close();
   }
   return ended === 'interrupted' || signal === 'SIGINT' ? 130 : 0;
 }

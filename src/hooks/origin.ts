@@ -7,7 +7,7 @@
  */
 import { builtinPresetHooks } from '../config/presets/builtin.js';
 import type { getPreset } from '../config/presets/index.js';
-import type { MacsConfig } from '../config/schema.js';
+import { localWorkers, type MacsConfig } from '../config/schema.js';
 import type { HomePaths } from '../home/paths.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { readAllAgentStates } from '../state/pending.js';
@@ -104,7 +104,7 @@ export async function resolveHookAgent(
   const byState = states[0];
   if (byState) return { type: 'found', agent: byState.agent, via: 'pane' };
   const configured = [
-    ...(input.config?.workers ?? []),
+    ...(input.config ? localWorkers(input.config) : []),
     ...(input.config?.controller ? [input.config.controller] : []),
   ].find((w) => w.pane === pane);
   if (configured)

@@ -33,6 +33,34 @@ const FORWARDED = new Set([
   'send_message',
 ]);
 
+/** How long a hub asks a host's wait_for_request to wait (under the tool call bound). */
+export const HOST_WAIT_SEC = 20;
+/** A host that cannot be reached is asked again after this long. */
+const HOST_WAIT_RETRY_MS = 3_000;
+/** A wake comes at most this often (a host that answers at once is not a busy loop). */
+const WAKE_MIN_MS = 250;
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Whether a host's wait_for_request returned a request (its content is read again, checked). */
+function returnedRequest(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null) return false;
+  const request = (data as { request?: unknown }).request;
+  return typeof request === 'object' && request !== null;
+}
+
 async function eachHost<T>(
   fleet: RemoteFleet,
   read: (host: string) => Promise<T[]>,
@@ -88,6 +116,60 @@ export function createRemoteTools(
       );
       return { requests: items, down };
     },
+    wake: (filter, signal) =>
+      new Promise<void>((resolve) => {
+        const inner = new AbortController();
+        const finish = () => {
+          inner.abort();
+          resolve();
+        };
+        signal.addEventListener('abort', finish, { once: true });
+        if (signal.aborted) return finish();
+        const split = filter.agent
+          ? splitRemoteName(filter.agent, 'agent')
+          : undefined;
+        // A local agent (or a bad name): no host has its requests.
+        if (filter.agent && (split === undefined || split === 'invalid'))
+          return;
+        const only = split && split !== 'invalid' ? split : undefined;
+        const waitOn = async (host: string): Promise<boolean> => {
+          const prefix = `${host}/`;
+          const exclude = filter.exclude
+            .filter((id) => id.startsWith(prefix))
+            .map((id) => id.slice(prefix.length))
+            .slice(-2_000);
+          while (!inner.signal.aborted) {
+            const started = Date.now();
+            try {
+              const session = await fleet.session(host);
+              const data = await session.call(
+                'wait_for_request',
+                {
+                  timeout_sec: HOST_WAIT_SEC,
+                  include_pending: true,
+                  exclude,
+                  ...(only ? { agent: only.name } : {}),
+                  ...(filter.type ? { type: filter.type } : {}),
+                },
+                { signal: inner.signal },
+              );
+              if (returnedRequest(data)) {
+                await sleep(WAKE_MIN_MS - (Date.now() - started), inner.signal);
+                return true;
+              }
+            } catch {
+              // Down, or the call failed: asked again once it may be back.
+              await sleep(HOST_WAIT_RETRY_MS, inner.signal);
+            }
+          }
+          return false;
+        };
+        for (const target of fleet.targets)
+          if (!only || target.name === only.host)
+            void waitOn(target.name).then((found) => {
+              if (found) finish();
+            });
+      }),
     forward: async (tool, args) => {
       // The listing tools merge the hosts in their own handlers.
       if (!FORWARDED.has(tool)) return undefined;

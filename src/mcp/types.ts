@@ -24,4 +24,13 @@ export interface RemoteTools {
   /** Every reachable host's agents, and a line per host that is not. */
   agents: () => Promise<{ agents: RemoteAgent[]; down: string[] }>;
   requests: () => Promise<{ requests: RemoteRequest[]; down: string[] }>;
+  /**
+   * Resolves when a host has a waiting request (of `agent`/`type`, hub
+   * names) that `exclude` does not name: each host's own wait_for_request
+   * runs on its link until then, or until `signal` aborts.
+   */
+  wake: (
+    filter: { agent?: string; type?: string; exclude: readonly string[] },
+    signal: AbortSignal,
+  ) => Promise<void>;
 }

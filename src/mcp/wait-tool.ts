@@ -27,8 +27,8 @@ const WAIT_DEFAULT_SEC = 45;
 const WAIT_MAX_SEC = 600;
 /** How often a waiting `wait_for_request` sends progress (with a token). */
 const WAIT_PROGRESS_MS = 10_000;
-/** How often a waiting call reads the hosts' requests (over their links). */
-const REMOTE_POLL_MS = 1_000;
+/** Most request ids a call may exclude (a hub's seen requests of one host). */
+const WAIT_MAX_EXCLUDE = 2_000;
 
 /** Register wait_for_request. */
 export function registerWaitTool(
@@ -52,6 +52,11 @@ export function registerWaitTool(
           .describe(
             'also return a request that was already waiting when the call began',
           ),
+        exclude: z
+          .array(z.string().max(256))
+          .max(WAIT_MAX_EXCLUDE)
+          .optional()
+          .describe('ids of requests not to return (already seen)'),
       },
     },
     async (args, extra) => {
@@ -78,12 +83,15 @@ export function registerWaitTool(
           })
           .catch(() => undefined);
       };
+      const excluded = new Set(args.exclude ?? []);
       const matches = (r: RequestSnapshot) =>
         r.waitingForPerson &&
+        !excluded.has(r.id) &&
         (args.agent === undefined || r.agent === args.agent) &&
         (args.type === undefined || r.type === args.type);
       // A hub's hosts (docs/remote.md): their waiting requests, read over
-      // the links at most every REMOTE_POLL_MS.
+      // the links when a host's own wait_for_request says one came (a long
+      // call on each host's link: `remote.wake`), never on a timer.
       const remote = context.remote;
       const remoteWaiting = async () =>
         remote
@@ -94,7 +102,10 @@ export function registerWaitTool(
                 (args.type === undefined || r.type === args.type),
             )
           : [];
-      let nextRemote = 0;
+      let remoteDue = true;
+      let wake: Promise<void> | undefined;
+      const stopWake = new AbortController();
+      signal.addEventListener('abort', () => stopWake.abort(), { once: true });
       const lease = await snapshots.acquire();
       const { feed } = lease;
       try {
@@ -118,9 +129,10 @@ export function registerWaitTool(
               agent: found.agent,
               requestId: found.id,
             };
-          if (remote && Date.now() >= nextRemote) {
-            nextRemote = Date.now() + REMOTE_POLL_MS;
-            const next = (await remoteWaiting()).find((r) => !seen.has(r.id));
+          if (remote && remoteDue) {
+            remoteDue = false;
+            const waiting = await remoteWaiting();
+            const next = waiting.find((r) => !seen.has(r.id));
             const full =
               next && (await remote.forward('get_request', { id: next.id }));
             if (full)
@@ -128,6 +140,20 @@ export function registerWaitTool(
                 ...full,
                 data: { ...full.data, timedOut: false },
               };
+            // Waiting on each host: woken when one has a request not seen.
+            wake ??= remote
+              .wake(
+                {
+                  ...(args.agent ? { agent: args.agent } : {}),
+                  ...(args.type ? { type: args.type } : {}),
+                  exclude: [...seen, ...waiting.map((r) => r.id)],
+                },
+                stopWake.signal,
+              )
+              .then(() => {
+                remoteDue = true;
+                wake = undefined;
+              });
           }
           const left = deadline - Date.now();
           if (left <= 0)
@@ -141,10 +167,10 @@ export function registerWaitTool(
           // read again, the deadline passes or the client cancels.
           const beatIn =
             token === undefined ? left : Math.max(0, nextBeat - Date.now());
-          const remoteIn = remote ? Math.max(0, nextRemote - Date.now()) : left;
-          await nextSnapshot(feed, Math.min(left, beatIn, remoteIn), signal);
+          await nextSnapshot(feed, Math.min(left, beatIn), signal, wake);
         }
       } finally {
+        stopWake.abort();
         lease.release();
       }
     },
@@ -153,14 +179,16 @@ export function registerWaitTool(
 
 /**
  * Wait for the feed's next snapshot, at most `ms`, ending early (without
- * throwing) when the signal aborts.
+ * throwing) when the signal aborts or a host wakes the waiter.
  */
 function nextSnapshot(
   feed: SnapshotFeed,
   ms: number,
   signal: AbortSignal,
+  wake?: Promise<void>,
 ): Promise<void> {
   return new Promise((resolve) => {
+    void wake?.then(() => done());
     const done = () => {
       clearTimeout(timer);
       unsubscribe();

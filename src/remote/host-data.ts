@@ -98,3 +98,51 @@ export function parseHostData<T>(
     error: `${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}`,
   };
 }
+
+/** Longest event line a host may send (`macs events --follow --json`). */
+export const MAX_EVENT_LINE_CHARS = 64 * 1024;
+/** How deep an event's `data` may nest. */
+const MAX_DATA_DEPTH = 8;
+
+/** A value of a host's event data with every string cleaned; too deep is dropped. */
+function cleanHostValue(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return cleanHostText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DATA_DEPTH) return null;
+  if (Array.isArray(value))
+    return value.map((v) => cleanHostValue(v, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      cleanHostText(k),
+      cleanHostValue(v, depth + 1),
+    ]),
+  );
+}
+
+/** One event of a host's log, as its `macs events --json` prints it. */
+export const HostEventSchema = z.object({
+  ts: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/),
+  agent: HostAgentName,
+  type: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/),
+  requestId: HostRequestId.optional(),
+  data: z
+    .record(z.string(), z.unknown())
+    .transform((d) => cleanHostValue(d, 0) as Record<string, unknown>)
+    .optional(),
+});
+export type HostEvent = z.infer<typeof HostEventSchema>;
+
+/** A line of a host's event stream: the event, or why it is refused. */
+export function parseHostEventLine(
+  line: string,
+): { ok: true; value: HostEvent } | { ok: false; error: string } {
+  if (line.length > MAX_EVENT_LINE_CHARS)
+    return { ok: false, error: 'an event line over 64 KiB' };
+  let data: unknown;
+  try {
+    data = JSON.parse(line);
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  return parseHostData(HostEventSchema, data);
+}

@@ -19,7 +19,7 @@ import { createStreamTransport } from './stream-transport.js';
 
 /** How long a session may take to start (ssh, then MCP's initialize). */
 export const SESSION_START_TIMEOUT_MS = 20_000;
-/** How long one tool call may take (wait_for_request is never called here). */
+/** How long one tool call may take (a host's wait_for_request is asked for less: HOST_WAIT_SEC). */
 export const TOOL_CALL_TIMEOUT_MS = 30_000;
 
 /** A host as the hub reaches it. */
@@ -43,8 +43,15 @@ export interface HostSession {
   host: string;
   /** The host's macs version. */
   version: string;
-  /** Call a tool; resolves to its structured data, throws `HostRefusal`. */
-  call: (tool: string, args: Record<string, unknown>) => Promise<unknown>;
+  /**
+   * Call a tool; resolves to its structured data, throws `HostRefusal`.
+   * `signal` cancels the call (the host hears it: MCP's cancellation).
+   */
+  call: (
+    tool: string,
+    args: Record<string, unknown>,
+    options?: { signal?: AbortSignal },
+  ) => Promise<unknown>;
   ping: (timeoutMs: number) => Promise<void>;
   /** Resolves when the session ended (the ssh process ended or was closed). */
   ended: Promise<string>;
@@ -121,7 +128,7 @@ export async function openHostSession(
     version: version.data,
     pid: channel.pid,
     ended,
-    call: async (tool, args) => {
+    call: async (tool, args, callOptions) => {
       let result;
       try {
         result = await client.callTool(
@@ -129,6 +136,7 @@ export async function openHostSession(
           undefined,
           {
             timeout: TOOL_CALL_TIMEOUT_MS,
+            ...(callOptions?.signal ? { signal: callOptions.signal } : {}),
           },
         );
       } catch (error) {

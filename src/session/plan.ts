@@ -9,7 +9,11 @@ import {
   getPreset,
   type Preset,
 } from '../config/presets/index.js';
-import type { AgentConfig, MacsConfig } from '../config/schema.js';
+import {
+  localWorkers,
+  type AgentConfig,
+  type MacsConfig,
+} from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { LaunchCommand } from './layout.js';
 import type { AgentRole } from './record.js';
@@ -102,7 +106,7 @@ export function wantsPrompt(agent: AgentConfig, preset: Preset): boolean {
  * neither a command nor a preset with a program.
  */
 export function planAgents(config: MacsConfig, home: string): PlannedAgent[] {
-  if (config.workers.length === 0) {
+  if (localWorkers(config).length === 0) {
     throw new ConfigError('nothing to start: no workers are configured', {
       hint: 'try `macs start --demo`, or `macs start --worker "codex"`, or add "workers" to macs.config.json (docs/config.md)',
     });
@@ -111,7 +115,7 @@ export function planAgents(config: MacsConfig, home: string): PlannedAgent[] {
     ...(config.controller
       ? [[config.controller, 'controller'] as [AgentConfig, AgentRole]]
       : []),
-    ...config.workers.map((w): [AgentConfig, AgentRole] => [w, 'worker']),
+    ...localWorkers(config).map((w): [AgentConfig, AgentRole] => [w, 'worker']),
   ];
   const seen = new Set<string>();
   return entries.map(([agent, role]) => {

@@ -7,10 +7,15 @@ import { AnswerEditor, ANSWER_EDITOR_CHROME } from './AnswerEditor.js';
 import { Mark } from './Cell.js';
 import { DetailPanel } from './DetailPanel.js';
 import { EventList } from './EventList.js';
-import { msUntilNextAgeChange, wrapText } from './format.js';
+import { formatClock, msUntilNextAgeChange, wrapText } from './format.js';
 import { HelpPanel } from './HelpPanel.js';
 import { InboxList } from './InboxList.js';
-import type { IntentResult, SnapshotSource, StatusIntents } from './intents.js';
+import type {
+  HostLinkRow,
+  IntentResult,
+  SnapshotSource,
+  StatusIntents,
+} from './intents.js';
 import { COMPACT_KEY_BAR_ROWS, KeyBar, packKeyBar } from './KeyBar.js';
 import {
   ANSWER_KEYS,
@@ -79,8 +84,30 @@ const MIN_ROWS = 5;
 const clamp = (n: number, lo: number, hi: number) =>
   Math.min(hi, Math.max(lo, n));
 
-function Header({ snapshot, width }: { snapshot: Snapshot; width: number }) {
+/** Each host's link, for the header: `h1 up 12 ms`, `h2 down since 10:02:03`. */
+function formatHostLinks(hosts: readonly HostLinkRow[]): string {
+  return hosts
+    .map((h) =>
+      h.link === 'up'
+        ? `${h.name} up${h.rttMs !== null ? ` ${h.rttMs} ms` : ''}`
+        : h.link === 'down'
+          ? `${h.name} DOWN${h.since ? ` since ${formatClock(h.since)}` : ''}${h.error ? ` (${h.error})` : ''}`
+          : `${h.name} connecting`,
+    )
+    .join(', ');
+}
+
+function Header({
+  snapshot,
+  hosts,
+  width,
+}: {
+  snapshot: Snapshot;
+  hosts: readonly HostLinkRow[];
+  width: number;
+}) {
   const t = snapshot.totals;
+  const down = hosts.some((h) => h.link === 'down');
   return (
     <Box width={width}>
       <Mark text="macs status  " colour="cyan" bold />
@@ -94,6 +121,11 @@ function Header({ snapshot, width }: { snapshot: Snapshot; width: number }) {
           ) : null}
           {t.paused > 0 ? (
             <Text color="yellow">{` · ${t.paused} paused`}</Text>
+          ) : null}
+          {hosts.length > 0 ? (
+            <Text
+              {...(down ? { color: 'red' } : {})}
+            >{` · hosts: ${formatHostLinks(hosts)}`}</Text>
           ) : null}
           <Text dimColor>{`  ${snapshot.home}`}</Text>
         </Text>
@@ -274,7 +306,11 @@ export function App(props: AppProps) {
 
   return (
     <Box flexDirection="column" width={width}>
-      <Header snapshot={snapshot} width={width} />
+      <Header
+        snapshot={snapshot}
+        hosts={props.source.hosts?.() ?? []}
+        width={width}
+      />
       {plan.showAgents ? (
         <AgentTable
           rows={selectAgentRows(snapshot, now)}

@@ -24,8 +24,22 @@ export interface StatusIntents {
   jumpToPane(agent: string, pane: string | null): Promise<IntentResult>;
 }
 
+/** One host's link as the view shows it (docs/remote.md). */
+export interface HostLinkRow {
+  name: string;
+  /** `connecting`: not read yet. */
+  link: 'up' | 'down' | 'connecting';
+  /** Since when the link is so (ISO), when known. */
+  since: string | null;
+  rttMs: number | null;
+  /** Why it is down, one line. */
+  error: string | null;
+}
+
 /** Where the view gets snapshots from (a `SnapshotFeed`, or a fixed one in tests). */
 export interface SnapshotSource {
   current(): Snapshot | undefined;
   subscribe(listener: () => void): () => void;
+  /** At a hub: each host's link as last read (its agents and requests are in the snapshot). */
+  hosts?(): readonly HostLinkRow[];
 }

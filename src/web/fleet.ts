@@ -54,7 +54,7 @@ function byUrgency(requests: readonly RequestSnapshot[]): RequestSnapshot[] {
 const PRIORITIES = new Set(['low', 'normal', 'high']);
 
 /** A host's agent in the page's shape (what the host does not say is empty). */
-function remoteAgentSnapshot(
+export function remoteAgentSnapshot(
   agent: RemoteAgent,
   requests: readonly RemoteRequest[],
   at: string,
@@ -89,7 +89,7 @@ function remoteAgentSnapshot(
 }
 
 /** A host's open request in the page's shape; its body is its first line. */
-function remoteRequestSnapshot(
+export function remoteRequestSnapshot(
   request: RemoteRequest,
   at: string,
 ): RequestSnapshot {

@@ -44,6 +44,29 @@ export function sshRun(
   });
 }
 
+/** A fake-agent worker run on a host (its script written there). */
+export function fakeHostWorker(
+  host: TestHost,
+  w: { name: string; script: Step[]; command?: string[] },
+): Record<string, unknown> {
+  const script = `${HOST_HOME}/${w.name}.script.json`;
+  mkdirSync(hostPath(host, HOST_HOME), { recursive: true, mode: 0o700 });
+  writeFileSync(hostPath(host, script), JSON.stringify(w.script));
+  return {
+    name: w.name,
+    preset: 'generic',
+    prompt: false,
+    command: w.command ?? [
+      process.execPath,
+      FAKE_AGENT,
+      '--script',
+      script,
+      '--record',
+      `${HOST_HOME}/${w.name}.record.jsonl`,
+    ],
+  };
+}
+
 /** Write a host's config: fake-agent workers with their scripts. */
 export function writeHostConfig(
   host: TestHost,
@@ -51,32 +74,7 @@ export function writeHostConfig(
 ): void {
   const home = hostPath(host, HOST_HOME);
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  const config = {
-    workers: workers.map((w) => {
-      const script = `${HOST_HOME}/${w.name}.script.json`;
-      writeFileSync(hostPath(host, script), JSON.stringify(w.script));
-      if (w.command)
-        return {
-          name: w.name,
-          preset: 'generic',
-          prompt: false,
-          command: w.command,
-        };
-      return {
-        name: w.name,
-        preset: 'generic',
-        prompt: false,
-        command: [
-          process.execPath,
-          FAKE_AGENT,
-          '--script',
-          script,
-          '--record',
-          `${HOST_HOME}/${w.name}.record.jsonl`,
-        ],
-      };
-    }),
-  };
+  const config = { workers: workers.map((w) => fakeHostWorker(host, w)) };
   writeFileSync(path.join(home, 'macs.config.json'), JSON.stringify(config));
 }
 

@@ -3,6 +3,7 @@ import {
   HostAgentListSchema,
   HostRequestListSchema,
   parseHostData,
+  parseHostEventLine,
 } from '../../src/remote/host-data.js';
 import { qualifyName, splitRemoteName } from '../../src/remote/names.js';
 
@@ -102,6 +103,57 @@ describe('names at the hub', () => {
     expect(splitRemoteName('gpu1/worker-1-q:1', 'request')).toEqual({
       host: 'gpu1',
       name: 'worker-1-q:1',
+    });
+  });
+});
+
+describe("a host's event lines (events --follow at a hub)", () => {
+  const ts = '2026-11-27T10:00:00.123Z';
+  it.each([
+    ['an agent name with ;', { ts, agent: 'w;rm -rf /', type: 'x' }],
+    [
+      'a request id with $()',
+      { ts, agent: 'w', type: 'x', requestId: '$(id)' },
+    ],
+    ['a time that is not one', { ts: 'now', agent: 'w', type: 'x' }],
+    ['a type with a newline', { ts, agent: 'w', type: 'a\nb' }],
+  ])('refuses %s', (_, event) => {
+    expect(parseHostEventLine(JSON.stringify(event)).ok).toBe(false);
+  });
+
+  it('refuses a line that is not JSON or is over 64 KiB', () => {
+    expect(parseHostEventLine('{').ok).toBe(false);
+    const big = JSON.stringify({
+      ts,
+      agent: 'w',
+      type: 'x',
+      data: { s: 'y'.repeat(70_000) },
+    });
+    expect(parseHostEventLine(big)).toEqual({
+      ok: false,
+      error: 'an event line over 64 KiB',
+    });
+  });
+
+  it('takes a good event and cleans every string of its data, however deep', () => {
+    const parsed = parseHostEventLine(
+      JSON.stringify({
+        ts,
+        agent: 'w-1',
+        type: 'state.changed',
+        requestId: 'w-1-q1',
+        data: { a: 'x\u001b[2Jy', b: [{ c: 'z\u009bq' }], ['k\u0007']: 1 },
+      }),
+    );
+    expect(parsed).toEqual({
+      ok: true,
+      value: {
+        ts,
+        agent: 'w-1',
+        type: 'state.changed',
+        requestId: 'w-1-q1',
+        data: { a: 'x[2Jy', b: [{ c: 'zq' }], k: 1 },
+      },
     });
   });
 });

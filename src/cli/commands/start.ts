@@ -53,6 +53,12 @@ export function registerStartCommand(
           'the controller agent to run (a shell command line)',
         ).env('MACS_CONTROLLER'),
       )
+      .addOption(
+        new Option(
+          '--hub-workers',
+          "(run by a hub) add the hub's workers for this host, a JSON list on stdin",
+        ).hideHelp(),
+      )
       .option(
         '--resume',
         'bring the recorded session back: running, its bridge and status windows start again; after a reboot (its tmux server gone), every agent starts again as it was launched, continuing its conversation',

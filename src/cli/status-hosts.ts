@@ -1,0 +1,283 @@
+/**
+ * The hosts in the live status view at a hub (docs/remote.md): each host's
+ * agents and open requests join the view's snapshot as `<host>/…` rows,
+ * each host's link is shown, and the view's answer, dismiss and pause on a
+ * host's row go to that host (an answer by the same path as `macs respond
+ * <host>/<id>`). The view holds a live link per host and reads each host on
+ * its own every STATUS_HOSTS_READ_MS, as `macs web` does: a host that is
+ * down or slow holds up only its own rows, never the view.
+ */
+import type { MacsConfig } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import {
+  createRemoteFleet,
+  readRemoteFleet,
+  type HostView,
+} from '../remote/fleet.js';
+import { runHostMacs } from '../remote/forward.js';
+import type { HostTarget } from '../remote/host-session.js';
+import type { Snapshot } from '../state/snapshot-schema.js';
+import type {
+  HostLinkRow,
+  IntentResult,
+  SnapshotSource,
+  StatusIntents,
+} from '../ui/intents.js';
+import { VERSION } from '../version.js';
+import { remoteAgentSnapshot, remoteRequestSnapshot } from '../web/fleet.js';
+import type { CommandContext } from './common.js';
+import type { CliDeps } from './options.js';
+import { remoteTargetOf } from './remote.js';
+import { answerHostRequest } from './respond-remote.js';
+
+/** How often each host is read: as often as `macs web` reads them. */
+export const STATUS_HOSTS_READ_MS = 5_000;
+
+export interface StatusHosts {
+  /** The home's snapshot with every host's agents and requests added. */
+  source: SnapshotSource;
+  /** The view's intents, sending those about `<host>/…` to the host. */
+  wrapIntents: (local: StatusIntents) => StatusIntents;
+  close: () => Promise<void>;
+}
+
+/** A snapshot with the hosts' agents and requests (those waiting for a person first). */
+export function addHostsToSnapshot(
+  snapshot: Snapshot,
+  hosts: readonly HostView[],
+): Snapshot {
+  if (hosts.length === 0) return snapshot;
+  const at = snapshot.generatedAt;
+  const agents = hosts.flatMap((h) =>
+    h.agents.map((a) => remoteAgentSnapshot(a, h.requests, at)),
+  );
+  const requests = hosts.flatMap((h) =>
+    h.requests.map((r) => remoteRequestSnapshot(r, at)),
+  );
+  const all = [...snapshot.requests, ...requests];
+  return {
+    ...snapshot,
+    totals: {
+      agents: snapshot.totals.agents + agents.length,
+      pending: snapshot.totals.pending + requests.length,
+      waitingForPerson:
+        snapshot.totals.waitingForPerson +
+        requests.filter((r) => r.waitingForPerson).length,
+      paused: snapshot.totals.paused + agents.filter((a) => a.paused).length,
+    },
+    agents: [...snapshot.agents, ...agents],
+    requests: [
+      ...all.filter((r) => r.waitingForPerson),
+      ...all.filter((r) => !r.waitingForPerson),
+    ],
+  };
+}
+
+function linkRow(view: HostView): HostLinkRow {
+  return {
+    name: view.name,
+    link: view.link,
+    since: view.since,
+    rttMs: view.rttMs,
+    error: view.error?.message ?? null,
+  };
+}
+
+/** The hosts of a hub's live view, read until `close()`. */
+export function createStatusHosts(options: {
+  ctx: CommandContext;
+  config: MacsConfig;
+  deps: CliDeps;
+  feed: SnapshotSource;
+  readEveryMs?: number;
+}): StatusHosts {
+  const { ctx, config, deps, feed } = options;
+  const stop = new AbortController();
+  const listeners = new Set<() => void>();
+  const views = new Map<string, HostView>();
+  let version = 0;
+  const changed = () => {
+    version += 1;
+    for (const listener of listeners) listener();
+  };
+  const fleet = createRemoteFleet(
+    {
+      config,
+      env: deps.env,
+      paths: ctx.paths,
+      version: VERSION,
+      log: ctx.log,
+    },
+    { live: true },
+  );
+  const reading = new Map<string, Promise<void>>();
+  /** Read one host (one read at a time per host). */
+  const readHost = (target: HostTarget): Promise<void> => {
+    const running = reading.get(target.name);
+    if (running) return running;
+    const read = readRemoteFleet({ ...fleet, targets: [target] }, ctx.paths)
+      .then(([view]) => {
+        if (view && !stop.signal.aborted) {
+          views.set(target.name, view);
+          changed();
+        }
+      })
+      .catch((error: unknown) =>
+        ctx.log.warn({ err: error, host: target.name }, 'host read failed'),
+      )
+      .finally(() => reading.delete(target.name));
+    reading.set(target.name, read);
+    return read;
+  };
+  const loops = fleet.targets.map(async (target) => {
+    while (!stop.signal.aborted) {
+      await readHost(target);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(
+          resolve,
+          options.readEveryMs ?? STATUS_HOSTS_READ_MS,
+        );
+        stop.signal.addEventListener('abort', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  });
+
+  let cache: { base: Snapshot; version: number; merged: Snapshot } | undefined;
+  const source: SnapshotSource = {
+    current: () => {
+      const base = feed.current();
+      if (!base) return undefined;
+      if (cache?.base !== base || cache.version !== version)
+        cache = {
+          base,
+          version,
+          merged: addHostsToSnapshot(base, [...views.values()]),
+        };
+      return cache.merged;
+    },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      const off = feed.subscribe(listener);
+      return () => {
+        listeners.delete(listener);
+        off();
+      };
+    },
+    hosts: () =>
+      fleet.targets.map((t) => {
+        const view = views.get(t.name);
+        return view
+          ? linkRow(view)
+          : {
+              name: t.name,
+              link: 'connecting',
+              since: null,
+              rttMs: null,
+              error: null,
+            };
+      }),
+  };
+
+  /** The host of a `<host>/…` name, or undefined for a local one. */
+  const remoteOf = (name: string, kind: 'agent' | 'request') =>
+    name.includes('/')
+      ? remoteTargetOf(name, kind, config, deps.env)
+      : undefined;
+  const onHost = async (
+    target: HostTarget,
+    argv: string[],
+  ): Promise<IntentResult> => {
+    try {
+      const lines = await runHostMacs(target, argv);
+      return { ok: true, message: `${target.name}: ${lines.join(' ')}` };
+    } catch (error) {
+      return { ok: false, message: errorMessage(error) };
+    } finally {
+      void readHost(target);
+    }
+  };
+
+  const wrapIntents = (local: StatusIntents): StatusIntents => ({
+    async answer(requestId, text) {
+      let remote;
+      try {
+        remote = remoteOf(requestId, 'request');
+        if (!remote) return await local.answer(requestId, text);
+        const { target, name } = remote;
+        const outcome = await answerHostRequest(
+          ctx.paths,
+          () => fleet.session(target.name),
+          { host: target.name, id: name, text, by: 'macs status' },
+        );
+        void readHost(target);
+        switch (outcome.type) {
+          case 'answered':
+            return {
+              ok: true,
+              message: `answered ${requestId} on ${target.name}`,
+            };
+          case 'held':
+            return {
+              ok: true,
+              message: `host ${target.name} cannot be reached now: the answer to ${requestId} is kept and delivered once when it is back`,
+            };
+          case 'held-already':
+            return {
+              ok: false,
+              message: `an answer to ${requestId} is already kept for ${target.name}`,
+            };
+          case 'refused':
+            return {
+              ok: false,
+              message: `host ${target.name} refused the answer to ${name}: ${outcome.reason}`,
+            };
+        }
+      } catch (error) {
+        return { ok: false, message: errorMessage(error) };
+      }
+    },
+    async editAnswer(request) {
+      if (!request.id.includes('/')) return local.editAnswer(request);
+      return {
+        ok: false,
+        message: `${request.id} is a host's request: answer it here with r, or with macs respond ${request.id} -`,
+      };
+    },
+    async dismiss(requestId) {
+      const remote = remoteOf(requestId, 'request');
+      if (!remote) return local.dismiss(requestId);
+      return onHost(remote.target, [
+        'dismiss',
+        remote.name,
+        '--reason',
+        'dismissed from macs status at the hub',
+      ]);
+    },
+    async setPaused(agent, paused) {
+      const remote = remoteOf(agent, 'agent');
+      if (!remote) return local.setPaused(agent, paused);
+      return onHost(remote.target, [paused ? 'pause' : 'resume', remote.name]);
+    },
+    async jumpToPane(agent, pane) {
+      const remote = remoteOf(agent, 'agent');
+      if (!remote) return local.jumpToPane(agent, pane);
+      return {
+        ok: false,
+        message: `${agent} runs on host ${remote.target.name}: its pane is there (ssh ${remote.target.destination}, then macs attach --home ${remote.target.home})`,
+      };
+    },
+  });
+
+  return {
+    source,
+    wrapIntents,
+    close: async () => {
+      stop.abort();
+      await fleet.close();
+      await Promise.all(loops);
+    },
+  };
+}

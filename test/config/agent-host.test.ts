@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { ConfigSchema, localWorkers } from '../../src/config/schema.js';
+import {
+  formatHubWorkers,
+  mergeHubWorkers,
+} from '../../src/cli/hub-workers.js';
+import { planAgents } from '../../src/session/plan.js';
+
+const HOSTS = { gpu1: { ssh: 'dev@gpu1', home: '/srv/proj' } };
+
+describe('the "host" key of a worker (docs/remote.md)', () => {
+  let home: string;
+  beforeEach(() => {
+    home = mkdtempSync(path.join(os.tmpdir(), 'macs-config-'));
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  it('refuses a host that "hosts" does not name, with the key and the hosts', async () => {
+    writeFileSync(
+      path.join(home, 'macs.config.json'),
+      JSON.stringify({
+        hosts: HOSTS,
+        workers: [{ name: 'a' }, { name: 'b', host: 'gpu9' }],
+      }),
+    );
+    await expect(loadConfig({ home, env: {} })).rejects.toThrow(
+      /workers\.1\.host: no host 'gpu9' under "hosts" \(hosts: gpu1\)/,
+    );
+  });
+
+  it('refuses a host on the controller, and pane or budget on a host worker', () => {
+    const parsed = ConfigSchema.safeParse({
+      hosts: HOSTS,
+      controller: { name: 'c', host: 'gpu1' },
+      workers: [{ name: 'w', host: 'gpu1', pane: '%3', budget: { usd: 1 } }],
+    });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => i.path.join('.')).sort()).toEqual([
+      'controller.host',
+      'workers.0.budget',
+      'workers.0.pane',
+    ]);
+  });
+
+  it('leaves host workers out of what this machine starts, and gives them to their host', () => {
+    const config = ConfigSchema.parse({
+      hosts: HOSTS,
+      workers: [
+        { name: 'here', command: 'sh' },
+        { name: 'there', host: 'gpu1', command: ['train'], prompt: false },
+      ],
+    });
+    expect(localWorkers(config).map((w) => w.name)).toEqual(['here']);
+    expect(planAgents(config, home).map((a) => a.name)).toEqual(['here']);
+    expect(JSON.parse(formatHubWorkers(config, 'gpu1') ?? '')).toEqual([
+      {
+        name: 'there',
+        command: ['train'],
+        prompt: false,
+        env: {},
+        worktree: false,
+      },
+    ]);
+    expect(formatHubWorkers(config, 'gpu2')).toBeUndefined();
+  });
+
+  it('on the host: both configs’ workers run; a name both define is an error', () => {
+    const own = ConfigSchema.parse({
+      workers: [{ name: 'own', command: 'sh' }],
+    });
+    const hub = [{ name: 'there', command: 'sh', env: {}, worktree: false }];
+    expect(mergeHubWorkers(own, hub).workers.map((w) => w.name)).toEqual([
+      'own',
+      'there',
+    ]);
+    expect(() => mergeHubWorkers(own, [{ ...hub[0]!, name: 'own' }])).toThrow(
+      /worker 'own' is defined both in this host's macs.config.json and in the hub's/,
+    );
+  });
+});
