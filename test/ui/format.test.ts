@@ -41,12 +41,9 @@ describe('view formatting', () => {
     [3_599_999, '59m'],
     [3_600_000, '1h00m'],
     [90_061_000, '1d01h'],
-  ])(
-    'formatAge(%d) is %s: whole minutes, then hours',
-    (ms, text) => {
-      expect(formatAge(ms)).toBe(text);
-    },
-  );
+  ])('formatAge(%d) is %s: whole minutes, then hours', (ms, text) => {
+    expect(formatAge(ms)).toBe(text);
+  });
 
   it('knows when an age on screen changes next, so an idle view redraws rarely', () => {
     expect(msUntilAgeChanges(8_300)).toBe(51_700);
