@@ -2,18 +2,47 @@ import type { MacsConfig } from '../config/schema.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
 
+/** The hosts' part of `macs start`, running while this machine's starts. */
+export interface HostStart {
+  /**
+   * Wait for every host, then print what each said (kept until now, so the
+   * lines come in one block, before this machine's); the exit code of the
+   * hosts' part.
+   */
+  finish(): Promise<number>;
+}
+
 /**
  * `macs start` at a hub: each host of the config starts its own session
- * (host-sessions.ts, loaded only when there are hosts); undefined when
- * the config names none, else the exit code of the hosts' part.
+ * (host-sessions.ts, loaded only when there are hosts); undefined when the
+ * config names none. The hosts start at once, in parallel with each other
+ * and with this machine's session, as nothing of one waits for the other:
+ * a hub no longer waits for its hosts before starting its own agents.
  */
-export async function startHostSessions(
+export function startHostSessions(
   config: MacsConfig,
   deps: CliDeps,
-): Promise<number | undefined> {
+): HostStart | undefined {
   if (Object.keys(config.hosts).length === 0) return undefined;
-  const { runOnHosts } = await import('./host-sessions.js');
-  return runOnHosts('start', config, deps);
+  const lines: string[] = [];
+  const quiet: CliDeps = {
+    ...deps,
+    output: { ...deps.output, out: (line) => void lines.push(line) },
+  };
+  const running = import('./host-sessions.js').then(({ runOnHosts }) =>
+    runOnHosts('start', config, quiet),
+  );
+  // Awaited in finish(); a rejection meanwhile is not unhandled.
+  running.catch(() => undefined);
+  return {
+    async finish() {
+      try {
+        return await running;
+      } finally {
+        for (const line of lines) deps.output.out(line);
+      }
+    },
+  };
 }
 
 /**

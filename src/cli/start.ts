@@ -244,107 +244,120 @@ export async function runStart(
   const config = opts.hubWorkers
     ? mergeHubWorkers(loaded, await readHubWorkers(deps))
     : loaded;
-  // Each host starts its own session (docs/remote.md); a hub may have none.
-  const hosts = opts.demo ? undefined : await startHostSessions(config, deps);
-  if (hosts !== undefined && localWorkers(config).length === 0) return hosts;
-  const agents = planAgents(config, ctx.paths.home);
-
-  if (record) {
-    const other = createTmuxClient(record.socket, deps.runTmux);
-    if (await isSessionRunning(other, record.session)) {
-      throw new MacsError(
-        `a macs session is already running for ${ctx.paths.home} (tmux -L ${record.socket})`,
-        {
-          hint: `attach to it with \`${hintCommand('attach', opts, deps)}\`, start its bridge and status again with \`${hintCommand('start --resume', opts, deps)}\`, or end it with \`${hintCommand('stop', opts, deps)}\``,
-        },
-      );
-    }
-  }
-  // A new session: the given server, else the home's own (a stale record's is not reused).
-  const socket =
-    opts.tmuxSocket ?? (await defaultSessionSocket(ctx.paths, deps.env));
-  const tmux = createTmuxClient(socket, deps.runTmux);
-  const since = new Date(Date.now() - 1000);
-  const events = createEventLog(ctx.paths);
-  // Requests still open from an earlier session: its agents are gone, and
-  // the new ones never asked them. Expired (archived), never delivered.
-  const sessionId = newSessionId();
-  const expiry = await expireEarlierRequests({
-    paths: ctx.paths,
-    events,
-    log: ctx.log.child({ component: 'start' }),
-    session: sessionId,
-  });
-  reportExpiry(expiry, opts, deps);
-  let started;
+  // Each host starts its own session (docs/remote.md) while this one starts;
+  // a hub may have none. Their lines come before this machine's.
+  const hosts = opts.demo ? undefined : startHostSessions(config, deps);
+  if (hosts && localWorkers(config).length === 0) return hosts.finish();
+  let hostsReported = false;
+  const reportHosts = async () => {
+    if (!hosts || hostsReported) return;
+    hostsReported = true;
+    await hosts.finish();
+  };
   try {
-    started = await startSession({
-      tmux,
+    const agents = planAgents(config, ctx.paths.home);
+
+    if (record) {
+      const other = createTmuxClient(record.socket, deps.runTmux);
+      if (await isSessionRunning(other, record.session)) {
+        throw new MacsError(
+          `a macs session is already running for ${ctx.paths.home} (tmux -L ${record.socket})`,
+          {
+            hint: `attach to it with \`${hintCommand('attach', opts, deps)}\`, start its bridge and status again with \`${hintCommand('start --resume', opts, deps)}\`, or end it with \`${hintCommand('stop', opts, deps)}\``,
+          },
+        );
+      }
+    }
+    // A new session: the given server, else the home's own (a stale record's is not reused).
+    const socket =
+      opts.tmuxSocket ?? (await defaultSessionSocket(ctx.paths, deps.env));
+    const tmux = createTmuxClient(socket, deps.runTmux);
+    const since = new Date(Date.now() - 1000);
+    const events = createEventLog(ctx.paths);
+    // Requests still open from an earlier session: its agents are gone, and
+    // the new ones never asked them. Expired (archived), never delivered.
+    const sessionId = newSessionId();
+    const expiry = await expireEarlierRequests({
       paths: ctx.paths,
-      config,
-      agents,
-      socket,
-      macsArgv: resolveMacsArgv(),
-      ...(opts.config
-        ? { configFile: path.resolve(deps.cwd, opts.config) }
-        : {}),
-      ...(demo ? { demo } : {}),
       events,
       log: ctx.log.child({ component: 'start' }),
-      env: deps.env,
-      sessionId,
+      session: sessionId,
     });
-  } catch (error) {
-    if (error instanceof MacsError && /already running/.test(error.message)) {
-      throw new MacsError(error.message, {
-        hint: `attach to it with \`${hintCommand('attach', opts, deps)}\`, or end it with \`${hintCommand('stop', opts, deps)}\``,
-        cause: error,
+    reportExpiry(expiry, opts, deps);
+    let started;
+    try {
+      started = await startSession({
+        tmux,
+        paths: ctx.paths,
+        config,
+        agents,
+        socket,
+        macsArgv: resolveMacsArgv(),
+        ...(opts.config
+          ? { configFile: path.resolve(deps.cwd, opts.config) }
+          : {}),
+        ...(demo ? { demo } : {}),
+        events,
+        log: ctx.log.child({ component: 'start' }),
+        env: deps.env,
+        sessionId,
       });
+    } catch (error) {
+      if (error instanceof MacsError && /already running/.test(error.message)) {
+        throw new MacsError(error.message, {
+          hint: `attach to it with \`${hintCommand('attach', opts, deps)}\`, or end it with \`${hintCommand('stop', opts, deps)}\``,
+          cause: error,
+        });
+      }
+      throw error;
     }
-    throw error;
-  }
 
-  const out = deps.output.out;
-  out(
-    `macs: started ${opts.demo ? 'the demo' : 'a session'} in ${ctx.paths.home} on the private tmux server ${socket} (tmux -L ${socket})`,
-  );
-  for (const agent of started.record.agents) {
-    const where = agent.worktree
-      ? `  [worktree ${path.relative(ctx.paths.home, agent.worktree.path)} on ${agent.worktree.branch}]`
-      : '';
+    await reportHosts();
+    const out = deps.output.out;
     out(
-      `  ${agent.role === 'controller' ? 'controller' : 'worker    '}  ${agent.name.padEnd(12)} ${agent.pane.padEnd(4)} ${agent.preset.padEnd(8)} ${shortenCommandLine(agent.command, SUMMARY_COMMAND_CHARS)}${where}`,
+      `macs: started ${opts.demo ? 'the demo' : 'a session'} in ${ctx.paths.home} on the private tmux server ${socket} (tmux -L ${socket})`,
     );
-  }
-  out(
-    `  windows: agents, bridge (macs bridge --all, ${config.backend} backend), status (macs status --watch)`,
-  );
-  for (const warning of started.warnings)
-    deps.output.err(`warning: ${warning}`);
+    for (const agent of started.record.agents) {
+      const where = agent.worktree
+        ? `  [worktree ${path.relative(ctx.paths.home, agent.worktree.path)} on ${agent.worktree.branch}]`
+        : '';
+      out(
+        `  ${agent.role === 'controller' ? 'controller' : 'worker    '}  ${agent.name.padEnd(12)} ${agent.pane.padEnd(4)} ${agent.preset.padEnd(8)} ${shortenCommandLine(agent.command, SUMMARY_COMMAND_CHARS)}${where}`,
+      );
+    }
+    out(
+      `  windows: agents, bridge (macs bridge --all, ${config.backend} backend), status (macs status --watch)`,
+    );
+    for (const warning of started.warnings)
+      deps.output.err(`warning: ${warning}`);
 
-  const attachCmd = hintCommand('attach', opts, deps);
-  if (!opts.detach && isOnTerminal(deps)) {
-    const code = await attach({ socket, session: SESSION_NAME });
+    const attachCmd = hintCommand('attach', opts, deps);
+    if (!opts.detach && isOnTerminal(deps)) {
+      const code = await attach({ socket, session: SESSION_NAME });
+      out(
+        code === 0
+          ? `detached; the session keeps running (${attachCmd} to return, ${hintCommand('stop', opts, deps)} to end it)`
+          : `tmux attach ended with exit code ${code}; the session keeps running (${attachCmd}, ${hintCommand('stop', opts, deps)})`,
+      );
+      return code === 0 ? 0 : 1;
+    }
+    if (!opts.detach) {
+      out(
+        `not on a terminal, so the session was started detached; attach from a terminal with: ${attachCmd}`,
+      );
+    }
+    if (demo && opts.wait !== false)
+      return followDemo(opts, deps, ctx, demo, since);
     out(
-      code === 0
-        ? `detached; the session keeps running (${attachCmd} to return, ${hintCommand('stop', opts, deps)} to end it)`
-        : `tmux attach ended with exit code ${code}; the session keeps running (${attachCmd}, ${hintCommand('stop', opts, deps)})`,
+      `  attach:  ${attachCmd}   (or: tmux -L ${socket} attach -t ${SESSION_NAME})`,
     );
-    return code === 0 ? 0 : 1;
-  }
-  if (!opts.detach) {
     out(
-      `not on a terminal, so the session was started detached; attach from a terminal with: ${attachCmd}`,
+      `  watch:   ${hintCommand('status --watch', opts, deps)} · ${hintCommand('inbox', opts, deps)} · ${hintCommand('events --follow', opts, deps)}`,
     );
+    out(`  stop:    ${hintCommand('stop', opts, deps)}`);
+    return 0;
+  } finally {
+    // Also when this machine's start failed: what the hosts did is said.
+    await reportHosts();
   }
-  if (demo && opts.wait !== false)
-    return followDemo(opts, deps, ctx, demo, since);
-  out(
-    `  attach:  ${attachCmd}   (or: tmux -L ${socket} attach -t ${SESSION_NAME})`,
-  );
-  out(
-    `  watch:   ${hintCommand('status --watch', opts, deps)} · ${hintCommand('inbox', opts, deps)} · ${hintCommand('events --follow', opts, deps)}`,
-  );
-  out(`  stop:    ${hintCommand('stop', opts, deps)}`);
-  return 0;
 }

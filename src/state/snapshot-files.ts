@@ -5,6 +5,7 @@
  * Each read is forgiving: a file missing or half-written reads as nothing,
  * since a snapshot shows a home that bridges are changing as it is read.
  */
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HomePaths } from '../home/paths.js';
@@ -44,14 +45,19 @@ export async function readInboxIds(inbox: string): Promise<Set<string>> {
  * An agent's bridge: running when its lock file (`state/<agent>.lock`)
  * names a live process. A bridge killed outright leaves the file behind.
  */
-export async function readBridge(
+export function readBridge(
   stateDir: string,
   agent: string,
-): Promise<AgentSnapshot['bridge']> {
-  const text = await readFile(
-    path.join(stateDir, `${agent}.lock`),
-    'utf8',
-  ).catch(() => '');
+): AgentSnapshot['bridge'] {
+  // A lock file holds a pid: read synchronously, as the feed's liveness
+  // check does for every agent every few seconds (four thread-pool round
+  // trips a file through fs/promises cost more than the read itself).
+  let text = '';
+  try {
+    text = readFileSync(path.join(stateDir, `${agent}.lock`), 'utf8');
+  } catch {
+    // no lock: no bridge
+  }
   const pid = Number.parseInt(text, 10);
   if (!Number.isFinite(pid) || pid <= 0) return { running: false, pid: null };
   return isProcessAlive(pid)

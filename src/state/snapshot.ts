@@ -108,17 +108,12 @@ export function createSnapshotReader(
   return {
     async liveness() {
       const names = await readdir(paths.state).catch(() => [] as string[]);
-      const agents = names
+      return names
         .filter((n) => n.endsWith('.lock'))
         .map((n) => n.slice(0, -'.lock'.length))
-        .sort();
-      const parts = await Promise.all(
-        agents.map(async (agent) => {
-          const bridge = await readBridge(paths.state, agent);
-          return `${agent}=${bridge.pid ?? '-'}`;
-        }),
-      );
-      return parts.join(' ');
+        .sort()
+        .map((agent) => `${agent}=${readBridge(paths.state, agent).pid ?? '-'}`)
+        .join(' ');
     },
     async read(at = new Date()) {
       const now = at.getTime();
@@ -134,7 +129,7 @@ export function createSnapshotReader(
       const requests: RequestSnapshot[] = [];
       const approvals: ApprovalSnapshot[] = [];
       for (const state of states.map(normalizeAgentState)) {
-        const bridge = await readBridge(paths.state, state.agent);
+        const bridge = readBridge(paths.state, state.agent);
         // An agent an earlier session left, ended and done with: not this
         // session's.
         if (

@@ -23,21 +23,19 @@ export function formatRoundTrip(ms: number | null): string {
   return formatDuration(ms);
 }
 
-/** Ages under this show each second; older ones, under a minute, tens of seconds. */
-const SECOND_AGES_MS = 10_000;
-
 /**
- * An age on screen: `7s`, `40s`, `4m`, `2h07m`, `3d04h`, always rounded
- * down. Each second under ten seconds (what just changed), then tens of
- * seconds, then whole minutes: each redraw is the whole frame (about 20 ms
- * of CPU for a 200x50 terminal on a busy machine), so a view of agents that
- * just started redraws 15 times in their first minute, not 60, and once a
- * minute after that.
+ * An age on screen: `<1m`, `4m`, `2h07m`, `3d04h`, always rounded down.
+ * Whole minutes: each redraw is the whole frame (ink lays out and styles
+ * every cell of the terminal: about 17 ms of CPU at 200x50, several times
+ * that while the view is new), so the ages set how often an idle view
+ * draws. Ages shown each second, then each ten seconds, made a fresh
+ * session's view draw 15 times in its first minute, most of an idle
+ * session's cost then (issue 22); now an age changes once a minute. When a
+ * state changed to the second is in the events list (its clock time).
  */
 export function formatAge(ms: number): string {
   const s = Math.floor(Math.max(0, ms) / 1000);
-  if (s < SECOND_AGES_MS / 1000) return `${s}s`;
-  if (s < 60) return `${Math.floor(s / 10) * 10}s`;
+  if (s < 60) return '<1m';
   if (s < 3600) return `${Math.floor(s / 60)}m`;
   return formatDuration(ms);
 }
@@ -45,14 +43,7 @@ export function formatAge(ms: number): string {
 /** How long until `formatAge` of an age of `ms` shows something else. */
 export function msUntilAgeChanges(ms: number): number {
   const age = Math.max(0, ms);
-  const step =
-    age < SECOND_AGES_MS
-      ? 1000
-      : age < 60_000
-        ? 10_000
-        : age < 86_400_000
-          ? 60_000
-          : 3_600_000;
+  const step = age < 86_400_000 ? 60_000 : 3_600_000;
   return step - (age % step);
 }
 

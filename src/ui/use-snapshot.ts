@@ -14,12 +14,12 @@ export function useSnapshot(source: SnapshotSource): Snapshot | undefined {
 }
 
 /**
- * The clock for ages. It moves in whole seconds, so ages that started at
- * different moments all change together (one redraw a second at most, not
- * one per age), and it does not tick at a fixed rate: `delayFor(now)` says
- * when the next age on screen changes (undefined: no age shown), and the
- * clock moves then, so an idle view redraws about once a minute. A fixed
- * `now` (tests) never moves.
+ * The clock for ages. It moves in whole seconds, so ages that started in
+ * the same second change together, and it does not tick at a fixed rate:
+ * `delayFor(now)` says when the next age on screen changes (undefined: no
+ * age shown), and the clock moves then. Ages are whole minutes, so an idle
+ * view draws nothing in its first minute and about once a minute after.
+ * A fixed `now` (tests) never moves.
  */
 export function useNow(
   fixed: number | undefined,

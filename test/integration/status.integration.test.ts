@@ -85,7 +85,7 @@ describe('macs status on a real tmux', () => {
 
     // The view shows the request, marked as waiting for a person.
     await waitForScreen(view, 'May I refactor the parser?');
-    await waitForScreen(view, /● +\d+s +worker-1 +question +needs you/);
+    await waitForScreen(view, /● +<?\d+[smh] +worker-1 +question +needs you/);
     // It called for attention once (bell; no tmux client is attached here).
     await waitFor(() => hasEvent('attention', 'worker-1-q1'), {
       timeout: 15_000,
@@ -114,7 +114,7 @@ describe('macs status on a real tmux', () => {
     // detail shows the notes of the answer before it.
     await waitForScreen(
       view,
-      /›● +\d+s +worker-1 +question +needs you +Shall I also update the docs\?/,
+      /›● +<?\d+[smh] +worker-1 +question +needs you +Shall I also update the docs\?/,
     );
     await keys(view, 'Enter');
     await waitForScreen(view, 'DETAIL request worker-1-q2');

@@ -33,23 +33,23 @@ describe("a snapshot's small files", () => {
     expect(await readInboxContext(fx.paths.inbox, 'w1-q-3')).toBeNull();
   });
 
-  it('takes a bridge as running only when its lock names a live process', async () => {
+  it('takes a bridge as running only when its lock names a live process', () => {
     mkdirSync(fx.paths.state, { recursive: true });
     const lock = (text: string) =>
       writeFileSync(path.join(fx.paths.state, 'w1.lock'), text);
-    expect(await readBridge(fx.paths.state, 'w1')).toEqual({
+    expect(readBridge(fx.paths.state, 'w1')).toEqual({
       running: false,
       pid: null,
     });
     lock(`${process.pid}\n`);
-    expect(await readBridge(fx.paths.state, 'w1')).toEqual({
+    expect(readBridge(fx.paths.state, 'w1')).toEqual({
       running: true,
       pid: process.pid,
     });
     lock('not a pid');
-    expect((await readBridge(fx.paths.state, 'w1')).running).toBe(false);
+    expect(readBridge(fx.paths.state, 'w1').running).toBe(false);
     lock('2147483646');
-    expect(await readBridge(fx.paths.state, 'w1')).toEqual({
+    expect(readBridge(fx.paths.state, 'w1')).toEqual({
       running: false,
       pid: null,
     });

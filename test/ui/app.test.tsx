@@ -163,7 +163,7 @@ describe('the status view, panel by panel', () => {
     const row = (name: string) =>
       frame.split('\n').find((l) => l.includes(` ${name} `)) ?? '';
     expect(row('worker-1')).toMatch(
-      /worker-1\s+claude\s+working\s+hook\s+10s\s+%3\s+0\s+4\s+8\.2s/,
+      /worker-1\s+claude\s+working\s+hook\s+<1m\s+%3\s+0\s+4\s+8\.2s/,
     );
     expect(row('worker-2')).toMatch(
       /worker-2\s+codex\s+working\s+screen\s+3m\s+%4\s+0\s+1\s+640ms/,
@@ -240,7 +240,7 @@ describe('the status view, panel by panel', () => {
     );
     const frame = view.frame();
     expect(frame).toMatch(
-      /worker-1\s+claude\s+dead\s+pane\s+40s\s+%3\s+0\s+0\s+—\s+-\s+no bridge/,
+      /worker-1\s+claude\s+dead\s+pane\s+<1m\s+%3\s+0\s+0\s+—\s+-\s+no bridge/,
     );
     expect(frame).toMatch(/worker-2\s+claude\s+idle\s+screen.*paused/);
     expect(frame).toContain('1 paused');

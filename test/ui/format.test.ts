@@ -33,25 +33,21 @@ describe('view formatting', () => {
   });
 
   it.each([
-    [0, '0s'],
-    [9_999, '9s'],
-    [10_000, '10s'],
-    [17_500, '10s'],
-    [59_999, '50s'],
+    [0, '<1m'],
+    [9_999, '<1m'],
+    [59_999, '<1m'],
+    [60_000, '1m'],
     [65_000, '1m'],
     [3_599_999, '59m'],
     [3_600_000, '1h00m'],
     [90_061_000, '1d01h'],
-  ])(
-    'formatAge(%d) is %s: seconds, tens of seconds, whole minutes',
-    (ms, text) => {
-      expect(formatAge(ms)).toBe(text);
-    },
-  );
+  ])('formatAge(%d) is %s: whole minutes, then hours', (ms, text) => {
+    expect(formatAge(ms)).toBe(text);
+  });
 
   it('knows when an age on screen changes next, so an idle view redraws rarely', () => {
-    expect(msUntilAgeChanges(8_300)).toBe(700);
-    expect(msUntilAgeChanges(12_300)).toBe(7_700);
+    expect(msUntilAgeChanges(8_300)).toBe(51_700);
+    expect(msUntilAgeChanges(12_300)).toBe(47_700);
     expect(msUntilAgeChanges(59_000)).toBe(1_000);
     expect(msUntilAgeChanges(125_000)).toBe(55_000);
     expect(msUntilAgeChanges(90_061_000)).toBe(3_539_000);
@@ -63,6 +59,24 @@ describe('view formatting', () => {
       ),
     ).toBe(30_000);
     expect(msUntilNextAgeChange([], now)).toBeUndefined();
+  });
+
+  // Issue 22: a fresh session's view drew its whole frame each second (then
+  // each ten seconds) while its agents' ages were under a minute, most of an
+  // idle session's CPU in its first minute. Strategy: agents whose states
+  // changed a few seconds apart, all under a minute old, give one wake-up at
+  // the first one's minute, not one a second.
+  it('schedules no redraw while every age is under a minute', () => {
+    const now = Date.parse('2025-03-01T12:00:00.000Z');
+    const fresh = [
+      '2025-03-01T11:59:58.000Z',
+      '2025-03-01T11:59:57.250Z',
+      '2025-03-01T11:59:51.000Z',
+    ];
+    expect(msUntilNextAgeChange(fresh, now)).toBe(51_000);
+    for (let t = now; t < now + 51_000; t += 1000)
+      for (const iso of fresh)
+        expect(formatAge(t - Date.parse(iso))).toBe('<1m');
   });
 
   it('formats clock times in a given zone', () => {

@@ -44,7 +44,7 @@ describe('selectors', () => {
         state: 'idle',
         stateColour: 'green',
         source: 'screen',
-        since: '40s',
+        since: '<1m',
         pane: '%3',
         pending: 0,
         waiting: 0,
@@ -208,7 +208,7 @@ describe('buildDetailLines', () => {
     expect(text).toContain('── request');
     expect(text).toContain('screen line 1\nscreen line 2');
     expect(text).toContain('── answer (not yet delivered)');
-    expect(text).toContain('worker-1-q-17 · answered 3s ago');
+    expect(text).toContain('worker-1-q-17 · answered <1m ago');
     expect(text).toContain('instructions: Later.\nnotes: (none)');
     expect(text).toContain('worker-1-q-16 · delivered 1m ago');
     expect(text).toContain('notes: Plan it.');
