@@ -140,7 +140,7 @@ describe('macs status --json', () => {
       Date.now(),
     ).join('\n');
     expect(text).toMatch(
-      /refused, never raised \(the worker gets no answer; tell it with macs send\):\n\d+s {2}worker-1 {2}too many lines {2}<<CONTROLLER_REQUEST id=big>>/,
+      /refused, never raised \(the worker gets no answer; tell it with macs send\):\n<?\d*[smh] {2}worker-1 {2}too many lines {2}<<CONTROLLER_REQUEST id=big>>/,
     );
   });
 

@@ -123,7 +123,7 @@ describe('selectors', () => {
         type: 'max-bytes',
         status: 'refused',
         colour: 'red',
-        age: '5s',
+        age: '<1m',
         high: true,
         waitingForPerson: false,
         firstLine:
