@@ -186,7 +186,18 @@ async function bridgeAllWith(
           : undefined;
       });
       if (message)
-        firstMessage = { ...message, sent: Boolean(entry.prompt.promptedAt) };
+        firstMessage = {
+          ...message,
+          sent: Boolean(entry.prompt.promptedAt),
+          // `macs restart` keeps `promptedAt` when it continues the
+          // conversation and drops it when it starts a new one.
+          heldByConversation: async () =>
+            Boolean(
+              (await readSessionRecord(ctx.paths))?.agents.find(
+                (a) => a.name === entry.name,
+              )?.prompt?.promptedAt,
+            ),
+        };
     }
     return {
       name: entry.name,

@@ -242,11 +242,16 @@ export async function restartAgent(
     resume: !options.fresh,
     env: change.env ?? process.env,
   });
+  // A new conversation has not been told the worker protocol yet; one that
+  // goes on has (the bridge reads this when it sees the new program, so it
+  // is written before the program runs).
+  if (entry.prompt && choice.type === 'fresh') {
+    delete entry.prompt.promptedAt;
+    await writeSessionRecord(paths, record);
+  }
   const pid = await runInPane(tmux, entry.pane, choice.launch);
   if (pid) entry.pid = pid;
   else delete entry.pid;
-  // A new conversation has not been told the worker protocol yet.
-  if (entry.prompt && choice.type === 'fresh') delete entry.prompt.promptedAt;
   await writeSessionRecord(paths, record);
   await emitSafely(change.events, change.log, {
     agent,

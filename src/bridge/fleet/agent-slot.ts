@@ -31,6 +31,7 @@ import type { Deliverer } from '../../typist/typist.js';
 import type { MultiAgent, SharedBackend, Slot } from './types.js';
 import type { AgentStateFile } from '../../state/types.js';
 import { backendFor } from './slot-backend.js';
+import { newProgramSeen } from './first-message.js';
 import { createSupervisor } from '../supervisor.js';
 
 /** A failed start is retried after this, doubling up to the maximum. */
@@ -276,8 +277,8 @@ export function createSlotLife(options: SlotLifeOptions): SlotLife {
       slot.status = 'waiting';
       slot.nextTry = 0;
       slot.waitNoted = false;
-      // A new program: it has not been told the worker protocol.
-      if (slot.agent.firstMessage) slot.agent.firstMessage.sent = false;
+      // A new program: told the worker protocol unless its conversation was.
+      await newProgramSeen(slot, emit);
       await emit({
         agent: slot.agent.name,
         type: 'state.changed',

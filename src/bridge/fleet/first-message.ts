@@ -86,6 +86,31 @@ async function sendFirstMessage(options: {
 }
 
 /**
+ * Another program runs in the slot's pane: it gets the first message again,
+ * unless it continues a conversation that already holds it (a worker whose
+ * protocol came as its first message, restarted without `--fresh`), which
+ * is recorded as `agent.prompt-kept`.
+ */
+export async function newProgramSeen(
+  slot: Pick<Slot, 'agent' | 'pane'>,
+  emit: (input: EventInput) => Promise<void>,
+): Promise<void> {
+  const message = slot.agent.firstMessage;
+  if (!message) return;
+  const held = await (message.heldByConversation?.() ?? false);
+  message.sent = held;
+  if (held)
+    await emit({
+      agent: slot.agent.name,
+      type: 'agent.prompt-kept',
+      data: {
+        ...(slot.pane ? { pane: slot.pane } : {}),
+        why: 'the program continues a conversation that was told it already',
+      },
+    });
+}
+
+/**
  * Send a slot's first message unless it went already or is on its way; a
  * failure is reported once (`onProblem`), never retried forever.
  */

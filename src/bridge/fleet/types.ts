@@ -15,6 +15,13 @@ export interface FirstMessageSpec {
   exampleHashes: ReadonlySet<string>;
   /** Already delivered in an earlier run of the bridge. */
   sent: boolean;
+  /**
+   * When another program runs in the agent's pane (`macs restart`, a
+   * respawn): does the conversation it runs already hold this message? True
+   * when it continues one that was told (the session record keeps
+   * `promptedAt` then); absent or false, the message is typed again.
+   */
+  heldByConversation?: () => Promise<boolean>;
 }
 
 export interface MultiAgent {
