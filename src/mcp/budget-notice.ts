@@ -5,7 +5,7 @@
  * server, whether the pause came while it waited or between two calls.
  * Read from the agent's control file, which says who paused it and why.
  */
-import { readPauseReason, type PauseReason } from '../state/control.js';
+import { readPauseReason, type PauseReason } from '../state/pause-reason.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import type { ToolContext } from './tool.js';
 import type { ToolOutput } from './types.js';

@@ -1,7 +1,6 @@
-import { constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import * as z from 'zod';
 import { ensurePrivateDir, FILE_MODE, writeFileAtomic } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 
@@ -30,25 +29,19 @@ export function isDeliveryPaused(paths: HomePaths, agent: string): boolean {
 }
 
 /**
- * Why an agent is paused, as its control file says: `by` is who paused it
- * (`budget`, or a person through `macs pause` / the status view); a budget
- * pause carries the reading that reached it (docs/usage.md).
+ * Why an agent is paused, as its control file says: who paused it
+ * (`budget`, or `person` through `macs pause` / the status view), and for a
+ * budget the reading that reached it (docs/usage.md). Read back by
+ * pause-reason.ts.
  */
-export const PauseReasonSchema = z.object({
-  at: z.string().max(64),
-  by: z.string().max(64),
-  scope: z.enum(['agent', 'session']).optional(),
-  percent: z.number().optional(),
-  budget: z
-    .object({ usd: z.number().optional(), tokens: z.number().optional() })
-    .optional(),
-  spentTokens: z.number().optional(),
-  spentUsd: z.number().nullable().optional(),
-});
-export type PauseReason = z.infer<typeof PauseReasonSchema>;
-
-/** A control file is read up to this many bytes (it holds one small line). */
-const PAUSE_FILE_MAX_BYTES = 4096;
+export interface PauseNote {
+  by: string;
+  scope?: 'agent' | 'session';
+  percent?: number;
+  budget?: { usd?: number; tokens?: number };
+  spentTokens?: number;
+  spentUsd?: number | null;
+}
 
 /**
  * Pause (create the control file, saying why) or resume (remove it)
@@ -58,7 +51,7 @@ export async function setDeliveryPaused(
   paths: HomePaths,
   agent: string,
   paused: boolean,
-  reason: Omit<PauseReason, 'at'> = { by: 'person' },
+  reason: PauseNote = { by: 'person' },
 ): Promise<void> {
   const file = pauseFilePath(paths, agent);
   if (!paused) {
@@ -71,45 +64,6 @@ export async function setDeliveryPaused(
     file,
     `${JSON.stringify({ at: new Date().toISOString(), ...reason })}\n`,
   );
-}
-
-/**
- * Why delivery to an agent is paused; null when it is not. Read bounded and
- * never through a link; a file of an older macs (a bare timestamp) or one
- * that does not parse is a person's pause.
- */
-export async function readPauseReason(
-  paths: HomePaths,
-  agent: string,
-): Promise<PauseReason | null> {
-  let handle;
-  try {
-    handle = await open(
-      pauseFilePath(paths, agent),
-      constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | constants.O_NONBLOCK,
-    );
-  } catch {
-    return null;
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) return null;
-    const buffer = Buffer.alloc(PAUSE_FILE_MAX_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const text = buffer.subarray(0, bytesRead).toString('utf8').trim();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    const reason = PauseReasonSchema.safeParse(parsed);
-    return reason.success
-      ? reason.data
-      : { at: info.mtime.toISOString(), by: 'person' };
-  } finally {
-    await handle.close();
-  }
 }
 
 /** The agents whose delivery is paused by a control file. */

@@ -393,6 +393,20 @@ describe('macs start --resume after a reboot (issues 24 and 25)', () => {
     await waitForEvents(home, 'agent.prompted', { count: 2, timeout: 20_000 });
     // Still typed into the second program: never.
     expect(protocolAfter(2)).toBe(0);
+
+    // A program a person started again by hand (respawn-pane: the same
+    // command, a new conversation) is not one macs restart continued: it
+    // is told the protocol.
+    const pane = (
+      readSessionFile(home) as unknown as { agents: { pane: string }[] }
+    ).agents[0]?.pane;
+    expect(pane).toBeDefined();
+    await tmuxOn(socket, 'respawn-pane', '-k', '-t', pane ?? '');
+    await waitFor(() => startCount() === 4, { message: 'respawned by hand' });
+    await waitFor(() => protocolAfter(4) === 1, {
+      timeout: 30_000,
+      message: 'the protocol typed into the respawned program',
+    });
   });
 
   it('runs the demo again when its server is gone', async () => {

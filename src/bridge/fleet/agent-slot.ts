@@ -56,6 +56,11 @@ function exitWords(exit: { exitCode?: number; exitSignal?: number }): string {
 }
 
 /** What every agent of a fleet shares. */
+/** A slot's status read afresh (after an await that may have changed it). */
+function isRunning(slot: Pick<Slot, 'status'>): boolean {
+  return slot.status === 'running';
+}
+
 export interface FleetParts {
   paths: HomePaths;
   config: MacsConfig;
@@ -277,14 +282,17 @@ export function createSlotLife(options: SlotLifeOptions): SlotLife {
       slot.status = 'waiting';
       slot.nextTry = 0;
       slot.waitNoted = false;
-      // A new program: told the worker protocol unless its conversation was.
-      await newProgramSeen(slot, emit);
       await emit({
         agent: slot.agent.name,
         type: 'state.changed',
         data: { from: 'dead', to: 'unknown', source: 'pane', pane: slot.pane },
       });
       await begin(slot);
+      // A new program (its pid known once begun): told the worker protocol
+      // unless it continues a conversation that was.
+      if (slot.agent.firstMessage) slot.agent.firstMessage.sent = false;
+      // (begin may have failed: then it waits, and the message goes.)
+      if (isRunning(slot)) await newProgramSeen(slot, emit);
     },
     async watchController(slot, pane) {
       const next = await readPaneState(pane, slot.agent.profile);

@@ -92,12 +92,18 @@ async function sendFirstMessage(options: {
  * is recorded as `agent.prompt-kept`.
  */
 export async function newProgramSeen(
-  slot: Pick<Slot, 'agent' | 'pane'>,
+  slot: Pick<Slot, 'agent' | 'pane' | 'pid' | 'promptUndecided'>,
   emit: (input: EventInput) => Promise<void>,
 ): Promise<void> {
   const message = slot.agent.firstMessage;
   if (!message) return;
-  const held = await (message.heldByConversation?.() ?? false);
+  const held = await (message.heldByConversation?.(slot.pid) ?? false);
+  // Asked again at the next look, sending nothing meanwhile.
+  slot.promptUndecided = held === 'pending';
+  if (held === 'pending') {
+    message.sent = true;
+    return;
+  }
   message.sent = held;
   if (held)
     await emit({

@@ -154,6 +154,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
           slot.pid = info.pid;
           await newProgramSeen(slot, emit);
         }
+        if (slot.promptUndecided) await newProgramSeen(slot, emit);
         if (slot.agent.role === 'controller')
           await life.watchController(slot, info.id);
         // A worker's protocol, or an MCP controller's tools (docs/mcp.md).

@@ -13,7 +13,7 @@ import type { Budget, MacsConfig } from '../../config/schema.js';
 import { emitSafely, type EventSink } from '../../events/log.js';
 import type { HomePaths } from '../../home/paths.js';
 import type { Logger } from '../../log/logger.js';
-import { setDeliveryPaused, type PauseReason } from '../../state/control.js';
+import { setDeliveryPaused, type PauseNote } from '../../state/control.js';
 import type { TmuxClient } from '../../tmux/client.js';
 import { claimBudgetLevel, type UsageFile } from '../../usage/ledger.js';
 import { priceTable } from '../../usage/prices.js';
@@ -83,7 +83,7 @@ export function createBudgetCheck(options: BudgetCheckOptions) {
   async function pause(
     agent: UsageAgent,
     scope: string,
-    reading: Omit<PauseReason, 'at' | 'by'>,
+    reading: Omit<PauseNote, 'by'>,
   ): Promise<void> {
     // Said in the control file, so `wait_for_request` can tell the
     // controller why (docs/mcp.md).

@@ -11,10 +11,8 @@ import { ConfigSchema } from '../../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../../src/events/log.js';
 import { resolveHomePaths, type HomePaths } from '../../../src/home/paths.js';
 import { createSilentLogger } from '../../../src/log/logger.js';
-import {
-  isDeliveryPaused,
-  readPauseReason,
-} from '../../../src/state/control.js';
+import { isDeliveryPaused } from '../../../src/state/control.js';
+import { readPauseReason } from '../../../src/state/pause-reason.js';
 import type { TmuxClient } from '../../../src/tmux/client.js';
 import type { UsageFile } from '../../../src/usage/ledger.js';
 import { makeTempHome } from '../../helpers/tmux-server.js';
