@@ -60,6 +60,14 @@ export interface ContextCollectorOptions {
   contextLines: number;
   log: Logger;
   readBranch?: ReadGitBranch;
+  /** Why delivery to an agent is paused (state/control.ts); null when it is not. */
+  readPause?: (
+    agent: string,
+  ) => Promise<{
+    by: string;
+    scope?: 'agent' | 'session';
+    percent?: number;
+  } | null>;
 }
 
 export type CollectContext = (
@@ -114,6 +122,9 @@ export function createContextCollector(
       }
     }
     if (cwd) branch = await readBranch(cwd).catch(() => undefined);
+    // A paused agent (a budget, a person): the answerer is told its answer
+    // waits (docs/usage.md).
+    const pause = await options.readPause?.(request.agent).catch(() => null);
     return buildContextPacket({
       requestId: request.id,
       agent: request.agent,
@@ -130,6 +141,17 @@ export function createContextCollector(
       recent: toContextRecent(request.recent ?? []),
       now: new Date(),
       ...(request.concealed ? { concealed: true } : {}),
+      ...(pause
+        ? {
+            paused: {
+              by: pause.by,
+              ...(pause.scope ? { scope: pause.scope } : {}),
+              ...(pause.percent !== undefined
+                ? { percent: pause.percent }
+                : {}),
+            },
+          }
+        : {}),
     });
   };
 }

@@ -186,7 +186,22 @@ async function bridgeAllWith(
           : undefined;
       });
       if (message)
-        firstMessage = { ...message, sent: Boolean(entry.prompt.promptedAt) };
+        firstMessage = {
+          ...message,
+          sent: Boolean(entry.prompt.promptedAt),
+          // `macs restart` keeps `promptedAt` when it continues the
+          // conversation and drops it when it starts a new one; it records
+          // the program it started (a respawn by hand is a new one).
+          heldByConversation: async (pid) => {
+            const now = (await readSessionRecord(ctx.paths))?.agents.find(
+              (a) => a.name === entry.name,
+            );
+            if (now?.prompt?.restarting) return 'pending';
+            return Boolean(
+              now?.prompt?.promptedAt && pid !== undefined && now.pid === pid,
+            );
+          },
+        };
     }
     return {
       name: entry.name,

@@ -49,6 +49,7 @@ export const EVENT_TYPES = [
   'session.stopped',
   'session.resumed',
   'agent.prompted',
+  'agent.prompt-kept',
   'agent.exited',
   'agent.added',
   'agent.restarted',

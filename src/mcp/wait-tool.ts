@@ -10,6 +10,7 @@
  */
 import * as z from 'zod';
 import type { RequestSnapshot } from '../state/snapshot-schema.js';
+import { createBudgetNotices } from './budget-notice.js';
 import type { SnapshotFeed } from '../state/watch.js';
 import { requestDetail, requestText } from './format.js';
 import {
@@ -36,12 +37,14 @@ export function registerWaitTool(
   context: ToolContext,
 ): void {
   const { snapshots } = context;
+  // Budget pauses this server has told its controller of (docs/mcp.md).
+  const findBudgetNotice = createBudgetNotices(context);
 
   tool(
     'wait_for_request',
     {
       title: 'Wait for a request',
-      description: `Block until a worker makes a new request that waits for an answer (optionally of one agent or type), then return it in full, as get_request does. Returns with request null when none came within timeout_sec (default ${WAIT_DEFAULT_SEC}, at most ${WAIT_MAX_SEC}). With include_pending, a request already waiting returns at once.`,
+      description: `Block until a worker makes a new request that waits for an answer (optionally of one agent or type), then return it in full, as get_request does. Returns with request null when none came within timeout_sec (default ${WAIT_DEFAULT_SEC}, at most ${WAIT_MAX_SEC}). With include_pending, a request already waiting returns at once. Also returns (request null, notice set) when an agent was paused by its budget, once per pause: answers to it wait until a person resumes it.`,
       inputSchema: {
         agent: agentName.optional(),
         type: z.string().max(64).optional(),
@@ -121,6 +124,8 @@ export function registerWaitTool(
           if (signal.aborted)
             throw new ToolRefusal('cancelled by the client', args.agent);
           await beat();
+          const notice = await findBudgetNotice(feed.current(), args.agent);
+          if (notice) return notice;
           const found = pending().find((r) => matches(r) && !seen.has(r.id));
           if (found)
             return {

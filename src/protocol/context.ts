@@ -43,6 +43,12 @@ export interface ContextPacket {
   invisible?: true;
   /** The output the request came in hid text from the person (concealed). */
   concealed?: true;
+  /**
+   * Delivery to the agent was paused when the packet was built: by its
+   * budget (`by: "budget"`, with whose budget and the percent reached) or
+   * by a person. An answer is kept and typed only once it is resumed.
+   */
+  paused?: { by: string; scope?: 'agent' | 'session'; percent?: number };
 }
 
 /** How many earlier requests a packet carries. */
@@ -102,6 +108,7 @@ export function buildContextPacket(input: BuildContextInput): ContextPacket {
     builtAt: input.now.toISOString(),
     ...(invisible ? { invisible } : {}),
     ...(input.concealed ? { concealed: true } : {}),
+    ...(input.paused ? { paused: { ...input.paused } } : {}),
   };
 }
 
@@ -127,6 +134,16 @@ function fenceFor(lines: readonly string[]): string {
   return '`'.repeat(Math.max(3, longest + 1));
 }
 
+/** The `paused:` line of a packet: why, and what becomes of an answer. */
+function describePause(packet: ContextPacket): string {
+  const pause = packet.paused;
+  const why =
+    pause?.by === 'budget'
+      ? `by ${pause.scope === 'session' ? "the session's" : 'its'} budget${pause.percent === undefined ? '' : ` (${pause.percent}%)`}`
+      : 'by a person';
+  return `yes, ${why}: an answer is kept and typed into ${packet.agent} only once a person resumes it (macs resume ${packet.agent})`;
+}
+
 /**
  * The packet as text for a controller. Worker-supplied parts (body, screen,
  * earlier questions and answers) pass through `defangMarkers`.
@@ -146,6 +163,7 @@ export function formatContextPacket(packet: ContextPacket): string {
   out.push(`asked at: ${packet.detectedAt}`);
   out.push(`folder: ${packet.cwd ?? 'unknown'}`);
   out.push(`git branch: ${packet.branch ?? 'none'}`);
+  if (packet.paused) out.push(`paused: ${describePause(packet)}`);
   out.push('');
   out.push('## The request');
   out.push('');

@@ -242,12 +242,24 @@ export async function restartAgent(
     resume: !options.fresh,
     env: change.env ?? process.env,
   });
-  const pid = await runInPane(tmux, entry.pane, choice.launch);
-  if (pid) entry.pid = pid;
-  else delete entry.pid;
-  // A new conversation has not been told the worker protocol yet.
-  if (entry.prompt && choice.type === 'fresh') delete entry.prompt.promptedAt;
-  await writeSessionRecord(paths, record);
+  // A new conversation has not been told the worker protocol yet; one that
+  // goes on has. The bridge reads this when it sees the new program: it
+  // waits while `restarting` is set, then keeps the message only for the
+  // pid recorded here.
+  if (entry.prompt) {
+    entry.prompt.restarting = true;
+    if (choice.type === 'fresh') delete entry.prompt.promptedAt;
+    await writeSessionRecord(paths, record);
+  }
+  let pid: number | undefined;
+  try {
+    pid = await runInPane(tmux, entry.pane, choice.launch);
+  } finally {
+    if (pid) entry.pid = pid;
+    else delete entry.pid;
+    if (entry.prompt) delete entry.prompt.restarting;
+    await writeSessionRecord(paths, record);
+  }
   await emitSafely(change.events, change.log, {
     agent,
     type: 'agent.restarted',

@@ -30,7 +30,16 @@ export interface SessionAgentRecord {
   cwd: string;
   worktree?: { path: string; branch: string };
   /** The first message (prompts/worker.md) the bridge types into the worker. */
-  prompt?: { file: string; promptedAt?: string };
+  prompt?: {
+    file: string;
+    promptedAt?: string;
+    /**
+     * `macs restart` is starting the program again: the bridge waits for it
+     * to record the new pid before it decides whether the first message
+     * goes again.
+     */
+    restarting?: boolean;
+  };
   /** How it was launched (absent in records written before `macs restart`). */
   launch?: AgentLaunch;
   /** A controller started with `macs mcp` as its MCP server, and how (docs/mcp.md). */

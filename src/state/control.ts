@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { open, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ensurePrivateDir, FILE_MODE } from '../home/fs.js';
+import { ensurePrivateDir, FILE_MODE, writeFileAtomic } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 
 /**
@@ -28,11 +28,30 @@ export function isDeliveryPaused(paths: HomePaths, agent: string): boolean {
   return existsSync(pauseFilePath(paths, agent));
 }
 
-/** Pause (create the control file) or resume (remove it) delivery to an agent. */
+/**
+ * Why an agent is paused, as its control file says: who paused it
+ * (`budget`, or `person` through `macs pause` / the status view), and for a
+ * budget the reading that reached it (docs/usage.md). Read back by
+ * pause-reason.ts.
+ */
+export interface PauseNote {
+  by: string;
+  scope?: 'agent' | 'session';
+  percent?: number;
+  budget?: { usd?: number; tokens?: number };
+  spentTokens?: number;
+  spentUsd?: number | null;
+}
+
+/**
+ * Pause (create the control file, saying why) or resume (remove it)
+ * delivery to an agent.
+ */
 export async function setDeliveryPaused(
   paths: HomePaths,
   agent: string,
   paused: boolean,
+  reason: PauseNote = { by: 'person' },
 ): Promise<void> {
   const file = pauseFilePath(paths, agent);
   if (!paused) {
@@ -41,9 +60,10 @@ export async function setDeliveryPaused(
   }
   await ensurePrivateDir(paths.runtime);
   await ensurePrivateDir(controlDir(paths));
-  const handle = await open(file, 'w', FILE_MODE);
-  await handle.writeFile(`${new Date().toISOString()}\n`);
-  await handle.close();
+  await writeFileAtomic(
+    file,
+    `${JSON.stringify({ at: new Date().toISOString(), ...reason })}\n`,
+  );
 }
 
 /** The agents whose delivery is paused by a control file. */

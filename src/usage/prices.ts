@@ -10,10 +10,10 @@ import type { ModelPrice } from '../config/schema.js';
 import type { UsageFigures } from './types.js';
 
 /**
- * The default table: the vendors' published list prices for the standard
- * tier (prompts within the base context size), as the vendors' pages gave
- * them in 2026-11. Check them against the vendor's page and override what
- * differs; docs/usage.md lists them.
+ * The default table: the vendors' list prices for the standard tier
+ * (prompts within the base context size). docs/usage.md lists them with
+ * where and when each was checked (the OpenAI and Gemini rows on
+ * 2026-11-27, against pages quoting the vendors). Override what differs.
  */
 export const DEFAULT_PRICES: Readonly<Record<string, ModelPrice>> = {
   // Anthropic (Claude Code 2.1.197 asks for claude-opus-4-8): cache writes

@@ -122,6 +122,8 @@ export interface ClaudeSessionOptions {
   worker?: Record<string, unknown>;
   /** Fields added to macs.config.json. */
   config?: Record<string, unknown>;
+  /** Variables added to the worker's environment. */
+  env?: Record<string, string>;
 }
 
 /** Start a session whose only worker is the real Claude Code. */
@@ -148,7 +150,7 @@ export async function startClaudeSession(
           name: WORKER,
           preset: 'claude',
           command: [agent('claude').bin],
-          env: claudeEnv(server.url, configDir),
+          env: { ...claudeEnv(server.url, configDir), ...options.env },
           ...options.worker,
         },
       ],

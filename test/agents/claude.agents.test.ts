@@ -7,10 +7,13 @@
 import {
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   realpathSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -606,5 +609,143 @@ describe(`the real Claude Code ${VERSION} through macs`, () => {
     );
     capture('approval', 'plan-approval-open-tasks', screen);
     await explained(s.waitState('approval'));
+  });
+
+  // Issue 24: the same with the older todo list (TodoWrite, which Claude
+  // Code 2.1.197 offers instead of its Task tools when
+  // CLAUDE_CODE_ENABLE_TASKS=0): the model writes todos, one in progress
+  // and the rest pending, writes the plan file and calls ExitPlanMode; the
+  // approval is `approval`. Then, the dialog left with Escape (the todos
+  // unfinished), the prompt is opened in an editor (ctrl+g at the
+  // composer): the composer says "Save and close editor to continue...",
+  // and it is `idle`. The editor is a stand-in named `code` (Claude Code
+  // takes it for a windowed editor and keeps its own screen; a terminal
+  // editor such as vim takes the pane, which stays `unknown`) that waits
+  // for a file. (ctrl+g on the plan dialog itself opened no editor with
+  // 2.1.197 here: pressed every 2 s for 30 s, the stand-in never ran.)
+  it('a plan approval after TodoWrite with unfinished todos is approval; the prompt open in an editor is idle', async () => {
+    const todos = [
+      'Add the cache table migration',
+      'Write the cache client',
+      'Test the cache client',
+    ];
+    const script: Script = (request) => {
+      const sent = JSON.stringify(request.body.messages ?? []);
+      if (
+        !lastUserText(request).includes('plan a cache') &&
+        !isToolResult(request)
+      )
+        return { kind: 'text', text: 'OK.' };
+      if (!sent.includes('"TodoWrite"'))
+        return {
+          kind: 'tool',
+          name: 'TodoWrite',
+          input: {
+            todos: todos.map((content, i) => ({
+              content,
+              status: i === 0 ? 'in_progress' : 'pending',
+              activeForm: `Working on: ${content}`,
+            })),
+          },
+        };
+      const planFile = /create your plan at (\/[^\s"\\]+\.md)/.exec(
+        JSON.stringify(request.body),
+      )?.[1];
+      if (planFile && !sent.includes('"Write"'))
+        return {
+          kind: 'tool',
+          name: 'Write',
+          input: {
+            file_path: planFile,
+            content: `# Cache for the users table\n\n${todos.map((t, i) => `${String(i + 1)}. ${t}`).join('\n')}\n`,
+          },
+        };
+      return { kind: 'tool', name: 'ExitPlanMode', input: {} };
+    };
+    const editorDir = realpathSync(
+      mkdtempSync(path.join(tmpdir(), 'macs-editor-')),
+    );
+    const editor = path.join(editorDir, 'code');
+    const opened = path.join(editorDir, 'opened');
+    const close = path.join(editorDir, 'close');
+    // Records what it was asked to open, then waits (at most 2 minutes)
+    // until the test removes nothing but creates `close`.
+    writeFileSync(
+      editor,
+      `#!/bin/sh\necho "$@" >> '${opened}'\ni=0\nwhile [ ! -e '${close}' ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done\nrm -f '${close}'\n`,
+      { mode: 0o755 },
+    );
+    try {
+      session = await startClaudeSession(script, {
+        env: {
+          CLAUDE_CODE_ENABLE_TASKS: '0',
+          EDITOR: editor,
+          VISUAL: editor,
+        },
+      });
+      const s = session;
+      await explained(
+        waitFor(
+          async () => {
+            if (/plan mode on/.test(await s.screen())) return true;
+            await s.keys('BTab');
+            return false;
+          },
+          { timeout: 20_000, interval: 1_000, message: 'plan mode on' },
+        ),
+      );
+      await submitPrompt(s, 'plan a cache for the users table');
+      const screen = await explained(
+        waitFor(
+          async () => {
+            const now = await s.screen();
+            return /Would you like to proceed\?/.test(now) &&
+              /Write the cache client/.test(now)
+              ? now
+              : undefined;
+          },
+          { timeout: 90_000, message: 'the plan approval with open todos' },
+        ),
+      );
+      capture('approval', 'plan-approval-open-todos', screen);
+      await explained(s.waitState('approval'));
+
+      // The dialog left with Escape (the todos stay unfinished), then the
+      // prompt opened in the editor from the composer (ctrl+g).
+      await s.keys('Escape');
+      await explained(s.waitState('idle'));
+      await s.type('a draft to edit');
+      await explained(
+        waitFor(async () => /❯\s*a draft to edit/.test(await s.screen()), {
+          timeout: 20_000,
+          message: 'the draft in the composer',
+        }),
+      );
+      // Once: a second ctrl+g, read after the editor closes, would open it again.
+      await s.keys('C-g');
+      const inEditor = await explained(
+        waitFor(
+          async () => {
+            const now = await s.screen();
+            return existsSync(opened) && /Save and close editor/.test(now)
+              ? now
+              : undefined;
+          },
+          { timeout: 30_000, message: 'the prompt open in the editor' },
+        ),
+      );
+      expect(readFileSync(opened, 'utf8')).toMatch(/claude-prompt-.*\.md/);
+      capture('idle', 'prompt-in-editor-open-todos', inEditor);
+      writeFileSync(close, '');
+      await explained(
+        waitFor(async () => /❯\s*a draft to edit/.test(await s.screen()), {
+          timeout: 30_000,
+          message: 'the composer back with the draft',
+        }),
+      );
+      await explained(s.waitState('idle'));
+    } finally {
+      rmSync(editorDir, { recursive: true, force: true });
+    }
   });
 });

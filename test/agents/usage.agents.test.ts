@@ -206,6 +206,14 @@ describe(`usage of Claude Code ${agent('claude').version}`, () => {
     const sent = s.server.requests.flatMap((r) => (r.usage ? [r.usage] : []));
     const sum = (key: keyof Usage) =>
       sent.reduce((total, u) => total + u[key], 0);
+    // Never a vacuous match: every figure was sent, and differs.
+    for (const key of [
+      'input_tokens',
+      'output_tokens',
+      'cache_read_input_tokens',
+      'cache_creation_input_tokens',
+    ] as const)
+      expect(sum(key), key).toBeGreaterThan(0);
     const model = s.server.conversation()[0]?.body.model as string;
     const shown = await waitForUsage(s.home, s.socket, {
       inputTokens: sum('input_tokens'),
@@ -387,6 +395,10 @@ describe(`usage of Codex ${agent('codex').version}`, () => {
     // Codex's input figure includes the cached part; macs shows the
     // uncached input and the cache read apart (docs/usage.md).
     const cached = sum((u) => u.input_tokens_details.cached_tokens);
+    // Never a vacuous match: the cached part and the output were sent.
+    expect(cached).toBeGreaterThan(0);
+    expect(sum((u) => u.input_tokens)).toBeGreaterThan(cached);
+    expect(sum((u) => u.output_tokens)).toBeGreaterThan(0);
     const shown = await waitForUsage(home, socket, {
       inputTokens: sum((u) => u.input_tokens) - cached,
       cacheReadTokens: cached,
@@ -490,6 +502,10 @@ describe(`usage of Gemini CLI ${agent('gemini').version}`, () => {
     // Gemini's prompt figure includes the cached part, and its thoughts
     // are output (docs/usage.md).
     const cached = sum((u) => u.cachedContentTokenCount ?? 0);
+    // Never a vacuous match: the cached part, thoughts and output were sent.
+    expect(cached).toBeGreaterThan(0);
+    expect(sum((u) => u.promptTokenCount)).toBeGreaterThan(cached);
+    expect(sum((u) => u.thoughtsTokenCount ?? 0)).toBeGreaterThan(0);
     const shown = await waitForUsage(home, socket, {
       inputTokens: sum((u) => u.promptTokenCount) - cached,
       cacheReadTokens: cached,

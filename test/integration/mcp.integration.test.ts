@@ -1,6 +1,6 @@
 // Issue 13, part 1: `macs mcp` driven by the MCP SDK's own client over stdio,
 // against a private tmux server, the fake agent and a real bridge.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -464,5 +464,95 @@ describe('macs mcp: the controller tools over stdio (issue 13)', () => {
     const after = await call(client, 'list_requests');
     expect(after.isError).toBeFalsy();
     expect(text(after)).toBe('no pending requests');
+  });
+
+  it('wait_for_request returns a notice when a budget pauses a worker, once per pause (issue 24 point 1)', async () => {
+    // Issue 24 point 1: at 100% of a budget the controller was only able
+    // to read that the worker is paused (list_agents, a usage.budget
+    // event); the call it waits on went on waiting. Strategy: a fake worker
+    // under the codex preset with a 1000-token budget; the test writes the
+    // Codex rollout record the bridge reads usage from (1500 tokens) while
+    // a wait_for_request runs, which must return with the notice; a second
+    // call does not repeat it, and a new server (a controller that was busy
+    // when the pause came) hears it at once. (That a paused agent's answers
+    // wait, never typed, is the pause's own test: bridge/usage/budget.test.ts
+    // and the pause tests.)
+    writeFileSync(
+      file('macs.config.json'),
+      JSON.stringify({
+        workers: [
+          { name: 'worker-1', preset: 'codex', budget: { tokens: 1000 } },
+        ],
+      }),
+    );
+    const { record } = await workerAsking(
+      REQ('b1', 'Which table first?', ' type=question'),
+    );
+    const client = await connect();
+    await waitForEvents(harness.home, 'bridge.started', { timeout: 20_000 });
+    const waiting = call(client, 'wait_for_request', { timeout_sec: 60 });
+    const day = path.join(
+      harness.home,
+      '.macs',
+      'codex',
+      'worker-1',
+      'sessions',
+      '2026',
+      '11',
+      '27',
+    );
+    mkdirSync(day, { recursive: true });
+    writeFileSync(
+      path.join(day, 'rollout-2026-11-27T10-00-00-budget.jsonl'),
+      [
+        { type: 'turn_context', payload: { model: 'gpt-5' } },
+        {
+          type: 'token_usage_record',
+          timestamp: new Date().toISOString(),
+          payload: {
+            response_id: 'resp-1',
+            usage: { input_tokens: 1200, output_tokens: 300 },
+          },
+        },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n',
+    );
+    const told = await waiting;
+    expect(told.isError, text(told)).toBeFalsy();
+    expect(told.structuredContent).toMatchObject({
+      request: null,
+      timedOut: false,
+      notice: {
+        notice: 'budget',
+        agent: 'worker-1',
+        scope: 'agent',
+        percent: 100,
+        paused: true,
+        spentTokens: 1500,
+        budget: { tokens: 1000 },
+      },
+    });
+    expect(text(told)).toContain('worker-1 was paused by its budget');
+
+    // Told once: the next call waits for a request, which comes.
+    const next = call(client, 'wait_for_request', { timeout_sec: 60 });
+    writeFileSync(file('go'), '');
+    const asked = await next;
+    expect(asked.structuredContent).toMatchObject({
+      request: { id: 'worker-1-b1' },
+    });
+    // A controller that was not waiting when the pause came hears it at
+    // its next call (a new server: what it has told is its own).
+    const other = await connect();
+    const late = await call(other, 'wait_for_request', {
+      timeout_sec: 30,
+      agent: 'worker-1',
+    });
+    expect(late.structuredContent).toMatchObject({
+      notice: { notice: 'budget', agent: 'worker-1' },
+    });
+
+    expect(submits(record)).toEqual([]);
   });
 });

@@ -306,6 +306,109 @@ describe('macs start --resume after a reboot (issues 24 and 25)', () => {
     );
   });
 
+  it('types the worker protocol again at restart only into a new conversation (--fresh), never into one that continues (issue 24 point 3)', async () => {
+    // Bug: a worker told the protocol by its first message got it typed
+    // again by `macs restart`, which continues its conversation (that
+    // already holds it): the bridge took every new program in the pane for
+    // one never told. Strategy: the fake Claude Code with `prompt: true`
+    // (its first message typed, its transcript kept so it can be resumed);
+    // a restart must keep the message (`agent.prompt-kept`, nothing typed
+    // but what we send), a `--fresh` restart must type it again.
+    const transcripts = file('transcripts');
+    mkdirSync(transcripts);
+    const record = file('claude.record.jsonl');
+    const script = file('claude.steps.json');
+    writeFileSync(script, JSON.stringify([]));
+    writeFileSync(
+      file('macs.config.json'),
+      JSON.stringify({
+        workers: [
+          {
+            name: 'worker-1',
+            preset: 'claude',
+            prompt: true,
+            command: [
+              process.execPath,
+              FAKE_HOOK_AGENT,
+              '--script',
+              script,
+              '--record',
+              record,
+              '--transcripts',
+              transcripts,
+            ],
+          },
+        ],
+      }),
+    );
+    const started = await macs(['start', '--detach']);
+    expect(started.exitCode, started.stderr + started.stdout).toBe(0);
+    const inputs = () =>
+      readRecord(record).filter(
+        (e) => e.type === 'start' || e.type === 'submit',
+      );
+    const protocolAfter = (starts: number) => {
+      let seen = 0;
+      return inputs().filter((e) => {
+        if (e.type === 'start') seen += 1;
+        return (
+          seen === starts &&
+          e.type === 'submit' &&
+          (e.text ?? '').includes('Working under macs')
+        );
+      }).length;
+    };
+    const startCount = () => inputs().filter((e) => e.type === 'start').length;
+    await waitFor(() => protocolAfter(1) === 1, {
+      timeout: 30_000,
+      message: 'the protocol typed as the first message',
+    });
+    await waitForEvents(home, 'agent.prompted', { timeout: 20_000 });
+
+    const restarted = await macs(['restart', 'worker-1']);
+    expect(restarted.exitCode, restarted.stderr).toBe(0);
+    expect(restarted.stdout).toContain('continuing its conversation');
+    await waitFor(() => startCount() === 2, { message: 'restarted' });
+    await waitForEvents(home, 'agent.prompt-kept', {
+      timeout: 20_000,
+      message:
+        'the bridge keeping the first message of the continued conversation',
+    });
+    const sent = await macs(['send', 'worker-1', 'after the restart']);
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    await waitFor(() => inputs().some((e) => e.text === 'after the restart'), {
+      message: 'our message typed',
+    });
+    expect(protocolAfter(2)).toBe(0);
+    expect(findEvents(home, 'agent.prompted')).toHaveLength(1);
+
+    const fresh = await macs(['restart', 'worker-1', '--fresh']);
+    expect(fresh.exitCode, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toContain('started fresh');
+    await waitFor(() => startCount() === 3, { message: 'restarted fresh' });
+    await waitFor(() => protocolAfter(3) === 1, {
+      timeout: 30_000,
+      message: 'the protocol typed into the new conversation',
+    });
+    await waitForEvents(home, 'agent.prompted', { count: 2, timeout: 20_000 });
+    // Still typed into the second program: never.
+    expect(protocolAfter(2)).toBe(0);
+
+    // A program a person started again by hand (respawn-pane: the same
+    // command, a new conversation) is not one macs restart continued: it
+    // is told the protocol.
+    const pane = (
+      readSessionFile(home) as unknown as { agents: { pane: string }[] }
+    ).agents[0]?.pane;
+    expect(pane).toBeDefined();
+    await tmuxOn(socket, 'respawn-pane', '-k', '-t', pane ?? '');
+    await waitFor(() => startCount() === 4, { message: 'respawned by hand' });
+    await waitFor(() => protocolAfter(4) === 1, {
+      timeout: 30_000,
+      message: 'the protocol typed into the respawned program',
+    });
+  });
+
   it('runs the demo again when its server is gone', async () => {
     const started = await macs(['start', '--demo', '--detach', '--no-wait']);
     expect(started.exitCode, started.stderr + started.stdout).toBe(0);

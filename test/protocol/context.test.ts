@@ -39,6 +39,31 @@ describe('buildContextPacket', () => {
     });
   });
 
+  it('tells the answerer that the agent is paused by a budget, so its answer waits (issue 24 point 1)', () => {
+    // An exec answerer (claude -p, codex exec) has no wait_for_request to
+    // return from: it hears of a budget pause in the packet of the paused
+    // agent's request, and of nothing when the agent is not paused.
+    const paused = buildContextPacket(
+      input({ paused: { by: 'budget', scope: 'agent', percent: 100 } }),
+    );
+    expect(paused.paused).toEqual({
+      by: 'budget',
+      scope: 'agent',
+      percent: 100,
+    });
+    const text = formatExecInput(paused, undefined);
+    expect(text).toContain(
+      'paused: yes, by its budget (100%): an answer is kept and typed into worker-1 only once a person resumes it (macs resume worker-1)',
+    );
+    const session = formatContextPacket(
+      buildContextPacket(input({ paused: { by: 'budget', scope: 'session' } })),
+    );
+    expect(session).toContain("paused: yes, by the session's budget:");
+    const free = buildContextPacket(input());
+    expect('paused' in free).toBe(false);
+    expect(formatContextPacket(free)).not.toContain('paused:');
+  });
+
   it('leaves out what is unknown', () => {
     const packet = buildContextPacket(
       input({ cwd: undefined, branch: undefined }),

@@ -31,6 +31,7 @@ import type { Deliverer } from '../../typist/typist.js';
 import type { MultiAgent, SharedBackend, Slot } from './types.js';
 import type { AgentStateFile } from '../../state/types.js';
 import { backendFor } from './slot-backend.js';
+import { newProgramSeen } from './first-message.js';
 import { createSupervisor } from '../supervisor.js';
 
 /** A failed start is retried after this, doubling up to the maximum. */
@@ -55,6 +56,11 @@ function exitWords(exit: { exitCode?: number; exitSignal?: number }): string {
 }
 
 /** What every agent of a fleet shares. */
+/** A slot's status read afresh (after an await that may have changed it). */
+function isRunning(slot: Pick<Slot, 'status'>): boolean {
+  return slot.status === 'running';
+}
+
 export interface FleetParts {
   paths: HomePaths;
   config: MacsConfig;
@@ -276,14 +282,17 @@ export function createSlotLife(options: SlotLifeOptions): SlotLife {
       slot.status = 'waiting';
       slot.nextTry = 0;
       slot.waitNoted = false;
-      // A new program: it has not been told the worker protocol.
-      if (slot.agent.firstMessage) slot.agent.firstMessage.sent = false;
       await emit({
         agent: slot.agent.name,
         type: 'state.changed',
         data: { from: 'dead', to: 'unknown', source: 'pane', pane: slot.pane },
       });
       await begin(slot);
+      // A new program (its pid known once begun): told the worker protocol
+      // unless it continues a conversation that was.
+      if (slot.agent.firstMessage) slot.agent.firstMessage.sent = false;
+      // (begin may have failed: then it waits, and the message goes.)
+      if (isRunning(slot)) await newProgramSeen(slot, emit);
     },
     async watchController(slot, pane) {
       const next = await readPaneState(pane, slot.agent.profile);

@@ -105,6 +105,37 @@ async function sendFirstMessage(options: {
 }
 
 /**
+ * Another program runs in the slot's pane: it gets the first message again,
+ * unless it continues a conversation that already holds it (a worker whose
+ * protocol came as its first message, restarted without `--fresh`), which
+ * is recorded as `agent.prompt-kept`.
+ */
+export async function newProgramSeen(
+  slot: Pick<Slot, 'agent' | 'pane' | 'pid' | 'promptUndecided'>,
+  emit: (input: EventInput) => Promise<void>,
+): Promise<void> {
+  const message = slot.agent.firstMessage;
+  if (!message) return;
+  const held = await (message.heldByConversation?.(slot.pid) ?? false);
+  // Asked again at the next look, sending nothing meanwhile.
+  slot.promptUndecided = held === 'pending';
+  if (held === 'pending') {
+    message.sent = true;
+    return;
+  }
+  message.sent = held;
+  if (held)
+    await emit({
+      agent: slot.agent.name,
+      type: 'agent.prompt-kept',
+      data: {
+        ...(slot.pane ? { pane: slot.pane } : {}),
+        why: 'the program continues a conversation that was told it already',
+      },
+    });
+}
+
+/**
  * Send a slot's first message unless it went already or is on its way; a
  * failure is reported once (`onProblem`), never retried forever.
  */

@@ -14,7 +14,7 @@ import type { EventInput } from '../../events/types.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import { createSlotLife, newSlot, type FleetParts } from './agent-slot.js';
 import type { MultiAgent, Slot, SlotStatus } from './types.js';
-import { promptOnce } from './first-message.js';
+import { newProgramSeen, promptOnce } from './first-message.js';
 import { answerHandler } from './slot-backend.js';
 
 /** How often every pane is looked at (deaths, revivals, the controller's state). */
@@ -148,12 +148,13 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
           return;
         }
         if (slot.pid !== undefined && info.pid !== slot.pid) {
-          // Another program in the pane (`macs restart`): it has not been
-          // told the worker protocol (its supervisor ends the old program's
-          // requests itself).
+          // Another program in the pane (`macs restart`): it is told the
+          // worker protocol unless its conversation was (its supervisor ends
+          // the old program's requests itself).
           slot.pid = info.pid;
-          if (slot.agent.firstMessage) slot.agent.firstMessage.sent = false;
+          await newProgramSeen(slot, emit);
         }
+        if (slot.promptUndecided) await newProgramSeen(slot, emit);
         if (slot.agent.role === 'controller')
           await life.watchController(slot, info.id);
         // A worker's protocol, or an MCP controller's tools (docs/mcp.md).

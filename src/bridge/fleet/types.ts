@@ -15,6 +15,17 @@ export interface FirstMessageSpec {
   exampleHashes: ReadonlySet<string>;
   /** Already delivered in an earlier run of the bridge. */
   sent: boolean;
+  /**
+   * When another program (`pid`) runs in the agent's pane (`macs restart`,
+   * a respawn): does the conversation it runs already hold this message?
+   * True only for the program `macs restart` started to continue a
+   * conversation that was told (the session record keeps `promptedAt` and
+   * names that pid); `pending` while the restart has not recorded it yet;
+   * absent or false, the message is typed again.
+   */
+  heldByConversation?: (
+    pid: number | undefined,
+  ) => Promise<boolean | 'pending'>;
 }
 
 export interface MultiAgent {
@@ -49,4 +60,6 @@ export interface Slot {
   waitNoted?: boolean;
   /** A fleet of one: its pane was seen dead or gone at the last check. */
   downSeen?: boolean;
+  /** A new program's first message waits for `macs restart` to finish. */
+  promptUndecided?: boolean;
 }

@@ -12,6 +12,7 @@ import { ConfigError } from '../../errors.js';
 import type { EventSink } from '../../events/log.js';
 import type { Logger } from '../../log/logger.js';
 import type { HomePaths } from '../../home/paths.js';
+import { readPauseReason } from '../../state/pause-reason.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { TmuxClient } from '../../tmux/client.js';
 import type { Deliverer, DeliveryRules } from '../../typist/typist.js';
@@ -140,6 +141,7 @@ export async function createAnswerers(
       tmux,
       contextLines: config.contextLines,
       log,
+      readPause: (agent) => readPauseReason(paths, agent),
     }),
   });
   const missing = findMissingBackends(config, dispatcher.available);

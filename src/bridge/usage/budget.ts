@@ -13,7 +13,7 @@ import type { Budget, MacsConfig } from '../../config/schema.js';
 import { emitSafely, type EventSink } from '../../events/log.js';
 import type { HomePaths } from '../../home/paths.js';
 import type { Logger } from '../../log/logger.js';
-import { setDeliveryPaused } from '../../state/control.js';
+import { setDeliveryPaused, type PauseNote } from '../../state/control.js';
 import type { TmuxClient } from '../../tmux/client.js';
 import { claimBudgetLevel, type UsageFile } from '../../usage/ledger.js';
 import { priceTable } from '../../usage/prices.js';
@@ -80,8 +80,17 @@ export function createBudgetCheck(options: BudgetCheckOptions) {
     };
   }
 
-  async function pause(agent: UsageAgent, scope: string): Promise<void> {
-    await setDeliveryPaused(paths, agent.name, true);
+  async function pause(
+    agent: UsageAgent,
+    scope: string,
+    reading: Omit<PauseNote, 'by'>,
+  ): Promise<void> {
+    // Said in the control file, so `wait_for_request` can tell the
+    // controller why (docs/mcp.md).
+    await setDeliveryPaused(paths, agent.name, true, {
+      by: 'budget',
+      ...reading,
+    });
     await emitSafely(events, log, {
       agent: agent.name,
       type: 'delivery.paused',
@@ -107,18 +116,23 @@ export function createBudgetCheck(options: BudgetCheckOptions) {
   ): Promise<void> {
     const who = scope === SESSION_SCOPE ? 'the session' : scope;
     const agent = scope === SESSION_SCOPE ? 'bridge' : scope;
-    if (level >= 100) for (const target of targets) await pause(target, scope);
+    const reading = {
+      percent: level,
+      scope:
+        scope === SESSION_SCOPE ? ('session' as const) : ('agent' as const),
+      budget,
+      spentTokens: spent.tokens,
+      spentUsd: spent.costUsd === null ? null : roundUsd(spent.costUsd),
+    };
+    if (level >= 100)
+      for (const target of targets) await pause(target, scope, reading);
     const paused = level >= 100 ? targets.map((t) => t.name) : [];
     const message =
       level >= 100
         ? `${who} reached its budget (${describeBudget(budget)}; spent ${describeSpent(spent)}): ${paused.join(', ')} paused (macs resume <agent> to go on)`
         : `${who} used ${level}% of its budget (${describeBudget(budget)}; spent ${describeSpent(spent)})`;
     const data = {
-      percent: level,
-      scope: scope === SESSION_SCOPE ? 'session' : 'agent',
-      budget,
-      spentTokens: spent.tokens,
-      spentUsd: spent.costUsd === null ? null : roundUsd(spent.costUsd),
+      ...reading,
       ...(paused.length ? { paused } : {}),
       ...(config.onBudget === 'interrupt' && level >= 100
         ? { interrupted: true }

@@ -12,6 +12,7 @@ import { createEventLog, readEvents } from '../../../src/events/log.js';
 import { resolveHomePaths, type HomePaths } from '../../../src/home/paths.js';
 import { createSilentLogger } from '../../../src/log/logger.js';
 import { isDeliveryPaused } from '../../../src/state/control.js';
+import { readPauseReason } from '../../../src/state/pause-reason.js';
 import type { TmuxClient } from '../../../src/tmux/client.js';
 import type { UsageFile } from '../../../src/usage/ledger.js';
 import { makeTempHome } from '../../helpers/tmux-server.js';
@@ -106,6 +107,14 @@ describe('budgets', () => {
       ['worker-1', 'budget'],
     ]);
     expect(keys).toEqual([['%1', 'Escape']]);
+    // The control file says why, for wait_for_request's notice (docs/mcp.md).
+    expect(await readPauseReason(paths, 'worker-1')).toMatchObject({
+      by: 'budget',
+      scope: 'agent',
+      percent: 100,
+      budget: { tokens: 1000 },
+      spentTokens: 1000,
+    });
     // Another bridge (or a restart) reading the same session: nothing again.
     await check({})(
       new Map([['worker-1', file('worker-1', 1500)]]),
