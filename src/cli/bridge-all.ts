@@ -10,7 +10,8 @@ import {
   profileFromPreset,
 } from '../bridge/fleet/profile.js';
 import { getPreset } from '../config/presets/index.js';
-import { localWorkers, type MacsConfig } from '../config/schema.js';
+import type { MacsConfig } from '../config/schema.js';
+import { localWorkers } from '../config/workers.js';
 import { loadPrompt } from '../config/prompts.js';
 import { ConfigError } from '../errors.js';
 import { discoverPane, OWN_PANE_RULES } from '../session/discover.js';

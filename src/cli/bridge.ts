@@ -8,7 +8,8 @@ import {
   detectPresetName,
   profileFromPreset,
 } from '../bridge/fleet/profile.js';
-import { localWorkers, type MacsConfig } from '../config/schema.js';
+import type { MacsConfig } from '../config/schema.js';
+import { localWorkers } from '../config/workers.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
 import { ConfigError } from '../errors.js';

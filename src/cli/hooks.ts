@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
-import { localWorkers, type MacsConfig } from '../config/schema.js';
+import type { MacsConfig } from '../config/schema.js';
+import { localWorkers } from '../config/workers.js';
 import { ConfigError, MacsError } from '../errors.js';
 import type { HooksKind } from '../hooks/install.js';
 import {

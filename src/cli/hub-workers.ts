@@ -9,10 +9,10 @@
 import * as z from 'zod/mini';
 import {
   AgentConfigSchema,
-  hostWorkers,
   type AgentConfig,
   type MacsConfig,
 } from '../config/schema.js';
+import { hostWorkers } from '../config/workers.js';
 import { formatConfigIssues } from '../config/load.js';
 import { ConfigError } from '../errors.js';
 import type { CliDeps } from './options.js';

@@ -6,7 +6,8 @@ import {
 } from '../typist/typist.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
-import { localWorkers, type MacsConfig } from '../config/schema.js';
+import type { MacsConfig } from '../config/schema.js';
+import { localWorkers } from '../config/workers.js';
 import { AgentError, ConfigError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { isValidAgentName } from '../protocol/ids.js';

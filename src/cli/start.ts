@@ -2,11 +2,8 @@ import { shortenCommandLine } from './shorten.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import {
-  localWorkers,
-  type BackendName,
-  type MacsConfig,
-} from '../config/schema.js';
+import type { BackendName, MacsConfig } from '../config/schema.js';
+import { localWorkers } from '../config/workers.js';
 import { ConfigError, MacsError } from '../errors.js';
 import { createEventLog, readEvents } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';

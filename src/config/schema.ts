@@ -118,21 +118,6 @@ function checkAgentHosts<
   });
 }
 
-/** The workers this machine runs itself (not those of another host). */
-export function localWorkers(config: {
-  workers: AgentConfig[];
-}): AgentConfig[] {
-  return config.workers.filter((w) => w.host === undefined);
-}
-
-/** The workers the hub's config puts on `host`. */
-export function hostWorkers(
-  config: { workers: AgentConfig[] },
-  host: string,
-): AgentConfig[] {
-  return config.workers.filter((w) => w.host === host);
-}
-
 const positiveInt = z.number().check(z.int(), z.positive());
 const count = z.number().check(z.int(), z.minimum(0));
 

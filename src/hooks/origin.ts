@@ -7,7 +7,8 @@
  */
 import { builtinPresetHooks } from '../config/presets/builtin.js';
 import type { getPreset } from '../config/presets/index.js';
-import { localWorkers, type MacsConfig } from '../config/schema.js';
+import type { MacsConfig } from '../config/schema.js';
+import { localWorkers } from '../config/workers.js';
 import type { HomePaths } from '../home/paths.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { readAllAgentStates } from '../state/pending.js';

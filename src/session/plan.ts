@@ -9,11 +9,8 @@ import {
   getPreset,
   type Preset,
 } from '../config/presets/index.js';
-import {
-  localWorkers,
-  type AgentConfig,
-  type MacsConfig,
-} from '../config/schema.js';
+import type { AgentConfig, MacsConfig } from '../config/schema.js';
+import { localWorkers } from '../config/workers.js';
 import { ConfigError } from '../errors.js';
 import type { LaunchCommand } from './layout.js';
 import type { AgentRole } from './record.js';

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { ConfigSchema, localWorkers } from '../../src/config/schema.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+import { localWorkers } from '../../src/config/workers.js';
 import {
   formatHubWorkers,
   mergeHubWorkers,
