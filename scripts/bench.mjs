@@ -354,7 +354,7 @@ if (runs('remote')) {
   row('remote: printed -> listed at hub, host', remote.seenAtHubMs.remote);
   row('remote: printed -> listed at hub, hub', remote.seenAtHubMs.local);
   console.log(
-    `remote: ${remote.hosts} hosts x ${remote.agentsPerHost} agents all supervised ${remote.supervisedMs} ms after macs start (it returned after ${remote.startReturnedMs} ms; goal ${remote.supervisedGoalMs} ms)\n` +
+    `remote: ${remote.hosts} hosts x ${remote.agentsPerHost} agents all supervised ${remote.supervisedMs} ms after macs start (listed with their host's bridge running and their pane by list_agents of a \`macs mcp\` started with it; macs start returned after ${remote.startReturnedMs} ms; goal ${remote.supervisedGoalMs} ms; one \`macs hosts --json\` then took ${remote.hostsJsonMs} ms)\n` +
       `remote: hub idle with ${remote.hosts} hosts connected, ${remote.idle.seconds} s: ${remote.idle.hubPercent}% of a core (goal under ${remote.idle.goalPercent}%): ` +
       remote.idle.processes.map((p) => `${p.name} ${p.cpuPercent}%`).join(', '),
   );
