@@ -54,7 +54,7 @@ function buildPreparePaneCommands(
   ];
 }
 
-/** Tag a pane for an agent, title it, and pipe it into a fresh log (one tmux call). */
+/** Tag a pane for an agent, title it and pipe it into a fresh log, in one tmux call. */
 export async function preparePane(
   tmux: TmuxClient,
   paths: HomePaths,

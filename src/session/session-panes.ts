@@ -138,8 +138,8 @@ export async function addSessionPanes(
 
 /**
  * Give the bridge window `macs bridge --all` and the status window
- * `macs status --watch` (one tmux call). The bridge reads the session record, so it is
- * written before this.
+ * `macs status --watch`, in one tmux call. The bridge reads the session
+ * record, so it is written before this.
  */
 export async function startSessionWindows(
   tmux: TmuxClient,
