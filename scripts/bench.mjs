@@ -351,6 +351,10 @@ if (runs('remote')) {
     remote.answerToTypedMs.local,
     `   (host +${remote.answerRemoteOverLocalP50Ms} ms)`,
   );
+  for (const [side, split] of Object.entries(remote.answerPathSplit))
+    console.log(
+      `remote: answer path split, ${side === 'remote' ? 'host' : 'hub '} (p50, from its events): answer_request's own ${split.toolMs.p50} ms, then -> delivering ${split.toDeliveringMs.p50} ms, -> delivered ${split.typingMs.p50} ms`,
+    );
   row('remote: printed -> listed at hub, host', remote.seenAtHubMs.remote);
   row('remote: printed -> listed at hub, hub', remote.seenAtHubMs.local);
   console.log(

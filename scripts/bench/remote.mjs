@@ -41,6 +41,48 @@ const SUPERVISED_GOAL_MS = 5_000;
 const ROUND_TRIP_GOAL_MS = 30;
 const IDLE_GOAL_PERCENT = 1;
 
+/**
+ * The answer path of one agent, from its events file (`.macs/events/<agent>.jsonl`
+ * on its own machine): the `answer_request` tool's own time there (data.ms),
+ * its end -> request.delivering (the bridge took the answer), and
+ * request.delivering -> request.delivered (typed in).
+ */
+function answerPathSplit(eventsFile) {
+  const byRequest = new Map();
+  let text = '';
+  try {
+    text = readFileSync(eventsFile, 'utf8');
+  } catch {
+    // no events: empty figures
+  }
+  for (const line of text.split('\n')) {
+    let e;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!e.requestId) continue;
+    const r = byRequest.get(e.requestId) ?? {};
+    const at = Date.parse(e.ts);
+    if (e.type === 'mcp.call' && e.data?.tool === 'answer_request' && e.data.ok)
+      Object.assign(r, { answered: at, toolMs: e.data.ms });
+    else if (e.type === 'request.delivering' && r.delivering === undefined)
+      r.delivering = at;
+    else if (e.type === 'request.delivered' && r.delivered === undefined)
+      r.delivered = at;
+    byRequest.set(e.requestId, r);
+  }
+  const done = [...byRequest.values()].filter(
+    (r) => r.answered !== undefined && r.delivered !== undefined,
+  );
+  return {
+    toolMs: stats(done.map((r) => r.toolMs)),
+    toDeliveringMs: stats(done.map((r) => r.delivering - r.answered)),
+    typingMs: stats(done.map((r) => r.delivered - r.delivering)),
+  };
+}
+
 /** Run the hub's macs; resolves with its exit code and output. */
 function hubMacs(hubEnv, args, timeoutMs = 120_000) {
   return new Promise((resolve) => {
@@ -347,6 +389,14 @@ export async function benchRemote({
       seenAtHubMs: { remote: listedAfter('r'), local: listedAfter('l') },
       answerToTypedMs: { remote: remoteAnswer, local: localAnswer },
       answerRemoteOverLocalP50Ms: round(remoteAnswer.p50 - localAnswer.p50),
+      answerPathSplit: {
+        remote: answerPathSplit(
+          hostPath(first, `${HOST_HOME}/.macs/events/a1.jsonl`),
+        ),
+        local: answerPathSplit(
+          path.join(hub, '.macs', 'events', 'local.jsonl'),
+        ),
+      },
       roundTripGoalMs: ROUND_TRIP_GOAL_MS,
       listRequestsCalls: listCalls,
       listRequestsMeanMs: round(loopMs / listCalls, 1),
