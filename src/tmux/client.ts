@@ -52,9 +52,10 @@ export interface TmuxClient {
   /** Run raw tmux arguments (after the socket prefix); throws on failure. */
   command(args: readonly string[], input?: string): Promise<string>;
   /**
-   * Run several commands in order in one tmux call (`tmux a \\; b`), which
+   * Run several commands in order in one tmux call (`tmux a \; b`), which
    * stops at the first that fails; resolves to their joined output. `pane`:
-   * the pane they act on, so a missing one is a PaneNotFoundError.
+   * the pane they act on, so a missing one is a PaneNotFoundError. A
+   * failure is reported as one command's is (tmux does not say which).
    */
   chain(list: readonly (readonly string[])[], pane?: string): Promise<string>;
   paneInfo(pane: string): Promise<PaneInfo>;
@@ -212,7 +213,12 @@ export function createTmuxClient(
       i === 0 ? [...args] : [COMMAND_SEPARATOR, ...args],
     );
     const result = await run([...prefix, ...joined]);
-    if (result.exitCode !== 0) fail([...prefix, ...joined], result, pane);
+    if (result.exitCode !== 0)
+      fail(
+        [...prefix, ...joined].map((a) => (a === COMMAND_SEPARATOR ? ';' : a)),
+        result,
+        pane,
+      );
     return result.stdout;
   }
 
