@@ -351,10 +351,14 @@ if (runs('remote')) {
     remote.answerToTypedMs.local,
     `   (host +${remote.answerRemoteOverLocalP50Ms} ms)`,
   );
+  for (const [side, split] of Object.entries(remote.answerPathSplit))
+    console.log(
+      `remote: answer path split, ${side === 'remote' ? 'host' : 'hub '} (p50, from its events): answer_request's own ${split.toolMs.p50} ms, then -> delivering ${split.toDeliveringMs.p50} ms, -> delivered ${split.typingMs.p50} ms`,
+    );
   row('remote: printed -> listed at hub, host', remote.seenAtHubMs.remote);
   row('remote: printed -> listed at hub, hub', remote.seenAtHubMs.local);
   console.log(
-    `remote: ${remote.hosts} hosts x ${remote.agentsPerHost} agents all supervised ${remote.supervisedMs} ms after macs start (it returned after ${remote.startReturnedMs} ms; goal ${remote.supervisedGoalMs} ms)\n` +
+    `remote: ${remote.hosts} hosts x ${remote.agentsPerHost} agents all supervised ${remote.supervisedMs} ms after macs start (listed with their host's bridge running and their pane by list_agents of a \`macs mcp\` started with it; macs start returned after ${remote.startReturnedMs} ms; goal ${remote.supervisedGoalMs} ms; one \`macs hosts --json\` then took ${remote.hostsJsonMs} ms)\n` +
       `remote: hub idle with ${remote.hosts} hosts connected, ${remote.idle.seconds} s: ${remote.idle.hubPercent}% of a core (goal under ${remote.idle.goalPercent}%): ` +
       remote.idle.processes.map((p) => `${p.name} ${p.cpuPercent}%`).join(', '),
   );

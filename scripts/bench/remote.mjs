@@ -4,7 +4,9 @@
 // HOSTS hosts with AGENTS agents each (sh panes, plus one bench worker on
 // the first host) and one bench worker at the hub itself. Measured:
 //   1. how long until every host agent is supervised (each listed by
-//      `macs hosts --json` with its bridge running and its pane);
+//      list_agents of a `macs mcp` at the hub started with `macs start`,
+//      with its host's bridge running and its pane), and how long one
+//      `macs hosts --json` takes then;
 //   2. the round trip of a request answered at once by a controller on the
 //      hub's MCP server (`macs mcp`: list_requests, answer_request, in a
 //      loop), for the host's worker and the hub's own worker in the same run
@@ -38,6 +40,48 @@ import { HOST_HOME, hostPath, startTestHosts } from './ssh-hosts.mjs';
 const SUPERVISED_GOAL_MS = 5_000;
 const ROUND_TRIP_GOAL_MS = 30;
 const IDLE_GOAL_PERCENT = 1;
+
+/**
+ * The answer path of one agent, from its events file (`.macs/events/<agent>.jsonl`
+ * on its own machine): the `answer_request` tool's own time there (data.ms),
+ * its end -> request.delivering (the bridge took the answer), and
+ * request.delivering -> request.delivered (typed in).
+ */
+function answerPathSplit(eventsFile) {
+  const byRequest = new Map();
+  let text = '';
+  try {
+    text = readFileSync(eventsFile, 'utf8');
+  } catch {
+    // no events: empty figures
+  }
+  for (const line of text.split('\n')) {
+    let e;
+    try {
+      e = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (!e.requestId) continue;
+    const r = byRequest.get(e.requestId) ?? {};
+    const at = Date.parse(e.ts);
+    if (e.type === 'mcp.call' && e.data?.tool === 'answer_request' && e.data.ok)
+      Object.assign(r, { answered: at, toolMs: e.data.ms });
+    else if (e.type === 'request.delivering' && r.delivering === undefined)
+      r.delivering = at;
+    else if (e.type === 'request.delivered' && r.delivered === undefined)
+      r.delivered = at;
+    byRequest.set(e.requestId, r);
+  }
+  const done = [...byRequest.values()].filter(
+    (r) => r.answered !== undefined && r.delivered !== undefined,
+  );
+  return {
+    toolMs: stats(done.map((r) => r.toolMs)),
+    toDeliveringMs: stats(done.map((r) => r.delivering - r.answered)),
+    typingMs: stats(done.map((r) => r.delivered - r.delivering)),
+  };
+}
 
 /** Run the hub's macs; resolves with its exit code and output. */
 function hubMacs(hubEnv, args, timeoutMs = 120_000) {
@@ -168,39 +212,61 @@ export async function benchRemote({
       }),
     );
 
-    // 1. `macs start` until every host agent is supervised.
-    const t0 = now();
-    const start = await hubMacs(hubEnv, ['start', '--detach']);
-    const startReturnedMs = round(now() - t0, 0);
-    if (start.code !== 0)
-      throw new Error(
-        `bench remote: macs start failed: ${start.stderr}${start.stdout}`,
-      );
+    // 1. `macs start` until every host agent is supervised: listed by
+    // list_agents of a `macs mcp` at the hub (one long-running process
+    // holding a live link to each host, as a controller does) with its
+    // host's bridge running and its pane. The probe starts with `macs start`
+    // and asks again until every agent is there; its link set-up is in the
+    // time. (A `macs hosts --json` per poll opened ssh sessions to every
+    // host each time and took seconds a call: timed once below.)
     const want = hostCount * agents;
+    const t0 = now();
+    const starting = hubMacs(hubEnv, ['start', '--detach']).then((r) => ({
+      ...r,
+      ms: round(now() - t0, 0),
+    }));
+    client = new Client({ name: 'macs-bench-probe', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS, 'mcp'],
+        env: hubEnv,
+        stderr: 'ignore',
+      }),
+    );
     let supervisedMs = null;
     let seen = 0;
     let polls = 0;
     while (now() - t0 < 120_000) {
-      const listed = await hubMacs(hubEnv, ['hosts', '--json'], 30_000);
+      const listed = await client.callTool({
+        name: 'list_agents',
+        arguments: {},
+      });
       polls += 1;
-      try {
-        const parsed = JSON.parse(listed.stdout);
-        const hostList = Array.isArray(parsed) ? parsed : parsed.hosts;
-        seen = hostList
-          .flatMap((h) => h.agents)
-          .filter((a) => a.bridgeRunning && a.pane).length;
-      } catch {
-        seen = 0;
-      }
+      seen = (listed.structuredContent?.agents ?? []).filter(
+        (a) => a.host && a.bridgeRunning && a.pane,
+      ).length;
       if (seen >= want) {
         supervisedMs = round(now() - t0, 0);
         break;
       }
+      await sleep(100);
     }
+    const start = await starting;
+    const startReturnedMs = start.ms;
+    if (start.code !== 0)
+      throw new Error(
+        `bench remote: macs start failed: ${start.stderr}${start.stdout}`,
+      );
     if (supervisedMs === null)
       throw new Error(
         `bench remote: ${seen} of ${want} host agents supervised after 120 s`,
       );
+    await client.close();
+    client = undefined;
+    const h0 = now();
+    await hubMacs(hubEnv, ['hosts', '--json'], 30_000);
+    const hostsJsonMs = round(now() - h0, 0);
 
     // 2. The round trip, host and hub, answered by the same loop.
     client = new Client({ name: 'macs-bench', version: '0' });
@@ -314,7 +380,8 @@ export async function benchRemote({
       startReturnedMs,
       supervisedMs,
       supervisedGoalMs: SUPERVISED_GOAL_MS,
-      hostsPolls: polls,
+      supervisedPolls: polls,
+      hostsJsonMs,
       requests,
       roundTripMs: { remote: remoteTrip, local: localTrip },
       remoteOverLocalP50Ms: round(remoteTrip.p50 - localTrip.p50),
@@ -322,6 +389,14 @@ export async function benchRemote({
       seenAtHubMs: { remote: listedAfter('r'), local: listedAfter('l') },
       answerToTypedMs: { remote: remoteAnswer, local: localAnswer },
       answerRemoteOverLocalP50Ms: round(remoteAnswer.p50 - localAnswer.p50),
+      answerPathSplit: {
+        remote: answerPathSplit(
+          hostPath(first, `${HOST_HOME}/.macs/events/a1.jsonl`),
+        ),
+        local: answerPathSplit(
+          path.join(hub, '.macs', 'events', 'local.jsonl'),
+        ),
+      },
       roundTripGoalMs: ROUND_TRIP_GOAL_MS,
       listRequestsCalls: listCalls,
       listRequestsMeanMs: round(loopMs / listCalls, 1),

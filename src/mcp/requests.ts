@@ -12,6 +12,7 @@ import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import { splitResponse } from '../protocol/response.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
 import { requestIdsDir } from '../state/request-ids.js';
+import { readPendingRequest } from '../state/request-lookup.js';
 import type { SnapshotReader } from '../state/snapshot.js';
 import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import { ToolRefusal } from './tool.js';
@@ -30,6 +31,9 @@ export async function findRequest(
   id: string,
 ): Promise<RequestSnapshot> {
   if (!isSafeFileName(id)) throw new ToolRefusal(`'${id}' is not a request id`);
+  // Its agent's files only, when its claim names the agent (request-lookup.ts).
+  const pending = await readPendingRequest(paths, id);
+  if (pending) return pending;
   const snapshot = await reader.read();
   const found = snapshot.requests.find((r) => r.id === id);
   if (found) return found;

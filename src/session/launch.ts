@@ -5,6 +5,11 @@ import { paneLogPath, type HomePaths } from '../home/paths.js';
 import { quoteShellArg } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
 import {
+  buildDisplayArgs,
+  buildPipePaneArgs,
+  buildSetPaneOptionArgs,
+} from '../tmux/args.js';
+import {
   buildRespawnPaneArgs,
   buildSetPaneTitleArgs,
 } from '../tmux/session-args.js';
@@ -35,18 +40,29 @@ export async function rotatePaneLog(
   return file;
 }
 
-/** Tag a pane for an agent, title it, and pipe it into a fresh log. */
+/** The tmux commands that tag a pane for an agent, title it and pipe it into `logFile`. */
+function buildPreparePaneCommands(
+  pane: string,
+  agent: string,
+  logFile: string,
+): string[][] {
+  return [
+    buildSetPaneOptionArgs(pane, '@macs_agent', agent),
+    buildSetPaneTitleArgs(pane, agent),
+    buildPipePaneArgs(pane, `exec cat >> ${quoteShellArg(logFile)}`),
+    buildSetPaneOptionArgs(pane, '@macs_pipe', logFile),
+  ];
+}
+
+/** Tag a pane for an agent, title it and pipe it into a fresh log, in one tmux call. */
 export async function preparePane(
   tmux: TmuxClient,
   paths: HomePaths,
   pane: string,
   agent: string,
 ): Promise<void> {
-  await tmux.setPaneOption(pane, '@macs_agent', agent);
-  await tmux.command(buildSetPaneTitleArgs(pane, agent));
   const logFile = await rotatePaneLog(paths, agent);
-  await tmux.pipePane(pane, `exec cat >> ${quoteShellArg(logFile)}`);
-  await tmux.setPaneOption(pane, '@macs_pipe', logFile);
+  await tmux.chain(buildPreparePaneCommands(pane, agent, logFile), pane);
 }
 
 /**
@@ -101,23 +117,62 @@ export async function planLaunch(options: {
       };
 }
 
-/**
- * Run the agent's program in its pane (`respawn-pane -k`: whatever ran
- * there is ended). Resolves to the pid of the new program, when tmux says.
- */
-export async function runInPane(
-  tmux: TmuxClient,
-  pane: string,
-  launch: AgentLaunch,
-): Promise<number | undefined> {
-  await tmux.command(
+/** The pane's pid, printed after the program is started. */
+const PANE_PID_FORMAT = '#{pane_pid}';
+
+/** The commands that start the program and print its pid. */
+function buildRunCommands(pane: string, launch: AgentLaunch): string[][] {
+  return [
     buildRespawnPaneArgs({
       pane,
       cwd: launch.cwd,
       env: launch.env,
       command: launch.argv,
     }),
+    buildDisplayArgs(pane, PANE_PID_FORMAT),
+  ];
+}
+
+/** The pid printed by buildRunCommands, when it is one. */
+function readPanePid(output: string): number | undefined {
+  const last = output.trim().split('\n').at(-1) ?? '';
+  const pid = /^\d+$/.test(last) ? Number(last) : 0;
+  return pid > 0 ? pid : undefined;
+}
+
+/**
+ * Run the agent's program in its pane (`respawn-pane -k`: whatever ran
+ * there is ended), in one tmux call with the reading of its pid. Resolves
+ * to the pid of the new program, when tmux says.
+ */
+export async function runInPane(
+  tmux: TmuxClient,
+  pane: string,
+  launch: AgentLaunch,
+): Promise<number | undefined> {
+  return readPanePid(await tmux.chain(buildRunCommands(pane, launch)));
+}
+
+/**
+ * preparePane then runInPane in one tmux call (`macs start`): the pane is
+ * tagged and piped into its fresh log before its program starts, as tmux
+ * runs the commands in order and stops at the first that fails.
+ */
+export async function prepareAndRunInPane(
+  tmux: TmuxClient,
+  paths: HomePaths,
+  pane: string,
+  agent: string,
+  launch: AgentLaunch,
+): Promise<number | undefined> {
+  const logFile = await rotatePaneLog(paths, agent);
+  return readPanePid(
+    await tmux.chain(
+      [
+        ...buildPreparePaneCommands(pane, agent, logFile),
+        ...buildRunCommands(pane, launch),
+      ],
+      pane,
+    ),
   );
-  const info = await tmux.paneInfo(pane).catch(() => undefined);
-  return info && info.pid > 0 ? info.pid : undefined;
 }

@@ -14,7 +14,7 @@ import { emitSafely, type EventSink } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import type { TmuxClient } from '../tmux/client.js';
-import { preparePane, runInPane } from './launch.js';
+import { prepareAndRunInPane } from './launch.js';
 import { asSessionError, removeHalfSession } from './start.js';
 import {
   SESSION_NAME,
@@ -125,7 +125,6 @@ export async function reviveSession(options: {
     const revived: RevivedAgent[] = [];
     for (const [index, old] of previous.agents.entries()) {
       const pane = panes.agents[index] ?? firstPane;
-      await preparePane(tmux, paths, pane, old.name);
       const entry: SessionAgentRecord = {
         ...old,
         pane,
@@ -144,9 +143,11 @@ export async function reviveSession(options: {
           env: options.env,
         });
       }
-      const pid = await runInPane(
+      const pid = await prepareAndRunInPane(
         tmux,
+        paths,
         pane,
+        old.name,
         choice?.launch ?? failureLaunch(cwdOf(index), problem ?? '', old.name),
       );
       if (pid && choice) entry.pid = pid;

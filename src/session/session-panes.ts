@@ -74,8 +74,10 @@ export function newAgentsSession(
 
 /**
  * The rest of the session around the first agent's pane: a pane for each
- * other agent (in `cwds`, tiled), the bridge and status windows, and the
- * window options (remain-on-exit, the agents' border with their names).
+ * other agent (in `cwds`, tiled after each split so the next one has room),
+ * the bridge and status windows, and the window options (remain-on-exit,
+ * the agents' border with their names). Two tmux calls: the panes, in order
+ * (each maker prints its pane's id on a line of its own), then the options.
  */
 export async function addSessionPanes(
   tmux: TmuxClient,
@@ -83,57 +85,61 @@ export async function addSessionPanes(
   firstPane: string,
   cwds: readonly string[],
 ): Promise<SessionPanes> {
-  const panes = [firstPane];
+  const makers: string[][] = [];
   for (const cwd of cwds) {
-    panes.push(
-      await paneOutput(
-        tmux,
-        buildSplitWindowArgs({
-          pane: firstPane,
-          cwd,
-          command: PLACEHOLDER_COMMAND,
-        }),
-      ),
+    makers.push(
+      buildSplitWindowArgs({
+        pane: firstPane,
+        cwd,
+        command: PLACEHOLDER_COMMAND,
+      }),
+      buildSelectLayoutArgs(firstPane, 'tiled'),
     );
-    await tmux.command(buildSelectLayoutArgs(firstPane, 'tiled'));
   }
-  const bridgePane = await paneOutput(
-    tmux,
-    buildNewWindowArgs({
-      session: SESSION_NAME,
-      window: BRIDGE_WINDOW,
-      cwd: paths.home,
-      command: PLACEHOLDER_COMMAND,
-    }),
-  );
-  const statusPane = await paneOutput(
-    tmux,
-    buildNewWindowArgs({
-      session: SESSION_NAME,
-      window: STATUS_WINDOW,
-      cwd: paths.home,
-      command: PLACEHOLDER_COMMAND,
-    }),
-  );
-  for (const pane of [firstPane, bridgePane, statusPane])
-    await tmux.command(buildSetWindowOptionArgs(pane, 'remain-on-exit', 'on'));
-  await tmux.command(
+  for (const window of [BRIDGE_WINDOW, STATUS_WINDOW])
+    makers.push(
+      buildNewWindowArgs({
+        session: SESSION_NAME,
+        window,
+        cwd: paths.home,
+        command: PLACEHOLDER_COMMAND,
+      }),
+    );
+  const printed = (await tmux.chain(makers)).split('\n').filter(Boolean);
+  const made = printed.filter((line) => /^%\d+$/.test(line));
+  const bridgePane = made[cwds.length];
+  const statusPane = made[cwds.length + 1];
+  if (
+    made.length !== printed.length ||
+    bridgePane === undefined ||
+    statusPane === undefined
+  )
+    throw new TmuxError(
+      `tmux did not print a pane id for each new pane: '${printed.join(' ')}'`,
+      { args: makers.flat() },
+    );
+  await tmux.chain([
+    ...[firstPane, bridgePane, statusPane].map((pane) =>
+      buildSetWindowOptionArgs(pane, 'remain-on-exit', 'on'),
+    ),
     buildSetWindowOptionArgs(firstPane, 'pane-border-status', 'top'),
-  );
-  await tmux.command(
     buildSetWindowOptionArgs(
       firstPane,
       'pane-border-format',
       PANE_BORDER_FORMAT,
     ),
-  );
-  return { agents: panes, bridge: bridgePane, status: statusPane };
+  ]);
+  return {
+    agents: [firstPane, ...made.slice(0, cwds.length)],
+    bridge: bridgePane,
+    status: statusPane,
+  };
 }
 
 /**
  * Give the bridge window `macs bridge --all` and the status window
- * `macs status --watch`. The bridge reads the session record, so it is
- * written before this.
+ * `macs status --watch`, in one tmux call. The bridge reads the session
+ * record, so it is written before this.
  */
 export async function startSessionWindows(
   tmux: TmuxClient,
@@ -148,7 +154,7 @@ export async function startSessionWindows(
 ): Promise<void> {
   const { paths, socket } = options;
   const sessionEnv = { MACS_HOME: paths.home, MACS_TMUX_SOCKET: socket };
-  await tmux.command(
+  await tmux.chain([
     buildRespawnPaneArgs({
       pane: options.bridge,
       cwd: paths.home,
@@ -160,8 +166,6 @@ export async function startSessionWindows(
         ...(options.configFile ? { config: options.configFile } : {}),
       }),
     }),
-  );
-  await tmux.command(
     buildRespawnPaneArgs({
       pane: options.status,
       cwd: paths.home,
@@ -172,5 +176,5 @@ export async function startSessionWindows(
         socket,
       }),
     }),
-  );
+  ]);
 }

@@ -33,7 +33,7 @@ import {
   type SessionAgentRecord,
   type SessionRecord,
 } from './record.js';
-import { planLaunch, preparePane, runInPane } from './launch.js';
+import { planLaunch, prepareAndRunInPane } from './launch.js';
 import {
   mcpWiringKind,
   prepareMcpWiring,
@@ -142,11 +142,10 @@ export async function startSession(
       rest.map((agent) => agent.cwd),
     );
 
-    // 2. Tags, titles and capture, before any agent prints a byte.
+    // 2. The record of each agent.
     const entries: SessionAgentRecord[] = [];
     for (const [index, agent] of prepared.entries()) {
       const pane = panes[index] ?? firstPane;
-      await preparePane(tmux, paths, pane, agent.name);
       if (agent.prompt && !prompt)
         warnings.push(
           `${agent.name}: prompts/worker.md was not found; no first message is sent`,
@@ -170,7 +169,8 @@ export async function startSession(
 
     // 3. The agents' programs, each with its own hook settings (Claude Code:
     // `--settings <per-agent file>`; Codex: a CODEX_HOME of its own), so the user's
-    // repository is never touched.
+    // repository is never touched. Each pane is tagged, titled and piped
+    // into its log before its program prints a byte, in one tmux call.
     for (const [index, agent] of prepared.entries()) {
       const entry = entries[index];
       if (!entry) continue;
@@ -212,7 +212,13 @@ export async function startSession(
         resume: false,
         env: options.env,
       });
-      const pid = await runInPane(tmux, entry.pane, run.launch);
+      const pid = await prepareAndRunInPane(
+        tmux,
+        paths,
+        entry.pane,
+        agent.name,
+        run.launch,
+      );
       if (pid) entry.pid = pid;
     }
 

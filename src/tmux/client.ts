@@ -29,7 +29,7 @@ import {
   ControlUnavailableError,
   type ControlChannel,
 } from './control.js';
-import type { RunTmux, TmuxResult } from './run.js';
+import { COMMAND_SEPARATOR, type RunTmux, type TmuxResult } from './run.js';
 
 export type { PaneInfo } from './formats.js';
 
@@ -51,6 +51,13 @@ export interface TmuxClient {
   readonly socket: string | undefined;
   /** Run raw tmux arguments (after the socket prefix); throws on failure. */
   command(args: readonly string[], input?: string): Promise<string>;
+  /**
+   * Run several commands in order in one tmux call (`tmux a \; b`), which
+   * stops at the first that fails; resolves to their joined output. `pane`:
+   * the pane they act on, so a missing one is a PaneNotFoundError. A
+   * failure is reported as one command's is (tmux does not say which).
+   */
+  chain(list: readonly (readonly string[])[], pane?: string): Promise<string>;
   paneInfo(pane: string): Promise<PaneInfo>;
   listPanes(): Promise<PaneInfo[]>;
   /** Pipe the pane's output into a shell command, replacing any pipe. */
@@ -190,9 +197,35 @@ export function createTmuxClient(
     return result.stdout;
   }
 
+  /** One process for the whole chain; over control mode, one line each. */
+  async function execChain(
+    list: readonly (readonly string[])[],
+    pane?: string,
+  ): Promise<string> {
+    if (list.some((args) => args.some((arg) => arg.includes('\0'))))
+      throw new TmuxError('a tmux argument cannot contain a NUL character');
+    if (control) {
+      let out = '';
+      for (const args of list) out += await exec(args, undefined, pane);
+      return out;
+    }
+    const joined = list.flatMap((args, i) =>
+      i === 0 ? [...args] : [COMMAND_SEPARATOR, ...args],
+    );
+    const result = await run([...prefix, ...joined]);
+    if (result.exitCode !== 0)
+      fail(
+        [...prefix, ...joined].map((a) => (a === COMMAND_SEPARATOR ? ';' : a)),
+        result,
+        pane,
+      );
+    return result.stdout;
+  }
+
   return {
     socket,
     command: (args, input) => exec(args, input),
+    chain: (list, pane) => execChain(list, pane),
     async paneInfo(pane) {
       const out = await exec(
         buildDisplayArgs(pane, PANE_FORMAT),

@@ -91,12 +91,21 @@ export function createRunTmux(
 }
 
 /**
+ * Where one command of a chain ends and the next begins (`tmux a \; b`, one
+ * process for several commands: TmuxClient.chain). No real argument can
+ * hold a NUL (neither argv nor a control-mode line carries one), so this
+ * mark is never an argument; the runner gives it to tmux as a bare `;`.
+ */
+export const COMMAND_SEPARATOR = '\0;';
+
+/**
  * tmux reads an argument that ends in `;` as the end of a command (the `;`
  * is dropped), and one that ends in `\;` as the text with that backslash
  * removed. So a backslash goes before a final `;`, and tmux gets the text
- * as it was: `git add -A;` stays `git add -A;`, `a\;` stays `a\;`. macs never
- * chains commands with `;` in argv, so no argument is a separator.
+ * as it was: `git add -A;` stays `git add -A;`, `a\;` stays `a\;`. Only
+ * COMMAND_SEPARATOR becomes a bare `;`, so no argument is a separator.
  */
 export function protectArgvArg(arg: string): string {
+  if (arg === COMMAND_SEPARATOR) return ';';
   return arg.endsWith(';') ? `${arg.slice(0, -1)}\\;` : arg;
 }

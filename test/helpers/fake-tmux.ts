@@ -92,6 +92,26 @@ export class FakeTmuxClient implements TmuxClient {
     }
     return Promise.resolve('');
   }
+  /**
+   * Each command of the chain in order, recorded one by one as the client
+   * methods do; the first that fails ends it, as in tmux. `display-message`
+   * of `#{pane_pid}` prints the pane's pid.
+   */
+  async chain(list: readonly (readonly string[])[]): Promise<string> {
+    let out = '';
+    for (const args of list) {
+      const [name, flag, , target = '', option = '', value = ''] = args;
+      if (name === 'set-option' && flag === '-p')
+        await this.setPaneOption(target, option, value);
+      else if (name === 'pipe-pane' && args.length === 4)
+        await this.pipePane(args[2] ?? '', args[3] ?? '');
+      else if (name === 'display-message' && args[4] === '#{pane_pid}') {
+        this.commands.push([...args]);
+        out += `${this.get(target).pid}\n`;
+      } else out += await this.command(args);
+    }
+    return out;
+  }
   paneInfo(pane: string): Promise<PaneInfo> {
     return new Promise((resolve) => resolve({ ...this.get(pane) }));
   }

@@ -3,6 +3,7 @@ import { TmuxError } from '../../src/errors.js';
 import { createTmuxClient, PaneNotFoundError } from '../../src/tmux/client.js';
 import { FIELD_SEPARATOR, parsePaneLine } from '../../src/tmux/formats.js';
 import {
+  COMMAND_SEPARATOR,
   createRunTmux,
   type RunTmux,
   type TmuxResult,
@@ -155,6 +156,47 @@ describe('tmux client argv', () => {
       agentTag: 'worker-1',
     });
     expect(parsePaneLine('garbage')).toBeUndefined();
+  });
+});
+
+describe('a chain of commands', () => {
+  it('is one tmux process with the separator between commands, and a failure as one command has', async () => {
+    const { run, calls } = recordingRunTmux(() => ({
+      exitCode: 1,
+      stderr: 'invalid option: @x',
+    }));
+    const tmux = createTmuxClient('s', run);
+    const error = await tmux
+      .chain([
+        ['set-option', '-p', '-t', '%1', '@a', 'x;'],
+        ['set-option', '-p', '-t', '%1', '@x', 'y'],
+      ])
+      .catch((e: unknown) => e);
+    expect(calls.map((c) => c.args)).toEqual([
+      [
+        '-L',
+        's',
+        'set-option',
+        '-p',
+        '-t',
+        '%1',
+        '@a',
+        'x;',
+        COMMAND_SEPARATOR,
+        'set-option',
+        '-p',
+        '-t',
+        '%1',
+        '@x',
+        'y',
+      ],
+    ]);
+    expect(error).toBeInstanceOf(TmuxError);
+    expect((error as TmuxError).message).toBe(
+      'tmux -L failed (exit 1): invalid option: @x',
+    );
+    expect((error as TmuxError).args).not.toContain(COMMAND_SEPARATOR);
+    expect((error as TmuxError).args).toContain(';');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { protectArgvArg } from '../../src/tmux/run.js';
+import { COMMAND_SEPARATOR, protectArgvArg } from '../../src/tmux/run.js';
 
 describe('protectArgvArg', () => {
   it.each([
@@ -12,5 +12,12 @@ describe('protectArgvArg', () => {
     ['plain', 'plain'],
   ])('%j goes to tmux as %j', (arg, expected) => {
     expect(protectArgvArg(arg)).toBe(expected);
+  });
+});
+
+describe('COMMAND_SEPARATOR', () => {
+  it('is the only argument that goes to tmux as a bare `;`', () => {
+    expect(protectArgvArg(COMMAND_SEPARATOR)).toBe(';');
+    expect(protectArgvArg(';')).not.toBe(';');
   });
 });
