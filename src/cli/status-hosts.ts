@@ -73,6 +73,11 @@ export function addHostsToSnapshot(
   };
 }
 
+/** What a host's rows and link line show, but for the round trip. */
+function rowsKey(view: HostView): string {
+  return JSON.stringify({ ...view, rttMs: null });
+}
+
 function linkRow(view: HostView): HostLinkRow {
   return {
     name: view.name,
@@ -118,8 +123,11 @@ export function createStatusHosts(options: {
     const read = readRemoteFleet({ ...fleet, targets: [target] }, ctx.paths)
       .then(([view]) => {
         if (view && !stop.signal.aborted) {
+          // A frame only when what the rows say changed: the round trip
+          // alone (new at every read) waits for the next frame drawn.
+          const before = views.get(target.name);
           views.set(target.name, view);
-          changed();
+          if (!before || rowsKey(before) !== rowsKey(view)) changed();
         }
       })
       .catch((error: unknown) =>
@@ -133,14 +141,16 @@ export function createStatusHosts(options: {
     while (!stop.signal.aborted) {
       await readHost(target);
       await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          stop.signal.removeEventListener('abort', done);
+          resolve();
+        };
         const timer = setTimeout(
-          resolve,
+          done,
           options.readEveryMs ?? STATUS_HOSTS_READ_MS,
         );
-        stop.signal.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        });
+        stop.signal.addEventListener('abort', done);
       });
     }
   });
