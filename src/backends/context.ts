@@ -61,9 +61,7 @@ export interface ContextCollectorOptions {
   log: Logger;
   readBranch?: ReadGitBranch;
   /** Why delivery to an agent is paused (state/control.ts); null when it is not. */
-  readPause?: (
-    agent: string,
-  ) => Promise<{
+  readPause?: (agent: string) => Promise<{
     by: string;
     scope?: 'agent' | 'session';
     percent?: number;
