@@ -73,9 +73,17 @@ export function addHostsToSnapshot(
   };
 }
 
-/** What a host's rows and link line show, but for the round trip. */
+/**
+ * What a host's rows and link line say, but for what moves at every read:
+ * the round trip and the ages (the view ticks those on its own clock).
+ */
 function rowsKey(view: HostView): string {
-  return JSON.stringify({ ...view, rttMs: null });
+  return JSON.stringify({
+    ...view,
+    rttMs: null,
+    agents: view.agents.map((a) => ({ ...a, stateAgeSec: null })),
+    requests: view.requests.map((r) => ({ ...r, ageSec: null })),
+  });
 }
 
 function linkRow(view: HostView): HostLinkRow {
@@ -123,8 +131,7 @@ export function createStatusHosts(options: {
     const read = readRemoteFleet({ ...fleet, targets: [target] }, ctx.paths)
       .then(([view]) => {
         if (view && !stop.signal.aborted) {
-          // A frame only when what the rows say changed: the round trip
-          // alone (new at every read) waits for the next frame drawn.
+          // A frame only when what the rows say changed (rowsKey).
           const before = views.get(target.name);
           views.set(target.name, view);
           if (!before || rowsKey(before) !== rowsKey(view)) changed();
