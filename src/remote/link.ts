@@ -100,6 +100,13 @@ export function startHostLink(
     firstDone();
   };
 
+  const deliverHeld = async (session: HostSession) => {
+    const held = await deliverHeldAnswers(options.paths, target.name, (a) =>
+      sendHeldAnswer(session, a),
+    );
+    if (held.length > 0) log.info({ held }, 'held answers delivered');
+  };
+
   /** Serve one session until it ends or stops answering pings. */
   const serve = async (session: HostSession): Promise<string> => {
     const ended = session.ended.then((why) => `ended: ${why}`);
@@ -118,6 +125,10 @@ export function startHostLink(
         version: session.version,
         rttMs: Date.now() - started,
       });
+      // Answers kept while the link was down, and any whose delivery failed
+      // since (or was claimed by a short-lived `macs` that ended without
+      // it): tried again at each ping, not only when a link comes up.
+      await deliverHeld(session);
       const next = await Promise.race([
         sleep(PING_INTERVAL_MS, stop.signal).then(() => 'ok'),
         ended,
@@ -143,10 +154,7 @@ export function startHostLink(
         backoff = RECONNECT_FIRST_MS;
         setState({ link: 'up', version: session.version });
         log.info({ version: session.version }, 'link up');
-        const held = await deliverHeldAnswers(options.paths, target.name, (a) =>
-          sendHeldAnswer(session, a),
-        );
-        if (held.length > 0) log.info({ held }, 'held answers delivered');
+        await deliverHeld(session);
         const why = await serve(session);
         current = undefined;
         await session.close();

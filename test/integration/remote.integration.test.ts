@@ -7,7 +7,14 @@
 // hub and its answer is typed into that worker exactly once, whatever
 // happens to the link; a host that is down, of another version, with a
 // changed key or hostile is refused with one line and runs nothing at the hub.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -285,10 +292,75 @@ describe('remote hosts over ssh (issue 21)', () => {
     await waitFor(() => submits(h1, 'worker-1').length === 2, {
       timeout: 30_000,
       message: 'the kept answer typed into h1/worker-1',
+    }).catch(async (error: unknown) => {
+      // What the host and the hub recorded, for a failure seen only on a
+      // loaded machine.
+      const hostEvents = await sshRun(
+        hosts,
+        h1,
+        `macs events --home ${HOST_HOME} --since 5m | tail -n 40`,
+      );
+      const hubEvents = await macs(['events', '--since', '5m']);
+      const held = path.join(hub, '.macs', 'remote', 'held', 'h1');
+      throw new Error(
+        [
+          String(error),
+          `held at the hub: ${existsSync(held) ? readdirSync(held).join(', ') || 'none' : 'none'}`,
+          `h1's events:\n${hostEvents.stdout}${hostEvents.stderr}`,
+          `the hub's events:\n${hubEvents.stdout.split('\n').slice(-40).join('\n')}${hubEvents.stderr}`,
+        ].join('\n'),
+      );
     });
     expect(submits(h1, 'worker-1')[1]?.text).toBe('Call it gpu1.');
     await macs(['hosts']);
     expect(submits(h1, 'worker-1')).toHaveLength(2);
+  });
+
+  it('delivers a kept answer left behind by a macs that died mid-delivery, while a link stays up', async () => {
+    // A `macs respond` that claimed a kept answer and was killed before the
+    // host took it leaves a claim of a dead process. A controller's `macs
+    // mcp` keeps a link to h2 up the whole time; before, a link looked for
+    // kept answers only when it came up, so the answer waited for the next
+    // drop.
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: childEnv({ MACS_HOME: hub, ...env() }) as Record<string, string>,
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      // The links are up (h2's agents are listed through them).
+      const agents = await client.callTool({
+        name: 'list_agents',
+        arguments: {},
+      });
+      expect(JSON.stringify(agents.structuredContent)).toContain('h2/worker-1');
+      const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+      const held = path.join(hub, '.macs', 'remote', 'held', 'h2');
+      mkdirSync(held, { recursive: true, mode: 0o700 });
+      writeFileSync(
+        path.join(held, `worker-1-q2b.json.claim-${dead}`),
+        `${JSON.stringify({
+          host: 'h2',
+          id: 'worker-1-q2b',
+          instructions: 'Call it gpu2.',
+          by: 'test',
+          givenAt: new Date().toISOString(),
+        })}\n`,
+        { mode: 0o600 },
+      );
+      await waitFor(() => submits(h2, 'worker-1').length === 2, {
+        timeout: 30_000,
+        message: 'the kept answer typed into h2/worker-1 through the live link',
+      });
+      expect(submits(h2, 'worker-1')[1]?.text).toBe('Call it gpu2.');
+      expect(readdirSync(held)).toEqual([]);
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses a changed host key with one line, and stops one host with --host', async () => {
