@@ -200,19 +200,51 @@ export function buildBridgeCommand(options: {
 }
 
 /**
- * The status window runs `macs status --watch`. When that fails (a build
- * without the status view, or a crash) it says so and follows the event log
- * instead, so the window is never just a dead pane. Exit 0 (the person
- * quit) and 130 (interrupted by `macs stop`) end the pane as they are.
+ * The tmux `wait-for` channel the status window waits on until a person
+ * attaches (the session's `client-attached` hook signals it).
+ */
+export const STATUS_CHANNEL = 'macs-status';
+
+/**
+ * The status window runs `macs status --watch`, once someone looks: in a
+ * session no person is attached to (`--detach`, a host started by a hub) the
+ * window waits on a tmux channel, which the session's `client-attached`
+ * hook signals (STATUS_HOOK), so a view nobody sees costs nothing (it took
+ * most of the CPU of a 32-agent start, and a share of a detached session's
+ * idle). The view runs at a lower CPU priority (`nice`), so it never slows
+ * the agents and the bridge. When it fails (a build without the status
+ * view, or a crash) it says so and follows the event log instead, so the
+ * window is never just a dead pane. Exit 0 (the person quit) and 130
+ * (interrupted by `macs stop`) end the pane as they are.
  */
 export const STATUS_SCRIPT = [
   'h=$1; s=$2; shift 2',
+  't=${MACS_TMUX:-tmux}',
+  // A person's client (not a control-mode one: the bridge reads the panes
+  // through one) attached already: the view starts at once.
+  `if ! "$t" -L "$s" list-clients -t "$TMUX_PANE" -F '#{client_control_mode}' 2>/dev/null | grep -qx 0; then`,
+  "  printf 'macs: the live status view starts when someone attaches to this session\\n(or run macs status in any terminal).\\n'",
+  // Interrupted (`macs stop` types Ctrl-C): end here, no view. The wait
+  // runs beside the shell, which the interrupt reaches.
+  `  "$t" -L "$s" wait-for ${STATUS_CHANNEL} & w=$!`,
+  "  trap 'kill $w 2>/dev/null; exit 130' INT TERM HUP",
+  '  wait $w || exit 130',
+  '  trap - INT TERM HUP',
+  "  printf '\\033[H\\033[2J'",
+  'fi',
+  'if command -v nice >/dev/null 2>&1; then set -- nice -n 10 "$@"; fi',
   '"$@" status --watch --home "$h" --tmux-socket "$s"',
   'code=$?',
   'if [ "$code" -eq 0 ] || [ "$code" -eq 130 ]; then exit "$code"; fi',
   `printf '\\nmacs status --watch is not available or failed (exit %s); following the event log instead:\\n\\n' "$code"`,
   'exec "$@" events --follow --home "$h" --tmux-socket "$s"',
 ].join('\n');
+
+/**
+ * The session's hook that starts the status view when a person's client
+ * attaches (a control-mode client, the bridge's, does not count).
+ */
+export const STATUS_HOOK = `if-shell -F '#{?client_control_mode,0,1}' 'wait-for -S ${STATUS_CHANNEL}'`;
 
 export function buildStatusCommand(options: {
   macsArgv: readonly string[];

@@ -4,6 +4,7 @@ import type { TmuxClient } from '../tmux/client.js';
 import {
   buildNewWindowArgs,
   buildRespawnPaneArgs,
+  buildSetHookArgs,
   buildSetWindowOptionArgs,
 } from '../tmux/session-args.js';
 import {
@@ -12,6 +13,7 @@ import {
   STATUS_WINDOW,
   buildBridgeCommand,
   buildStatusCommand,
+  STATUS_HOOK,
 } from './layout.js';
 import { writeSessionRecord, type SessionRecord } from './record.js';
 
@@ -52,6 +54,10 @@ export async function restartSessionWindows(options: {
     },
   ];
   const panes = { ...record.panes };
+  // The status view starts when a client attaches (layout.ts STATUS_SCRIPT).
+  await tmux.command(
+    buildSetHookArgs(record.session, 'client-attached', STATUS_HOOK),
+  );
   for (const { key, window, command } of windows) {
     let pane = panes[key];
     if (!(await tmux.paneInfo(pane).catch(() => undefined))) {

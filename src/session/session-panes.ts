@@ -13,6 +13,7 @@ import {
   buildNewWindowArgs,
   buildRespawnPaneArgs,
   buildSelectLayoutArgs,
+  buildSetHookArgs,
   buildSetWindowOptionArgs,
   buildSplitWindowArgs,
 } from '../tmux/session-args.js';
@@ -26,6 +27,7 @@ import {
   STATUS_WINDOW,
   buildBridgeCommand,
   buildStatusCommand,
+  STATUS_HOOK,
 } from './layout.js';
 import { SESSION_NAME } from './record.js';
 
@@ -138,8 +140,9 @@ export async function addSessionPanes(
 
 /**
  * Give the bridge window `macs bridge --all` and the status window
- * `macs status --watch`, in one tmux call. The bridge reads the session
- * record, so it is written before this.
+ * `macs status --watch` (which starts once a client attaches: the hook set
+ * here), in one tmux call. The bridge reads the session record, so it is
+ * written before this.
  */
 export async function startSessionWindows(
   tmux: TmuxClient,
@@ -155,6 +158,7 @@ export async function startSessionWindows(
   const { paths, socket } = options;
   const sessionEnv = { MACS_HOME: paths.home, MACS_TMUX_SOCKET: socket };
   await tmux.chain([
+    buildSetHookArgs(SESSION_NAME, 'client-attached', STATUS_HOOK),
     buildRespawnPaneArgs({
       pane: options.bridge,
       cwd: paths.home,

@@ -183,3 +183,13 @@ export function parseTmuxVersion(stdout: string): [number, number] | undefined {
   if (!match) return undefined;
   return [Number(match[1]), Number(match[2])];
 }
+
+/** Run `command` (a tmux command) each time `hook` fires for `session`. */
+export function buildSetHookArgs(
+  session: string,
+  hook: string,
+  command: string,
+): string[] {
+  // set-hook's target is a pane's (set-option): the session's, exactly.
+  return ['set-hook', '-t', `${exactSession(session)}:`, hook, command];
+}

@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   SOCKET_PATH_MAX_BYTES,
@@ -124,19 +127,71 @@ describe('launch commands', () => {
     ]);
   });
 
-  it('falls back to the event log when `macs status --watch` fails, but not when it was quit or interrupted', () => {
-    const run = (code: number) => {
-      const script = `echo "$@" >> /dev/stdout; case "$1" in status) exit ${code};; events) echo FOLLOWING;; esac`;
+  /**
+   * Run the status window's script with a stand-in for tmux (MACS_TMUX)
+   * that lists the clients `clients` and whose `wait-for` exits `woken`.
+   */
+  function runStatusWindow(options: {
+    code: number;
+    clients: string;
+    woken?: number;
+  }): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'macs-status-script-'));
+    try {
+      const tmux = path.join(dir, 'tmux');
+      writeFileSync(
+        tmux,
+        [
+          '#!/bin/sh',
+          'case "$*" in',
+          `  *list-clients*) printf '${options.clients}' ;;`,
+          `  *wait-for*) echo WAITED; exit ${options.woken ?? 0} ;;`,
+          'esac',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+      const script = `echo "$@"; case "$1" in status) exit ${options.code};; events) echo FOLLOWING;; esac`;
       const argv = buildStatusCommand({
         macsArgv: ['sh', '-c', script, 'fake'],
         home: '/h',
         socket: 's',
       });
-      return execFileSync(argv[0] ?? 'sh', argv.slice(1), { encoding: 'utf8' });
-    };
+      return execFileSync(argv[0] ?? 'sh', argv.slice(1), {
+        encoding: 'utf8',
+        env: { ...process.env, MACS_TMUX: tmux, TMUX_PANE: '%9' },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('falls back to the event log when `macs status --watch` fails, but not when it was quit or interrupted', () => {
+    const run = (code: number) => runStatusWindow({ code, clients: '1\n0\n' });
     expect(run(2)).toContain('FOLLOWING');
     expect(run(2)).toContain('not available or failed (exit 2)');
     expect(run(0)).not.toContain('FOLLOWING');
+  });
+
+  it('starts the view at once when a person is attached, else waits for one', () => {
+    // A person's client (control mode 0) beside the bridge's (1): no wait.
+    const attached = runStatusWindow({ code: 0, clients: '1\n0\n' });
+    expect(attached).not.toContain('WAITED');
+    expect(attached).toContain('status --watch --home /h --tmux-socket s');
+    // Only the bridge's: it says so, waits, then runs the view.
+    const alone = runStatusWindow({ code: 0, clients: '1\n' });
+    expect(alone).toContain('starts when someone attaches');
+    expect(alone.indexOf('WAITED')).toBeLessThan(
+      alone.indexOf('status --watch'),
+    );
+    // The wait interrupted (`macs stop`): no view.
+    let failed: { status?: number; stdout?: string } = {};
+    try {
+      runStatusWindow({ code: 0, clients: '', woken: 1 });
+    } catch (error) {
+      failed = error as typeof failed;
+    }
+    expect(failed.status).toBe(130);
+    expect(failed.stdout).not.toContain('status --watch');
   });
 });
 

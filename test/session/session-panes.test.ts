@@ -4,6 +4,7 @@ import { resolveHomePaths } from '../../src/home/paths.js';
 import {
   BRIDGE_WINDOW,
   PLACEHOLDER_COMMAND,
+  STATUS_HOOK,
   STATUS_WINDOW,
 } from '../../src/session/layout.js';
 import {
@@ -73,7 +74,15 @@ describe('session panes (fake tmux)', () => {
       bridge: '%7',
       status: '%8',
     });
-    const [bridge, status] = tmux.commands;
+    const [hook, bridge, status] = tmux.commands;
+    // The status view starts when a person's client attaches.
+    expect(hook).toEqual([
+      'set-hook',
+      '-t',
+      '=macs:',
+      'client-attached',
+      STATUS_HOOK,
+    ]);
     expect(bridge?.slice(0, 4)).toEqual(['respawn-pane', '-k', '-t', '%7']);
     expect(bridge).toEqual(
       expect.arrayContaining([
@@ -91,7 +100,7 @@ describe('session panes (fake tmux)', () => {
         'MACS_TMUX_SOCKET=macs-test',
       ]),
     );
-    expect(tmux.commands).toHaveLength(2);
+    expect(tmux.commands).toHaveLength(3);
   });
 
   it('fails when tmux does not print a pane id', async () => {
