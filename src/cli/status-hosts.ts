@@ -5,7 +5,8 @@
  * host's row go to that host (an answer by the same path as `macs respond
  * <host>/<id>`). The view holds a live link per host and reads each host on
  * its own every STATUS_HOSTS_READ_MS, as `macs web` does: a host that is
- * down or slow holds up only its own rows, never the view.
+ * down or slow holds up only its own rows, never the view; a host that went
+ * down keeps its last rows, marked.
  */
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -36,6 +37,10 @@ export const STATUS_HOSTS_READ_MS = 5_000;
 export interface StatusHosts {
   /** The home's snapshot with every host's agents and requests added. */
   source: SnapshotSource;
+  /** Each host as last read (`--watch` prints them as `status` does). */
+  views: () => HostView[];
+  /** Every host read once (up or down). */
+  firstRead: Promise<void>;
   /** The view's intents, sending those about `<host>/…` to the host. */
   wrapIntents: (local: StatusIntents) => StatusIntents;
   close: () => Promise<void>;
@@ -86,6 +91,28 @@ function rowsKey(view: HostView): string {
   });
 }
 
+/**
+ * A host that went down keeps the rows it had, its agents' state `unknown`
+ * (named by the source: `<host> down`): its agents live on there, and its
+ * requests can still be answered (the answers are kept at the hub until it
+ * is back, as `macs respond` does).
+ */
+export function keepRowsOfDownHost(
+  view: HostView,
+  before: HostView | undefined,
+): HostView {
+  if (view.link !== 'down' || !before) return view;
+  return {
+    ...view,
+    agents: before.agents.map((a) => ({
+      ...a,
+      state: 'unknown',
+      stateSource: `${view.name} down`,
+    })),
+    requests: before.requests,
+  };
+}
+
 function linkRow(view: HostView): HostLinkRow {
   return {
     name: view.name,
@@ -129,10 +156,11 @@ export function createStatusHosts(options: {
     const running = reading.get(target.name);
     if (running) return running;
     const read = readRemoteFleet({ ...fleet, targets: [target] }, ctx.paths)
-      .then(([view]) => {
-        if (view && !stop.signal.aborted) {
+      .then(([read]) => {
+        if (read && !stop.signal.aborted) {
           // A frame only when what the rows say changed (rowsKey).
           const before = views.get(target.name);
+          const view = keepRowsOfDownHost(read, before);
           views.set(target.name, view);
           if (!before || rowsKey(before) !== rowsKey(view)) changed();
         }
@@ -144,7 +172,9 @@ export function createStatusHosts(options: {
     reading.set(target.name, read);
     return read;
   };
+  const firsts: Promise<void>[] = [];
   const loops = fleet.targets.map(async (target) => {
+    firsts.push(readHost(target));
     while (!stop.signal.aborted) {
       await readHost(target);
       await new Promise<void>((resolve) => {
@@ -290,6 +320,8 @@ export function createStatusHosts(options: {
 
   return {
     source,
+    views: () => fleet.targets.flatMap((t) => views.get(t.name) ?? []),
+    firstRead: Promise.all(firsts).then(() => undefined),
     wrapIntents,
     close: async () => {
       stop.abort();

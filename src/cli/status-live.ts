@@ -3,6 +3,7 @@
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import type { MacsConfig } from '../config/schema.js';
+import type { HostView } from '../remote/fleet.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import { createSnapshotReader } from '../state/snapshot.js';
@@ -18,6 +19,7 @@ import { describeDismissal, dismissRequests } from './dismiss.js';
 import { pauseDelivery } from './pause.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 import { formatStatusText } from './status-text.js';
+import type { StatusHosts } from './status-hosts.js';
 import { jumpToPane } from './status-tmux.js';
 import { readSessionRecord } from '../session/record.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
@@ -102,21 +104,28 @@ export function createStatusIntents(options: {
   };
 }
 
-/** Print one snapshot per change, until interrupted (no terminal, or --json --watch). */
+/**
+ * Print one snapshot per change, until interrupted (no terminal, or --json
+ * --watch); at a hub, with each host as last read, on its changes too.
+ */
 async function streamSnapshots(
   feed: SnapshotFeed,
   deps: CliDeps,
-  print: (snapshot: Snapshot) => void,
+  hosts: StatusHosts | undefined,
+  print: (snapshot: Snapshot, hosts: HostView[] | undefined) => void,
 ): Promise<number> {
   const first = await feed.start();
-  print(first);
-  const unsubscribe = feed.subscribe(print);
+  await hosts?.firstRead;
+  const emit = () => print(feed.current() ?? first, hosts?.views());
+  emit();
+  const unsubscribe = (hosts?.source ?? feed).subscribe(emit);
   try {
     const signal = await deps.interrupted;
     return signal === 'SIGINT' ? 130 : 0;
   } finally {
     unsubscribe();
     feed.stop();
+    await hosts?.close();
   }
 }
 
@@ -138,15 +147,33 @@ export async function runLiveStatus(options: {
     // Without the view's terminal input, nothing else keeps `--watch` running.
     keepAlive: opts.json === true || !terminal.interactive,
   });
+  // At a hub, each host's agents, requests and link join the view and the
+  // --watch streams (as `remote` in JSON and lines after this machine's, as
+  // `macs status` prints them once).
+  const hosts =
+    Object.keys(config.hosts).length > 0
+      ? (await import('./status-hosts.js')).createStatusHosts({
+          ctx,
+          config,
+          deps,
+          feed,
+        })
+      : undefined;
   if (opts.json)
-    return streamSnapshots(feed, deps, (s) =>
-      deps.output.out(JSON.stringify(s)),
+    return streamSnapshots(feed, deps, hosts, (s, views) =>
+      deps.output.out(
+        JSON.stringify(views ? { ...s, remote: { hosts: views } } : s),
+      ),
     );
-  if (!terminal.interactive)
-    return streamSnapshots(feed, deps, (s) => {
+  if (!terminal.interactive) {
+    const { formatHostLines } = await import('./status-remote.js');
+    return streamSnapshots(feed, deps, hosts, (s, views) => {
       for (const line of formatStatusText(s, now())) deps.output.out(line);
+      for (const line of views ? formatHostLines(views) : [])
+        deps.output.out(line);
       deps.output.out('');
     });
+  }
 
   const bell = createAttentionBell({
     config: config.attention,
@@ -162,16 +189,6 @@ export async function runLiveStatus(options: {
     tmuxSocket: opts.tmuxSocket,
     runTmux: deps.runTmux,
   });
-  // At a hub, each host's agents, requests and link join the view.
-  const hosts =
-    Object.keys(config.hosts).length > 0
-      ? (await import('./status-hosts.js')).createStatusHosts({
-          ctx,
-          config,
-          deps,
-          feed,
-        })
-      : undefined;
   const intents = hosts ? hosts.wrapIntents(local) : local;
   notify(await feed.start());
   const unsubscribe = feed.subscribe(notify);

@@ -20,6 +20,11 @@ export async function readRemoteStatus(
   const hosts = await withRemoteFleet(ctx, config, deps, (fleet) =>
     readRemoteFleet(fleet, ctx.paths),
   );
+  return { json: { hosts }, lines: formatHostLines(hosts) };
+}
+
+/** The hosts as lines after this machine's (`macs status` without a terminal). */
+export function formatHostLines(hosts: readonly HostView[]): string[] {
   const lines = ['', `HOSTS (${hosts.length})`];
   for (const h of hosts) {
     lines.push(
@@ -36,5 +41,5 @@ export async function readRemoteStatus(
         `    ${r.id}  ${r.type}  ${r.stage}  ${r.firstLine.slice(0, 60)}`,
       );
   }
-  return { json: { hosts }, lines };
+  return lines;
 }

@@ -69,6 +69,21 @@ const agentRow = (name: string) =>
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
+/** The hub's ssh processes connected to `destination` (the links' and the followers'). */
+function sshClientsOf(destination: string): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      return args[0]?.endsWith('ssh') && args.includes(destination)
+        ? [Number(entry)]
+        : [];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
+}
+
 /** A long-running `macs …` at the hub (events --follow): its output so far; ended with SIGINT. */
 function startMacs(args: string[], home: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [MACS_BIN, ...args], {
@@ -193,6 +208,9 @@ describe('workers defined at the hub with "host", and hosts in the status view (
       hub,
       sshEnv,
     );
+    // `status --json --watch` at a hub: each line with `remote.hosts`, as
+    // `status --json` has it.
+    const watchJson = startMacs(['status', '--json', '--watch'], hub, sshEnv);
     viewer = await startTmuxServer();
     const view = viewer;
     const pane = await view.spawnPane(
@@ -276,6 +294,48 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     expect(followAll.stderr()).toMatch(/macs: host h2: /);
     expect(await followAll.stop()).toBe(0);
     expect(await followOne.stop()).toBe(0);
+    const watched = watchJson
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            remote?: {
+              hosts: {
+                name: string;
+                link: string;
+                agents: { name: string }[];
+              }[];
+            };
+          },
+      );
+    expect(await watchJson.stop()).toBe(130); // interrupted, as --watch says
+    const hostsSeen = watched.at(-1)?.remote?.hosts ?? [];
+    expect(hostsSeen.map((h) => `${h.name} ${h.link}`)).toEqual(
+      expect.arrayContaining(['h1 up', 'h2 down']),
+    );
+    expect(
+      hostsSeen.find((h) => h.name === 'h1')?.agents.map((a) => a.name),
+    ).toEqual(['h1/gpu-w', 'h1/own-1']);
+
+    // h1 goes down (its sshd, then the connections it had): its rows stay
+    // in the view, marked (its agents live on there); before, they vanished
+    // until it was back.
+    await h1.kill();
+    for (const pid of sshClientsOf(h1.ssh)) process.kill(pid, 'SIGKILL');
+    const down = await waitFor(
+      async () => {
+        const text = await view.capture(pane);
+        return /hosts: h1 DOWN/.test(text) ? text : undefined;
+      },
+      { timeout: 30_000, message: 'h1 down in the view' },
+    );
+    const kept = down.split('\n').filter((l) => agentRow('h1/gpu-w').test(l));
+    expect(kept, down).toHaveLength(1);
+    expect(kept[0]).toMatch(/unknown +h1 down/);
+    expect(down.split('\n')[0]).toMatch(/2 agents · 0 pending/);
+    await h1.start();
     await view.kill();
     viewer = undefined;
 
