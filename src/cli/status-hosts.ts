@@ -130,6 +130,11 @@ export function createStatusHosts(options: {
   deps: CliDeps;
   feed: SnapshotSource;
   readEveryMs?: number;
+  /**
+   * A host's request began to wait for a person since the host's first
+   * read (the view rings its bell, as for this machine's `attention`).
+   */
+  onNeedsPerson?: (host: string, ids: string[]) => void;
 }): StatusHosts {
   const { ctx, config, deps, feed } = options;
   const stop = new AbortController();
@@ -151,6 +156,8 @@ export function createStatusHosts(options: {
     { live: true },
   );
   const reading = new Map<string, Promise<void>>();
+  /** Per host, the requests seen waiting for a person (rung once each). */
+  const waitingSeen = new Map<string, Set<string>>();
   /** Read one host (one read at a time per host). */
   const readHost = (target: HostTarget): Promise<void> => {
     const running = reading.get(target.name);
@@ -162,6 +169,13 @@ export function createStatusHosts(options: {
           const before = views.get(target.name);
           const view = keepRowsOfDownHost(read, before);
           views.set(target.name, view);
+          const waiting = view.requests
+            .filter((r) => r.waitingForAnswer)
+            .map((r) => r.id);
+          const seen = waitingSeen.get(target.name);
+          const fresh = seen ? waiting.filter((id) => !seen.has(id)) : [];
+          waitingSeen.set(target.name, new Set([...(seen ?? []), ...waiting]));
+          if (fresh.length > 0) options.onNeedsPerson?.(target.name, fresh);
           if (!before || rowsKey(before) !== rowsKey(view)) changed();
         }
       })

@@ -150,6 +150,7 @@ export async function runLiveStatus(options: {
   // At a hub, each host's agents, requests and link join the view and the
   // --watch streams (as `remote` in JSON and lines after this machine's, as
   // `macs status` prints them once).
+  let ringForHosts: () => void = () => undefined;
   const hosts =
     Object.keys(config.hosts).length > 0
       ? (await import('./status-hosts.js')).createStatusHosts({
@@ -157,6 +158,7 @@ export async function runLiveStatus(options: {
           config,
           deps,
           feed,
+          onNeedsPerson: () => ringForHosts(),
         })
       : undefined;
   if (opts.json)
@@ -181,6 +183,10 @@ export async function runLiveStatus(options: {
     since: new Date(),
   });
   const notify = (snapshot: Snapshot) => bell.check(snapshot);
+  // A host's request that waits for a person rings here too: the host's own
+  // bell rings in a view there, which nobody at the hub sees.
+  if (config.attention.bell)
+    ringForHosts = () => void terminal.stdout.write('\u0007');
   const local = createStatusIntents({
     ctx,
     env: deps.env,

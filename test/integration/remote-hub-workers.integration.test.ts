@@ -336,8 +336,6 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     expect(kept[0]).toMatch(/unknown +h1 down/);
     expect(down.split('\n')[0]).toMatch(/2 agents · 0 pending/);
     await h1.start();
-    await view.kill();
-    viewer = undefined;
 
     // The hub's MCP server: a wait begun before h1/own-1 asks is woken by it.
     const client = new Client({ name: 'test', version: '0' });
@@ -367,11 +365,29 @@ describe('workers defined at the hub with "host", and hosts in the status view (
         undefined,
         { timeout: 120_000 },
       );
+      // The view rang no bell so far: h1/gpu-w-q7 waited before it started.
+      const bell = async () =>
+        (await view.tmux(
+          'display-message',
+          '-p',
+          '-t',
+          pane,
+          '#{window_bell_flag}',
+        )) ?? '';
+      expect((await bell()).trim()).toBe('0');
       const sent = await macs(['send', 'h1/own-1', 'go on']);
       expect(sent.exitCode, sent.stderr).toBe(0);
       const got = await waiting;
       expect(got.isError, JSON.stringify(got.content)).toBeFalsy();
       expect(JSON.stringify(got.structuredContent)).toContain('h1/own-1-q8');
+      // A host's request that waits for a person rings the hub's view's
+      // bell (the host's own bell rings where nobody at the hub sees it).
+      await waitFor(async () => (await bell()).trim() === '1', {
+        timeout: 30_000,
+        message: "the bell of the hub's view for h1/own-1-q8",
+      });
+      await view.kill();
+      viewer = undefined;
       const hostLog = readFileSync(
         hostPath(h1, `${HOST_HOME}/.macs/events/own-1.jsonl`),
         'utf8',
