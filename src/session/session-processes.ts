@@ -5,7 +5,7 @@
  * gone. Read from Linux /proc; elsewhere only the panes' own programs are
  * known.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 
 export interface ProcEntry {
   pid: number;
@@ -85,7 +85,8 @@ export function processTree(
  * from them: a daemon whose parent (the agent) already exited. macs gives
  * every agent `MACS_AGENT`, `MACS_HOME` and `MACS_TMUX_SOCKET` (SPEC §7)
  * and children inherit them, so a process whose environment holds all
- * three, for this home and this server, belongs to the session. Linux /proc; other users'
+ * three, for this home and this server, and that shares this process's
+ * mount namespace, belongs to the session. Linux /proc; other users'
  * processes cannot be read and are never touched.
  */
 export async function listTaggedProcesses(
@@ -95,9 +96,18 @@ export async function listTaggedProcesses(
   const table = await readProcTable();
   if (!table) return [];
   const wanted = [`MACS_HOME=${home}`, `MACS_TMUX_SOCKET=${socket}`];
+  // Only processes that see the files this one sees: a process of another
+  // mount namespace (a container, a test host on this machine) may carry
+  // the same home path and socket name, and is another session's.
+  const ownMounts = await readlink('/proc/self/ns/mnt').catch(() => undefined);
   const found: number[] = [];
   for (const { pid } of table) {
     try {
+      if (
+        ownMounts !== undefined &&
+        (await readlink(`/proc/${String(pid)}/ns/mnt`)) !== ownMounts
+      )
+        continue;
       const env = (
         await readFile(`/proc/${String(pid)}/environ`, 'latin1')
       ).split('\0');

@@ -48,11 +48,19 @@ describe.runIf(process.platform === 'linux')(
       }
     });
 
-    /** `sh` with a `sleep` child, in a session of its own. */
+    /**
+     * `sh` with a `sleep` child, in a session of its own (with `unshare`,
+     * in a mount namespace of its own too: needs root).
+     */
     async function startSession(
       env: NodeJS.ProcessEnv = process.env,
+      unshare = false,
     ): Promise<number> {
-      const child = spawn('sh', ['-c', 'sleep 30 & wait'], {
+      const sh = ['sh', '-c', 'sleep 30 & wait'];
+      const [command, ...args] = unshare
+        ? ['unshare', '-m', '--propagation', 'private', ...sh]
+        : sh;
+      const child = spawn(command ?? 'sh', args, {
         detached: true,
         stdio: 'ignore',
         env,
@@ -101,6 +109,25 @@ describe.runIf(process.platform === 'linux')(
       expect(
         await sessionProcesses(new Set([untagged]), home, undefined),
       ).not.toContain(tagged);
+    });
+
+    it('leaves alone a process tagged alike in another mount namespace (another host on this machine)', async () => {
+      // Test hosts on one machine (docs/remote.md) share the home path and
+      // socket name, and the pid namespace: `macs stop` on one ended the
+      // agents of the others.
+      const home = `/tmp/macs-test-home-ns-${String(process.pid)}`;
+      const socket = `macs-test-ns-${String(process.pid)}`;
+      const env = {
+        ...process.env,
+        MACS_AGENT: 'worker-1',
+        MACS_HOME: home,
+        MACS_TMUX_SOCKET: socket,
+      };
+      const here = await startSession(env);
+      const elsewhere = await startSession(env, true);
+      const found = await listTaggedProcesses(home, socket);
+      expect(found).toContain(here);
+      expect(found).not.toContain(elsewhere);
     });
 
     it('spares this process and its ancestors, not its children', async () => {
