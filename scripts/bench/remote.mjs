@@ -13,9 +13,12 @@
 //      and the same loop: printed -> typed back in, medians and the
 //      difference;
 //   3. the hub's idle cost with the hosts connected: CPU of its long-lived
-//      processes (its bridge, which holds a link to each host, and the
-//      controller's `macs mcp`, which holds its own, each with its ssh
-//      children) over a window where nothing happens.
+//      processes (its bridge, which holds a link to each host, its status
+//      view as a person attached sees it, and the controller's `macs mcp`,
+//      each holding its own link to each host, with their ssh children)
+//      over a window where nothing happens.
+// The start is `--detach`, as a controller's set-up runs it: no person is
+// attached, so no status view runs on the hub or the hosts during 1.
 // Everything started is stopped; the servers listen on 127.0.0.x only.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -216,9 +219,13 @@ export async function benchRemote({
     // list_agents of a `macs mcp` at the hub (one long-running process
     // holding a live link to each host, as a controller does) with its
     // host's bridge running and its pane. The probe starts with `macs start`
-    // and asks again until every agent is there; its link set-up is in the
-    // time. (A `macs hosts --json` per poll opened ssh sessions to every
-    // host each time and took seconds a call: timed once below.)
+    // and asks again every 250 ms until every agent is there; its link
+    // set-up is in the time. Each ask reads all the hosts' agents (about
+    // 70 ms of CPU on this one machine, which plays the hub and every
+    // host): asked every 100 ms, the probe itself took a third of a core
+    // from the start it measures. (A `macs hosts --json` per poll opened ssh
+    // sessions to every host each time and took seconds a call: timed once
+    // below.)
     const want = hostCount * agents;
     const t0 = now();
     const starting = hubMacs(hubEnv, ['start', '--detach']).then((r) => ({
@@ -250,7 +257,7 @@ export async function benchRemote({
         supervisedMs = round(now() - t0, 0);
         break;
       }
-      await sleep(100);
+      await sleep(250);
     }
     const start = await starting;
     const startReturnedMs = start.ms;
@@ -351,6 +358,12 @@ export async function benchRemote({
       }),
     );
     await controller.callTool({ name: 'list_agents', arguments: {} });
+    // The session's status view starts when a person attaches (its window
+    // waits until then): started here as an attach does, so that the idle
+    // figure holds a view a person watches, with its own link to each host.
+    execFileSync('tmux', ['-L', socket, 'wait-for', '-S', 'macs-status'], {
+      env: hubEnv,
+    });
     await sleep(3_000); // the links open, the first reads settle
     // Every long-lived macs process of the hub: the session's (its bridge,
     // its status view) and the controller's `macs mcp`, each with its ssh

@@ -60,6 +60,11 @@ export async function benchSessionIdle({
       readFileSync(path.join(home, '.macs', 'session.json'), 'utf8'),
     );
     const socket = session.socket;
+    // The status window's view starts when a person attaches: started here
+    // as an attach does (its window waits on this channel until then).
+    execFileSync('tmux', ['-L', socket, 'wait-for', '-S', 'macs-status'], {
+      env: childEnv,
+    });
     // The session's processes, found by their command lines (each carries the home).
     let bridge;
     let status;
