@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { childEnv, tmuxSocketPath } from './tmux-server.js';
@@ -39,6 +39,19 @@ export function processesMentioning(...needles: string[]): string[] {
     .filter((line) => needles.some((n) => line.includes(n)))
     .filter((line) => !/\bps -eo\b/.test(line))
     .map((line) => line.trim());
+}
+
+/** Processes whose environment holds any of `entries` (Linux /proc). */
+export function processesWithEnv(...entries: string[]): number[] {
+  return readdirSync('/proc').flatMap((name) => {
+    if (!/^\d+$/.test(name)) return [];
+    try {
+      const env = readFileSync(`/proc/${name}/environ`, 'latin1').split('\0');
+      return entries.some((e) => env.includes(e)) ? [Number(name)] : [];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
 }
 
 /** A running process; a zombie (exited, not yet reaped by its parent) is not. */
@@ -100,8 +113,16 @@ export async function cleanUpSession(
 ): Promise<void> {
   await tmuxOn(socket, 'kill-server');
   rmSync(tmuxSocketPath(socket), { force: true });
-  for (const line of processesMentioning(home, socket)) {
-    const pid = Number(line.split(/\s+/, 1)[0]);
+  const pids = [
+    ...processesMentioning(home, socket).map((line) =>
+      Number(line.split(/\s+/, 1)[0]),
+    ),
+    // An agent that outlives the hang-up and names neither in its command
+    // line (Gemini CLI's relaunched child): found by the environment macs
+    // gave it.
+    ...processesWithEnv(`MACS_HOME=${home}`, `MACS_TMUX_SOCKET=${socket}`),
+  ];
+  for (const pid of new Set(pids)) {
     if (pid && pid !== process.pid) {
       try {
         process.kill(pid, 'SIGKILL');

@@ -293,7 +293,12 @@ export async function startTestHosts(
     },
     stop: async () => {
       // The tmux servers macs started on a host outlive its sshd (they are
-      // daemons): end each through ssh, on the host's own sockets only.
+      // daemons): end each through ssh, on the host's own sockets only. A
+      // host whose sshd a test killed (and did not start again, having
+      // failed on the way) is started again for that.
+      for (const h of hosts)
+        if (h.sshd.exitCode !== null || h.sshd.signalCode !== null)
+          await h.start().catch(() => undefined);
       await Promise.all(
         hosts.map(
           (h) =>
