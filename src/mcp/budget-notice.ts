@@ -5,24 +5,12 @@
  * server, whether the pause came while it waited or between two calls.
  * Read from the agent's control file, which says who paused it and why.
  */
-import { readPauseReason, type PauseReason } from '../state/pause-reason.js';
+import { readPauseReason } from '../state/pause-reason.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import type { ToolContext } from './tool.js';
-import type { ToolOutput } from './types.js';
+import type { BudgetNotice, ToolOutput } from './types.js';
 
-/** What `wait_for_request` returns as `notice`. */
-export interface BudgetNotice {
-  notice: 'budget';
-  agent: string;
-  /** Whose budget: the agent's own, or the session's (every agent paused). */
-  scope: 'agent' | 'session';
-  percent: number;
-  paused: true;
-  pausedAt: string;
-  budget?: PauseReason['budget'];
-  spentTokens?: number;
-  spentUsd?: number | null;
-}
+export type { BudgetNotice } from './types.js';
 
 /** The tool's answer for one budget pause. */
 export function budgetNoticeOutput(notice: BudgetNotice): ToolOutput {

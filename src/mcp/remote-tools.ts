@@ -14,6 +14,7 @@ import {
   type RemoteFleet,
 } from '../remote/fleet.js';
 import {
+  HostBudgetNoticeSchema,
   HostRequestDetailSchema,
   HostScreenSchema,
   parseHostData,
@@ -22,7 +23,7 @@ import { HostRefusal } from '../remote/host-session.js';
 import { qualifyName, splitRemoteName } from '../remote/names.js';
 import { RemoteError } from '../remote/ssh-errors.js';
 import { ToolRefusal } from './tool.js';
-import type { RemoteTools } from './types.js';
+import type { BudgetNotice, RemoteTools } from './types.js';
 
 /** The tools about one agent or request that a host answers itself. */
 const FORWARDED = new Set([
@@ -103,7 +104,25 @@ export function createRemoteTools(
     }
   };
 
+  /** Budget notices hosts returned, named at the hub, not told yet. */
+  const notices: BudgetNotice[] = [];
+  /** A host's budget notice (checked as host data), named at the hub. */
+  const noticeOf = (host: string, data: unknown): BudgetNotice | undefined => {
+    if (typeof data !== 'object' || data === null || !('notice' in data))
+      return undefined;
+    const parsed = parseHostData(HostBudgetNoticeSchema, data);
+    if (!parsed.ok) return undefined;
+    const n = parsed.value.notice;
+    return { ...n, agent: qualifyName(host, n.agent) };
+  };
+
   return {
+    takeNotice: (agent) => {
+      const at = notices.findIndex(
+        (n) => agent === undefined || n.agent === agent,
+      );
+      return at < 0 ? undefined : notices.splice(at, 1)[0];
+    },
     agents: async () => {
       const { items, down } = await eachHost(fleet, async (host) =>
         listHostAgents(await fleet.session(host)),
@@ -153,7 +172,11 @@ export function createRemoteTools(
                 },
                 { signal: inner.signal },
               );
-              if (returnedRequest(data)) {
+              // A budget paused one of the host's agents: kept to be told
+              // (the host tells each pause once), and the wait woken.
+              const notice = noticeOf(host, data);
+              if (notice) notices.push(notice);
+              if (notice || returnedRequest(data)) {
                 await sleep(WAKE_MIN_MS - (Date.now() - started), inner.signal);
                 return true;
               }

@@ -4,6 +4,20 @@
  */
 import type { RemoteAgent, RemoteRequest } from '../remote/fleet.js';
 
+/** What `wait_for_request` returns as `notice`. */
+export interface BudgetNotice {
+  notice: 'budget';
+  agent: string;
+  /** Whose budget: the agent's own, or the session's (every agent paused). */
+  scope: 'agent' | 'session';
+  percent: number;
+  paused: true;
+  pausedAt: string;
+  budget?: { usd?: number; tokens?: number };
+  spentTokens?: number;
+  spentUsd?: number | null;
+}
+
 /** What a tool handler gives back: text for the model, data for programs. */
 export interface ToolOutput {
   text: string;
@@ -33,4 +47,10 @@ export interface RemoteTools {
     filter: { agent?: string; type?: string; exclude: readonly string[] },
     signal: AbortSignal,
   ) => Promise<void>;
+  /**
+   * A budget notice a host's wait_for_request returned (its agent named at
+   * the hub), not told yet: of `agent` when given. A host's notice also
+   * wakes `wake`.
+   */
+  takeNotice: (agent?: string) => BudgetNotice | undefined;
 }

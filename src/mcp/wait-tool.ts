@@ -10,7 +10,7 @@
  */
 import * as z from 'zod';
 import type { RequestSnapshot } from '../state/snapshot-schema.js';
-import { createBudgetNotices } from './budget-notice.js';
+import { budgetNoticeOutput, createBudgetNotices } from './budget-notice.js';
 import type { SnapshotFeed } from '../state/watch.js';
 import { requestDetail, requestText } from './format.js';
 import {
@@ -126,6 +126,9 @@ export function registerWaitTool(
           await beat();
           const notice = await findBudgetNotice(feed.current(), args.agent);
           if (notice) return notice;
+          // A host's agent paused by a budget (its own wait told the hub).
+          const hostNotice = remote?.takeNotice(args.agent);
+          if (hostNotice) return budgetNoticeOutput(hostNotice);
           const found = pending().find((r) => matches(r) && !seen.has(r.id));
           if (found)
             return {

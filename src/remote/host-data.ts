@@ -82,6 +82,26 @@ export const HostScreenSchema = z.object({
   lines: z.array(line).max(5_000),
 });
 
+/** A budget notice of a host's `wait_for_request` (mcp/budget-notice.ts). */
+export const HostBudgetNoticeSchema = z.object({
+  notice: z.object({
+    notice: z.literal('budget'),
+    agent: HostAgentName,
+    scope: z.enum(['agent', 'session']),
+    percent: z.number().finite().min(0).max(100_000),
+    paused: z.literal(true),
+    pausedAt: z.string().max(64),
+    budget: z
+      .object({
+        usd: z.number().finite().optional(),
+        tokens: z.number().finite().optional(),
+      })
+      .optional(),
+    spentTokens: z.number().finite().optional(),
+    spentUsd: z.number().finite().nullable().optional(),
+  }),
+});
+
 /** A host's version string (semver-like, bounded). */
 export const HostVersion = z.string().regex(/^[0-9A-Za-z.+-]{1,40}$/);
 

@@ -13,6 +13,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
@@ -23,6 +24,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MACS_BIN, readRecord, REQ, runMacs } from '../helpers/macs.js';
 import {
+  hostPath,
   hostRecord,
   HOST_HOME,
   sshRun,
@@ -359,6 +361,65 @@ describe('remote hosts over ssh (issue 21)', () => {
       expect(submits(h2, 'worker-1')[1]?.text).toBe('Call it gpu2.');
       expect(readdirSync(held)).toEqual([]);
     } finally {
+      await client.close();
+    }
+  });
+
+  it("tells the hub's controller when a budget pauses a host's agent", async () => {
+    // A host's wait_for_request returns a budget notice once per pause; the
+    // hub's wait took it for "no request" and waited on, so the controller
+    // never heard. Strategy: the hub's wait runs; the host's control file
+    // says a budget paused h1/worker-1 (what its bridge writes at 100%:
+    // docs/usage.md); the hub's wait must return the notice, named at the
+    // hub.
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: childEnv({ MACS_HOME: hub, ...env() }) as Record<string, string>,
+        stderr: 'ignore',
+      }),
+    );
+    const control = hostPath(h1, `${HOST_HOME}/.macs/control`);
+    const pauseFile = path.join(control, 'worker-1.paused');
+    try {
+      const waiting = client.callTool(
+        {
+          name: 'wait_for_request',
+          arguments: { agent: 'h1/worker-1', timeout_sec: 60 },
+        },
+        undefined,
+        { timeout: 90_000 },
+      );
+      mkdirSync(control, { recursive: true, mode: 0o700 });
+      writeFileSync(
+        pauseFile,
+        `${JSON.stringify({
+          at: new Date().toISOString(),
+          by: 'budget',
+          scope: 'agent',
+          percent: 100,
+          budget: { tokens: 1000 },
+          spentTokens: 1500,
+        })}\n`,
+        { mode: 0o600 },
+      );
+      const got = await waiting;
+      expect(got.isError, JSON.stringify(got.content)).toBeFalsy();
+      expect(got.structuredContent).toMatchObject({
+        request: null,
+        timedOut: false,
+        notice: {
+          notice: 'budget',
+          agent: 'h1/worker-1',
+          scope: 'agent',
+          percent: 100,
+          spentTokens: 1500,
+        },
+      });
+    } finally {
+      rmSync(pauseFile, { force: true });
       await client.close();
     }
   });
