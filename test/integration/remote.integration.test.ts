@@ -87,6 +87,19 @@ describe('remote hosts over ssh (issue 21)', () => {
       timeoutMs: 120_000,
       ...(input !== undefined ? { input } : {}),
     });
+  /** A controller's client of the hub's MCP server (`macs mcp`). */
+  const connectHubMcp = async (): Promise<Client> => {
+    const client = new Client({ name: 'test', version: '0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: childEnv({ MACS_HOME: hub, ...env() }) as Record<string, string>,
+        stderr: 'ignore',
+      }),
+    );
+    return client;
+  };
   const inbox = async (): Promise<InboxEntry[]> => {
     const run = await macs(['inbox', '--json']);
     return JSON.parse(run.stdout) as InboxEntry[];
@@ -172,15 +185,7 @@ describe('remote hosts over ssh (issue 21)', () => {
     expect(again.stderr).toMatch(/host h1 refused/);
 
     // h2 through the hub's MCP server (the controller's tools).
-    const client = new Client({ name: 'test', version: '0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [MACS_BIN, 'mcp'],
-        env: childEnv({ MACS_HOME: hub, ...env() }) as Record<string, string>,
-        stderr: 'ignore',
-      }),
-    );
+    const client = await connectHubMcp();
     try {
       const agents = await client.callTool({
         name: 'list_agents',
@@ -324,15 +329,7 @@ describe('remote hosts over ssh (issue 21)', () => {
     // mcp` keeps a link to h2 up the whole time; before, a link looked for
     // kept answers only when it came up, so the answer waited for the next
     // drop.
-    const client = new Client({ name: 'test', version: '0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [MACS_BIN, 'mcp'],
-        env: childEnv({ MACS_HOME: hub, ...env() }) as Record<string, string>,
-        stderr: 'ignore',
-      }),
-    );
+    const client = await connectHubMcp();
     try {
       // The links are up (h2's agents are listed through them).
       const agents = await client.callTool({
@@ -372,15 +369,7 @@ describe('remote hosts over ssh (issue 21)', () => {
     // says a budget paused h1/worker-1 (what its bridge writes at 100%:
     // docs/usage.md); the hub's wait must return the notice, named at the
     // hub.
-    const client = new Client({ name: 'test', version: '0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [MACS_BIN, 'mcp'],
-        env: childEnv({ MACS_HOME: hub, ...env() }) as Record<string, string>,
-        stderr: 'ignore',
-      }),
-    );
+    const client = await connectHubMcp();
     const control = hostPath(h1, `${HOST_HOME}/.macs/control`);
     const pauseFile = path.join(control, 'worker-1.paused');
     try {
