@@ -170,6 +170,19 @@ describe('conversations survive a reboot with the real agents (issue 24)', () =>
       home,
       socket,
     );
+    // The turn ended (its Stop hook), so Claude has saved the conversation
+    // before the "reboot". The state alone could still read the `idle` of
+    // SessionStart when the model call came in, before the prompt's hook
+    // was taken: killed mid-turn, Claude had nothing to resume ("No
+    // conversation found"), seen on a loaded machine.
+    await explained(
+      waitFor(() => findEvents(home, 'hook.Stop').length > 0, {
+        timeout: 60_000,
+        message: 'the first turn ended (its Stop hook)',
+      }),
+      home,
+      socket,
+    );
     await session.waitState('idle', 'idle after the first turn');
     const id = recordedConversation(home);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
