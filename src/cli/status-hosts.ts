@@ -156,7 +156,7 @@ export function createStatusHosts(options: {
     { live: true },
   );
   const reading = new Map<string, Promise<void>>();
-  /** Per host, the requests seen waiting for a person (rung once each). */
+  /** Per host, the requests waiting for a person at its last read (a new one rings). */
   const waitingSeen = new Map<string, Set<string>>();
   /** Read one host (one read at a time per host). */
   const readHost = (target: HostTarget): Promise<void> => {
@@ -174,7 +174,7 @@ export function createStatusHosts(options: {
             .map((r) => r.id);
           const seen = waitingSeen.get(target.name);
           const fresh = seen ? waiting.filter((id) => !seen.has(id)) : [];
-          waitingSeen.set(target.name, new Set([...(seen ?? []), ...waiting]));
+          waitingSeen.set(target.name, new Set(waiting));
           if (fresh.length > 0) options.onNeedsPerson?.(target.name, fresh);
           if (!before || rowsKey(before) !== rowsKey(view)) changed();
         }
