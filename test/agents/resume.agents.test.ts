@@ -355,13 +355,34 @@ describe('conversations survive a reboot with the real agents (issue 24)', () =>
 
     await reboot(socket);
     await resume(home, socket, id);
-    // As a person would: once the earlier conversation shows again.
-    await typePrompt(
+    // Once the earlier conversation shows again, through `macs send`: a
+    // resumed Gemini CLI can drop an Enter pressed just after the text (a
+    // bare `send-keys` left the prompt in its composer on a loaded CI
+    // machine); macs presses the key again until the composer lets go.
+    const resumedScreen = /Noted: the code word[\s\S]*Type your message/;
+    await explained(
+      waitFor(
+        async () =>
+          resumedScreen.test(
+            (await tmuxOn(
+              socket,
+              'capture-pane',
+              '-p',
+              '-t',
+              workerPane(home),
+            )) ?? '',
+          ),
+        { timeout: 120_000, interval: 250, message: 'the resumed screen' },
+      ),
       home,
       socket,
-      /Noted: the code word[\s\S]*Type your message/,
-      SECOND,
     );
+    const sent = await runMacs(['send', WORKER, SECOND], {
+      home,
+      socket,
+      timeoutMs: 120_000,
+    });
+    expect(sent.exitCode, sent.stderr + sent.stdout).toBe(0);
     const first = await explained(
       waitFor(() => server.chats()[before], {
         timeout: 90_000,

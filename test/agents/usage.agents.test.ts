@@ -434,6 +434,7 @@ describe(`usage of Gemini CLI ${agent('gemini').version}`, () => {
     let calls = 0;
     const isChat = (r: GeminiRequest) => r.action === 'streamGenerateContent';
     server = await startGeminiApiServer({
+      turns: [{ text: 'Noted, first.' }, { text: 'Noted, second.' }],
       usage: (request) => {
         if (!isChat(request))
           return {
@@ -476,22 +477,37 @@ describe(`usage of Gemini CLI ${agent('gemini').version}`, () => {
     const pane = readSessionFile(home)?.agents[0]?.pane as string;
     const screen = async () =>
       (await tmuxOn(socket, 'capture-pane', '-p', '-t', pane)) ?? '';
-    for (const prompt of ['Say noted.', 'Say noted again.']) {
+    const replies = ['Noted, first.', 'Noted, second.'];
+    for (const [i, prompt] of ['Say noted.', 'Say noted again.'].entries()) {
+      // The state file can still say the `idle` of before the last turn
+      // for a moment, so the turn's reply must be on screen first. The
+      // prompt goes through `macs send`, which types only into an idle
+      // Gemini and presses Enter again if Gemini let one drop.
+      if (i > 0)
+        await waitFor(async () => (await screen()).includes(replies[i - 1]!), {
+          timeout: 90_000,
+          message: `the reply "${replies[i - 1]}" on screen`,
+        });
       await waitFor(() => readStateFile(home, WORKER)?.state === 'idle', {
         timeout: 120_000,
         message: 'Gemini idle',
       });
-      await tmuxOn(socket, 'send-keys', '-t', pane, '-l', prompt);
-      await waitFor(async () => (await screen()).includes(prompt), {
-        timeout: 30_000,
-      });
-      await tmuxOn(socket, 'send-keys', '-t', pane, 'Enter');
       const before = calls;
+      const sent = await runMacs(['send', WORKER, prompt], {
+        home,
+        socket,
+        timeoutMs: 120_000,
+      });
+      expect(sent.exitCode, sent.stderr + sent.stdout).toBe(0);
       await waitFor(() => calls > before, {
         timeout: 90_000,
         message: `a model call for "${prompt}"`,
       });
     }
+    await waitFor(async () => (await screen()).includes(replies[1]!), {
+      timeout: 90_000,
+      message: `the reply "${replies[1]}" on screen`,
+    });
     await waitFor(() => readStateFile(home, WORKER)?.state === 'idle', {
       timeout: 120_000,
       message: 'Gemini idle at the end',
