@@ -6,6 +6,7 @@ import type { MacsConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log/logger.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { assertSafe, homePolicy } from '../home/fs.js';
+import { readHubPolicy } from '../home/hub-policy.js';
 import { findHome, resolveHomePaths, type HomePaths } from '../home/paths.js';
 import { readSessionRecord } from '../session/record.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
@@ -117,13 +118,17 @@ export function createContext(
     get log() {
       return logger();
     },
-    loadConfig: (flags) =>
-      loadConfig({
+    loadConfig: async (flags) => {
+      // On a host a hub started, the hub's policy (home/hub-policy.ts).
+      const hubPolicy = await readHubPolicy(paths.runtime);
+      return loadConfig({
         home: paths.home,
         env: deps.env,
         ...(options.config ? { path: options.config } : {}),
         ...(flags ? { flags } : {}),
-      }),
+        ...(hubPolicy ? { hubPolicy } : {}),
+      });
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import { isValidAgentName } from '../protocol/ids.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { loadConfig } from '../config/load.js';
+import { readHubPolicy } from '../home/hub-policy.js';
 import { resolveHomePaths } from '../home/paths.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
@@ -71,10 +72,12 @@ async function resolveTarget(
 /** Home and config (no logger: these commands only edit a settings file). */
 async function loadHome(opts: HooksOptions, deps: CliDeps) {
   const paths = resolveHomePaths(opts.home ?? deps.cwd);
+  const hubPolicy = await readHubPolicy(paths.runtime);
   const { config } = await loadConfig({
     home: paths.home,
     env: deps.env,
     ...(opts.config ? { path: opts.config } : {}),
+    ...(hubPolicy ? { hubPolicy } : {}),
   });
   return { paths, config };
 }

@@ -11,7 +11,7 @@ import { errorMessage } from '../errors.js';
 import { hostTargets } from '../remote/fleet.js';
 import { runHostMacs } from '../remote/forward.js';
 import { RemoteError } from '../remote/ssh-errors.js';
-import { formatHubWorkers } from './hub-workers.js';
+import { formatFromHub } from './from-hub.js';
 import type { CliDeps } from './options.js';
 
 type HostVerb = 'start' | 'stop';
@@ -32,20 +32,16 @@ export async function runOnHosts(
   }
   const results = await Promise.all(
     targets.map(async (target) => {
-      // The hub's workers for this host go on stdin (hub-workers.ts).
-      const workers =
-        verb === 'start' ? formatHubWorkers(config, target.name) : undefined;
+      // The hub's workers for this host and its policy go on stdin
+      // (from-hub.ts).
+      const fromHub =
+        verb === 'start' ? formatFromHub(config, target.name) : undefined;
       const argv =
         verb === 'stop'
           ? ['stop']
-          : [
-              'start',
-              '--detach',
-              '--no-wait',
-              ...(workers !== undefined ? ['--hub-workers'] : []),
-            ];
+          : ['start', '--detach', '--no-wait', '--from-hub'];
       try {
-        const lines = await runHostMacs(target, argv, workers);
+        const lines = await runHostMacs(target, argv, fromHub);
         const warnings = lines.filter((l) =>
           /^warning:|not found on PATH/.test(l),
         );

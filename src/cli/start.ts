@@ -30,7 +30,8 @@ import { createContext } from './common.js';
 import { reportExpiry, runStartResume } from './start-resume.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { startHostSessions } from './host-start.js';
-import { mergeHubWorkers, readHubWorkers } from './hub-workers.js';
+import { mergeHubWorkers, readFromHub } from './from-hub.js';
+import { removeHubPolicy, writeHubPolicy } from '../home/hub-policy.js';
 import {
   defaultSessionSocket,
   hintCommand,
@@ -51,8 +52,8 @@ export interface StartOptions extends CommonOptions {
   wait?: boolean;
   /** A running session: start its bridge and status windows again, keep its requests. */
   resume?: boolean;
-  /** On a host: add the hub's workers for it, read as JSON from stdin (hub-workers.ts). */
-  hubWorkers?: boolean;
+  /** On a host: the hub's workers for it and its policy, read as JSON from stdin (from-hub.ts). */
+  fromHub?: boolean;
 }
 
 const DEMO_POLL_MS = 250;
@@ -238,8 +239,9 @@ export async function runStart(
     };
   }
   const loaded = (await ctx.loadConfig(flags)).config;
-  const config = opts.hubWorkers
-    ? mergeHubWorkers(loaded, await readHubWorkers(deps))
+  const hub = opts.fromHub ? await readFromHub(deps) : undefined;
+  const config = hub
+    ? mergeHubWorkers({ ...loaded, policy: hub.policy }, hub.workers)
     : loaded;
   // Each host starts its own session (docs/remote.md) while this one starts;
   // a hub may have none. Their lines come before this machine's.
@@ -281,6 +283,10 @@ export async function runStart(
       session: sessionId,
     });
     reportExpiry(expiry, opts, deps);
+    // The hub's rules for this session's approvals, or this home's own
+    // again (config/hub-policy.ts).
+    if (hub) await writeHubPolicy(ctx.paths.runtime, hub.policy);
+    else await removeHubPolicy(ctx.paths.runtime);
     let started;
     try {
       started = await startSession({

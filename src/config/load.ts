@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { envOverrides } from './env.js';
+import type { PolicyConfig } from './policy-defaults.js';
+import { PolicySchema } from './policy.js';
 import { ConfigSchema, type MacsConfig } from './schema.js';
 import type * as z from 'zod/mini';
 
@@ -21,12 +23,20 @@ export interface LoadConfigOptions {
    * it keyed its cache on, so that what it caches is what it keyed.
    */
   readFile?: (file: string) => Promise<string>;
+  /**
+   * On a host whose session a hub started: the hub's policy file and its
+   * text (home/hub-policy.ts), which takes the place of the config's own
+   * `policy`. The CLI's context and `macs hook` read it and pass it here.
+   */
+  hubPolicy?: { file: string; text: string } | undefined;
 }
 
 export interface LoadedConfig {
   config: MacsConfig;
   /** The file read, if any. */
   file: string | undefined;
+  /** The policy is a hub's (config/hub-policy.ts), not the file's. */
+  hubPolicy?: boolean;
 }
 
 function describeReceived(input: unknown): string {
@@ -62,10 +72,28 @@ export function formatConfigIssues(
   });
 }
 
+/** The policy a hub's text holds, checked as a config's `policy` is. */
+function parseHubPolicy(text: string, where: string): PolicyConfig {
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    throw new ConfigError(`${where}: the hub's policy is not JSON`);
+  }
+  const parsed = PolicySchema.safeParse(input);
+  if (!parsed.success)
+    throw new ConfigError(
+      `${where}: the hub's policy is not valid:\n  ${formatConfigIssues(parsed.error, input).join('\n  ')}`,
+      { hint: "check \"policy\" in the hub's macs.config.json" },
+    );
+  return parsed.data;
+}
+
 /**
  * Load and validate the config: file < env < flags, then one `safeParse`.
  * A bad file is a ConfigError (exit 2) naming the file, the key and what
- * was expected; nothing falls back silently.
+ * was expected; nothing falls back silently. On a host whose session a hub
+ * started, the hub's policy takes the place of the file's.
  */
 export async function loadConfig(
   options: LoadConfigOptions,
@@ -130,5 +158,11 @@ export async function loadConfig(
       },
     );
   }
-  return { config: parsed.data, file: readFrom };
+  const hub = options.hubPolicy;
+  if (!hub) return { config: parsed.data, file: readFrom };
+  return {
+    config: { ...parsed.data, policy: parseHubPolicy(hub.text, hub.file) },
+    file: readFrom,
+    hubPolicy: true,
+  };
 }

@@ -12,6 +12,8 @@
  * `loadConfig` reads:
  * - the config file's path, whether it was given (`--config`), and its
  *   whole text, or that there was none (the text, not its mtime: exact);
+ * - the text of `.macs/hub-policy.json`, the policy a hub gave this host
+ *   (home/hub-policy.ts), or that there was none;
  * - the values of the MACS_* variables the config reads (config/env.ts),
  *   and no others, so agents with their own MACS_AGENT share one entry;
  * - this build of macs: its version, and the size, mtime and inode of this
@@ -32,6 +34,7 @@ import { fileURLToPath } from 'node:url';
 import { CONFIG_ENV } from '../config/env.js';
 import type { MacsConfig } from '../config/schema.js';
 import { ensurePrivateDir, unsafeReason, writeFileAtomic } from '../home/fs.js';
+import { readHubPolicy } from '../home/hub-policy.js';
 import type { HomePaths } from '../home/paths.js';
 import { VERSION } from '../version.js';
 
@@ -42,6 +45,8 @@ export interface ConfigCacheKey {
   explicit: boolean;
   /** The file's text; null when it could not be read. */
   text: string | null;
+  /** The hub's policy file's text; null when there is none. */
+  hubPolicy: string | null;
   /** The MACS_* variables the config reads, those that are set. */
   env: Record<string, string>;
 }
@@ -74,6 +79,7 @@ export function configCacheKey(input: {
   file: string;
   explicit: boolean;
   text: string | undefined;
+  hubPolicy?: string | undefined;
   env: NodeJS.ProcessEnv;
 }): ConfigCacheKey {
   const env: Record<string, string> = {};
@@ -86,6 +92,7 @@ export function configCacheKey(input: {
     file: input.file,
     explicit: input.explicit,
     text: input.text ?? null,
+    hubPolicy: input.hubPolicy ?? null,
     env,
   };
 }
@@ -143,11 +150,14 @@ export async function loadHookConfig(
     (text) => ({ text }),
     (error: Error) => ({ error }),
   );
+  // Read before the key is made: an unsafe file is an error, never cached.
+  const hubPolicy = await readHubPolicy(paths.runtime);
   const key = configCacheKey({
     build: buildId(),
     file,
     explicit,
     text: 'text' in read ? read.text : undefined,
+    hubPolicy: hubPolicy?.text,
     env: options.env,
   });
   const cached = await readCachedConfig(configCachePath(paths), key);
@@ -160,6 +170,7 @@ export async function loadHookConfig(
     // The text the key was made of, or the error reading it gave.
     readFile: () =>
       'text' in read ? Promise.resolve(read.text) : Promise.reject(read.error),
+    ...(hubPolicy ? { hubPolicy } : {}),
   });
   await writeCachedConfig(paths, { key, config });
   return config;

@@ -46,7 +46,15 @@ function firstLine(stderr: string): string {
 /** Classify a failed ssh run. `program` is the remote program that was run. */
 export function classifySshFailure(
   host: string,
-  result: { exitCode?: number; stderr: string; timedOut?: boolean },
+  result: {
+    exitCode?: number;
+    stderr: string;
+    timedOut?: boolean;
+    /** The signal that ended ssh, when one did. */
+    signal?: string;
+    /** Why ssh did not run at all (no exit code, no signal). */
+    spawnError?: string;
+  },
   program = 'macs',
 ): RemoteError {
   const { stderr } = result;
@@ -56,6 +64,17 @@ export function classifySshFailure(
       'timeout',
       'no answer over ssh in time',
       'check that the host is up and `ssh <host> true` returns at once',
+    );
+  if (result.exitCode === undefined && (result.signal || result.spawnError))
+    return new RemoteError(
+      host,
+      'failed',
+      result.signal
+        ? `ssh was ended by ${result.signal} on this machine`
+        : `ssh could not run: ${firstLine(result.spawnError ?? '')}`,
+      result.signal
+        ? 'another process ended it; run the command again'
+        : 'check that ssh is installed and on PATH',
     );
   if (
     /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/i.test(

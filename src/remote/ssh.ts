@@ -73,6 +73,10 @@ export async function runSshCall(
       target.name,
       {
         ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+        ...(result.signal ? { signal: result.signal } : {}),
+        ...(result.exitCode === undefined && !result.signal
+          ? { spawnError: result.shortMessage }
+          : {}),
         stderr: result.stderr,
         timedOut: result.timedOut,
       },

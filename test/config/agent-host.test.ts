@@ -6,9 +6,11 @@ import { loadConfig } from '../../src/config/load.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { localWorkers } from '../../src/config/workers.js';
 import {
-  formatHubWorkers,
+  formatFromHub,
   mergeHubWorkers,
-} from '../../src/cli/hub-workers.js';
+  readFromHub,
+} from '../../src/cli/from-hub.js';
+import type { CliDeps } from '../../src/cli/options.js';
 import { planAgents } from '../../src/session/plan.js';
 
 const HOSTS = { gpu1: { ssh: 'dev@gpu1', home: '/srv/proj' } };
@@ -57,7 +59,11 @@ describe('the "host" key of a worker (docs/remote.md)', () => {
     });
     expect(localWorkers(config).map((w) => w.name)).toEqual(['here']);
     expect(planAgents(config, home).map((a) => a.name)).toEqual(['here']);
-    expect(JSON.parse(formatHubWorkers(config, 'gpu1') ?? '')).toEqual([
+    const sent = JSON.parse(formatFromHub(config, 'gpu1')) as {
+      workers: unknown[];
+      policy: unknown;
+    };
+    expect(sent.workers).toEqual([
       {
         name: 'there',
         command: ['train'],
@@ -66,7 +72,45 @@ describe('the "host" key of a worker (docs/remote.md)', () => {
         worktree: false,
       },
     ]);
-    expect(formatHubWorkers(config, 'gpu2')).toBeUndefined();
+    // The hub's policy goes to every host, with or without workers there.
+    expect(sent.policy).toEqual(config.policy);
+    expect(JSON.parse(formatFromHub(config, 'gpu2'))).toEqual({
+      workers: [],
+      policy: config.policy,
+    });
+  });
+
+  it('on the host: reads back what the hub sent, the policy as the hub parsed it', async () => {
+    const config = ConfigSchema.parse({
+      hosts: HOSTS,
+      policy: {
+        deny: ['@default', { name: 'no-curl', tool: '^Bash$', pattern: 'curl' }],
+        allow: ['^ls\\b'],
+        askTimeoutSec: 30,
+      },
+      workers: [{ name: 'there', host: 'gpu1', command: ['train'] }],
+    });
+    const stdin = (text: string) =>
+      ({ readStdin: () => Promise.resolve(text) }) as unknown as CliDeps;
+    const got = await readFromHub(stdin(formatFromHub(config, 'gpu1')));
+    expect(got.policy).toEqual(config.policy);
+    expect(got.workers.map((w) => w.name)).toEqual(['there']);
+    await expect(readFromHub(stdin('[]'))).rejects.toThrow(
+      /--from-hub: what the hub sent is not valid/,
+    );
+    await expect(readFromHub(stdin('{"workers":[],'))).rejects.toThrow(
+      /--from-hub: stdin is not JSON/,
+    );
+    await expect(
+      readFromHub(
+        stdin(
+          JSON.stringify({
+            workers: [],
+            policy: { deny: ['(unclosed'] },
+          }),
+        ),
+      ),
+    ).rejects.toThrow(/policy\.deny/);
   });
 
   it('on the host: both configs’ workers run; a name both define is an error', () => {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
+import { PolicySchema } from '../../src/config/policy.js';
 import { ConfigError } from '../../src/errors.js';
 
 describe('loadConfig', () => {
@@ -111,5 +112,41 @@ describe('loadConfig', () => {
     await expect(
       loadConfig({ home, env: { MACS_SUBMIT_RETRIES: 'lots' } }),
     ).rejects.toThrow(/MACS_SUBMIT_RETRIES/);
+  });
+
+  it("puts a hub's policy in place of the file's; a bad one is an error naming its file", async () => {
+    writeFileSync(
+      path.join(home, 'macs.config.json'),
+      JSON.stringify({ contextLines: 9, policy: { deny: ['own-rule'] } }),
+    );
+    // What the hub sends: its policy as it parsed it, which parses again
+    // to the same.
+    const hub = PolicySchema.parse({
+      deny: ['@default', { name: 'no-curl', tool: '^Bash$', pattern: 'curl' }],
+      allow: ['^ls\\b'],
+      askTimeoutSec: 45,
+    });
+    expect(PolicySchema.parse(JSON.parse(JSON.stringify(hub)))).toEqual(hub);
+    const file = path.join(home, '.macs', 'hub-policy.json');
+    const loaded = await loadConfig({
+      home,
+      env: {},
+      hubPolicy: { file, text: JSON.stringify(hub) },
+    });
+    expect(loaded.config.policy).toEqual(hub);
+    expect(loaded.hubPolicy).toBe(true);
+    expect(loaded.config.contextLines).toBe(9);
+    const own = await loadConfig({ home, env: {} });
+    expect(own.config.policy.deny.map((r) => r.pattern)).toEqual(['own-rule']);
+    expect(own.hubPolicy).toBeUndefined();
+
+    const bad = (text: string) =>
+      loadConfig({ home, env: {}, hubPolicy: { file, text } });
+    await expect(bad(JSON.stringify({ deny: ['('] }))).rejects.toThrow(
+      `${file}: the hub's policy is not valid:\n  deny.0`,
+    );
+    await expect(bad('{ torn')).rejects.toThrow(
+      `${file}: the hub's policy is not JSON`,
+    );
   });
 });

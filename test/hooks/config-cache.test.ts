@@ -55,6 +55,7 @@ describe('configCacheKey', () => {
     });
     expect(key).toEqual({
       ...base,
+      hubPolicy: null,
       env: { MACS_SUBMIT_RETRIES: '3', MACS_BACKEND: '' },
     });
   });
@@ -235,6 +236,34 @@ describe('loadHookConfig', () => {
     expect(error.message).toBe(missing.message);
     expect(error.message).toMatch(/^cannot read config file .*nope\.json: /);
     expect(error.hint).toBe(missing.hint);
+  });
+
+  it("follows the hub's policy file: loads again when it comes, changes or goes, and never takes one others may write", async () => {
+    writeConfig({ policy: { deny: ['own-rule'] } });
+    const names = async () =>
+      (await loadHookConfig(paths, { env: {} })).policy.deny.map((r) => r.name);
+    expect(await names()).toEqual(['deny-0']);
+    const hubFile = path.join(paths.runtime, 'hub-policy.json');
+    const hubPolicy = (name: string) =>
+      JSON.stringify({
+        deny: [{ name, pattern: 'curl' }],
+        ask: [],
+        allow: [],
+        askTimeoutSec: 30,
+        askDefault: 'deny',
+      });
+    writeFileSync(hubFile, hubPolicy('hub-1'), { mode: 0o600 });
+    expect(await names()).toEqual(['hub-1']);
+    markCache();
+    expect((await loadHookConfig(paths, { env: {} })).contextLines).toBe(777);
+    writeFileSync(hubFile, hubPolicy('hub-2'));
+    expect(await names()).toEqual(['hub-2']);
+    chmodSync(hubFile, 0o666);
+    await expect(loadHookConfig(paths, { env: {} })).rejects.toThrow(
+      /hub-policy\.json can be written by every user/,
+    );
+    rmSync(hubFile);
+    expect(await names()).toEqual(['deny-0']);
   });
 
   it('writes no cache, and creates no .macs/, in a folder without one', async () => {

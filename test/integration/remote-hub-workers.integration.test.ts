@@ -69,13 +69,19 @@ const agentRow = (name: string) =>
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-/** The hub's ssh processes connected to `destination` (the links' and the followers'). */
-function sshClientsOf(destination: string): number[] {
+/**
+ * The hub's ssh processes connected to `host` (the links' and the
+ * followers'): only those run with this test's ssh config, as another
+ * test file's hosts may have the same name.
+ */
+function sshClientsOf(hosts: TestHosts, host: TestHost): number[] {
   return readdirSync('/proc').flatMap((entry) => {
     if (!/^\d+$/.test(entry)) return [];
     try {
       const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      return args[0]?.endsWith('ssh') && args.includes(destination)
+      return args[0]?.endsWith('ssh') &&
+        args.includes(host.ssh) &&
+        args.includes(hosts.sshConfig)
         ? [Number(entry)]
         : [];
     } catch {
@@ -323,7 +329,9 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     // in the view, marked (its agents live on there); before, they vanished
     // until it was back.
     await h1.kill();
-    for (const pid of sshClientsOf(h1.ssh)) process.kill(pid, 'SIGKILL');
+    const clients = sshClientsOf(hosts, h1);
+    expect(clients.length).toBeGreaterThan(0);
+    for (const pid of clients) process.kill(pid, 'SIGKILL');
     const down = await waitFor(
       async () => {
         const text = await view.capture(pane);

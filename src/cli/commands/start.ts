@@ -55,8 +55,8 @@ export function registerStartCommand(
       )
       .addOption(
         new Option(
-          '--hub-workers',
-          "(run by a hub) add the hub's workers for this host, a JSON list on stdin",
+          '--from-hub',
+          "(run by a hub) add the hub's workers for this host and follow the hub's policy, read as JSON from stdin",
         ).hideHelp(),
       )
       .option(
