@@ -40,6 +40,16 @@ describe('classifySshFailure', () => {
     ],
     [{ stderr: '', timedOut: true }, 'timeout', /in time/],
     [
+      { stderr: '', signal: 'SIGKILL' },
+      'failed',
+      /ssh was ended by SIGKILL on this machine$/,
+    ],
+    [
+      { stderr: '', spawnError: 'Command failed with ENOENT: ssh\nmore' },
+      'failed',
+      /ssh could not run: Command failed with ENOENT: ssh$/,
+    ],
+    [
       { exitCode: 1, stderr: 'macs: no agent \u001b[31mx\n' },
       'failed',
       /macs failed \(exit 1\): macs: no agent \[31mx$/,
