@@ -5,7 +5,7 @@
  * so it neither blocks the next answer for its id nor is reported again at
  * every start.
  */
-import { renameSync, type Stats } from 'node:fs';
+import { linkSync, renameSync, unlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
@@ -79,6 +79,16 @@ export interface OutboxRejecter {
   forget: (name: string) => void;
 }
 
+/** The same file, unchanged: inode, size and modification time. */
+function sameFile(now: Stats | undefined, judged: Stats): boolean {
+  return (
+    now !== undefined &&
+    now.ino === judged.ino &&
+    now.size === judged.size &&
+    now.mtimeMs === judged.mtimeMs
+  );
+}
+
 export function createOutboxRejecter(options: {
   paths: HomePaths;
   events: EventSink;
@@ -127,11 +137,28 @@ export function createOutboxRejecter(options: {
     await ensurePrivateDir(dir);
     let target = name;
     if (lstatSafe(path.join(dir, target))) target = `${name}.${Date.now()}`;
+    const from = path.join(paths.outbox, name);
+    const to = path.join(dir, target);
+    // Only the version that was judged is moved: a writer may have filled
+    // the file since (created empty, then written), and the next look
+    // judges what it holds now.
+    if (!sameFile(lstatSafe(from), info)) return;
     try {
-      renameSync(path.join(paths.outbox, name), path.join(dir, target));
+      renameSync(from, to);
     } catch (error) {
       log.warn({ err: error, file: name }, 'could not move a rejected file');
       return warn(name, version, reason, agent, requestId);
+    }
+    if (!sameFile(lstatSafe(to), info)) {
+      // Changed between the look and the move: back under its name (never
+      // over a file that took the name meanwhile), for the next look.
+      try {
+        linkSync(to, from);
+        unlinkSync(to);
+        return;
+      } catch (error) {
+        log.warn({ err: error, file: name }, 'could not put a file back');
+      }
     }
     await writeFileAtomic(
       path.join(dir, `${target}.why`),

@@ -109,6 +109,16 @@ describe('refusing an outbox file', () => {
     expect(existsSync(temp.file)).toBe(true);
   });
 
+  it('never moves a file that was filled after it was judged (an empty file, then an answer)', async () => {
+    const { file, info, version } = write('w1-q1.txt', '', 5000);
+    // The writer fills it between the look and the move.
+    writeFileSync(file, 'the real answer');
+    await rejecter.reject('w1-q1.txt', info, version, 'empty', 'w1', 'w1-q1');
+    expect(readFileSync(file, 'utf8')).toBe('the real answer');
+    expect(existsSync(rejected('w1-q1.txt'))).toBe(false);
+    expect(emitted).toEqual([]);
+  });
+
   it('keeps an earlier rejected file of the same name', async () => {
     for (const text of ['first', 'second']) {
       const { info, version } = write('w1-q1.txt', text, 5000);
