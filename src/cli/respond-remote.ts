@@ -1,6 +1,7 @@
 import type { MacsConfig } from '../config/schema.js';
 import type { HomePaths } from '../home/paths.js';
 import { ConfigError, MacsError } from '../errors.js';
+import type { HubAnswerBy } from '../protocol/approval.js';
 import { splitResponse } from '../protocol/response.js';
 import { answerRemoteRequest } from '../remote/answer.js';
 import { HostRefusal, type HostSession } from '../remote/host-session.js';
@@ -25,7 +26,7 @@ export type HostAnswerOutcome =
 export async function answerHostRequest(
   paths: HomePaths,
   session: () => Promise<HostSession>,
-  answer: { host: string; id: string; text: string; by: string },
+  answer: { host: string; id: string; text: string; by: HubAnswerBy },
 ): Promise<HostAnswerOutcome> {
   const parsed = splitResponse(answer.text);
   if (!parsed.instructions.trim())
@@ -60,7 +61,7 @@ export async function respondRemote(
       host,
       id,
       text,
-      by: 'macs respond',
+      by: 'hub:respond',
     }),
   );
   switch (result.type) {

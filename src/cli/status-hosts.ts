@@ -271,7 +271,7 @@ export function createStatusHosts(options: {
         const outcome = await answerHostRequest(
           ctx.paths,
           () => fleet.session(target.name),
-          { host: target.name, id: name, text, by: 'macs status' },
+          { host: target.name, id: name, text, by: 'hub:status' },
         );
         void readHost(target);
         switch (outcome.type) {

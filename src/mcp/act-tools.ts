@@ -6,6 +6,7 @@
  * checks, and a refusal carries its reason to the model.
  */
 import * as z from 'zod';
+import { HUB_ANSWER_BY } from '../protocol/approval.js';
 import { composeAnswer, findRequest, writeAnswer } from './requests.js';
 import {
   agentName,
@@ -20,6 +21,14 @@ export const SEND_DEFAULT_SEC = 60;
 const SEND_MAX_SEC = 600;
 /** Longest answer or message text (an outbox file's limit, SPEC §4). */
 const MAX_TEXT_CHARS = 256 * 1024;
+
+/** Given by a hub only: who answered there (docs/remote.md). */
+const hubBy = z
+  .enum(HUB_ANSWER_BY)
+  .optional()
+  .describe(
+    "set by a hub's macs only: who answered at the hub (its controller, or a person)",
+  );
 
 /** Register answer_request, decide_approval and send_message. */
 export function registerActTools(
@@ -48,6 +57,7 @@ export function registerActTools(
           .describe(
             'for people reading the archive; never typed into the worker',
           ),
+        by: hubBy,
       },
     },
     async (args) => {
@@ -57,7 +67,7 @@ export function registerActTools(
         paths,
         request,
         text,
-        'mcp:answer_request',
+        args.by ?? 'mcp:answer_request',
       );
       return {
         text: `answered ${request.id} (${request.agent}): the bridge types it into the worker once it is idle`,
@@ -88,6 +98,7 @@ export function registerActTools(
           .min(1)
           .max(MAX_TEXT_CHARS)
           .describe('why; the worker sees it'),
+        by: hubBy,
       },
     },
     async (args) => {
@@ -99,13 +110,13 @@ export function registerActTools(
         );
       const text = composeAnswer(
         `${args.decision}: ${args.reason.trim()}`,
-        `decided by the controller through MCP: ${args.decision}`,
+        `decided ${args.by ? `at the hub (${args.by})` : 'by the controller through MCP'}: ${args.decision}`,
       );
       const written = await writeAnswer(
         paths,
         request,
         text,
-        'mcp:decide_approval',
+        args.by ?? 'mcp:decide_approval',
       );
       return {
         text: `${args.decision === 'allow' ? 'allowed' : 'denied'} ${request.id} (${request.agent}): ${request.attributes.hook ? `the bridge answers the agent's waiting ${request.attributes.hook} hook at once, typing nothing` : 'the bridge tells the worker once it is idle'}`,

@@ -193,7 +193,9 @@ export function createRemoteTools(
               if (found) finish();
             });
       }),
-    forward: async (tool, args) => {
+    forward: async (tool, given, by) => {
+      // Who answered at the hub is this hub's to say, never the caller's.
+      const { by: _claimed, ...args } = given;
       // The listing tools merge the hosts in their own handlers.
       if (!FORWARDED.has(tool)) return undefined;
       const agentArg = typeof args.agent === 'string' ? args.agent : undefined;
@@ -247,7 +249,7 @@ export function createRemoteTools(
               ...(typeof args.notes === 'string' && args.notes.trim()
                 ? { notes: args.notes }
                 : {}),
-              by: 'mcp:answer_request',
+              by: by ?? 'hub:answer_request',
             },
           ).catch((error: unknown) => {
             throw error instanceof HostRefusal
@@ -274,6 +276,9 @@ export function createRemoteTools(
             ...args,
             ...(idArg ? { id: name } : {}),
             ...(agentArg ? { agent: name } : {}),
+            ...(tool === 'decide_approval'
+              ? { by: by ?? 'hub:decide_approval' }
+              : {}),
           });
           if (tool === 'read_screen') {
             const parsed = parseHostData(HostScreenSchema, data);

@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HomePaths } from '../home/paths.js';
+import type { HubAnswerBy } from '../protocol/approval.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import { splitResponse } from '../protocol/response.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
@@ -22,7 +23,8 @@ export type AnswerBy =
   | 'mcp:answer_request'
   | 'mcp:decide_approval'
   | 'web:answer'
-  | 'web:decide_approval';
+  | 'web:decide_approval'
+  | HubAnswerBy;
 
 /** A pending request of the home; a refusal says why there is none. */
 export async function findRequest(

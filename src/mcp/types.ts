@@ -2,6 +2,7 @@
  * Types the tools of `macs mcp` share (tool.ts, remote-tools.ts): kept here
  * so that neither imports the other only for a type (no import cycle).
  */
+import type { HubAnswerBy } from '../protocol/approval.js';
 import type { RemoteAgent, RemoteRequest } from '../remote/fleet.js';
 
 /** What `wait_for_request` returns as `notice`. */
@@ -30,10 +31,15 @@ export interface ToolOutput {
 }
 
 export interface RemoteTools {
-  /** The tool's output when the call is about a host's agent or request. */
+  /**
+   * The tool's output when the call is about a host's agent or request.
+   * `by`: who answers at the hub (default: the hub's controller, as the
+   * tool's own name says); a `by` in `args` is never passed on.
+   */
   forward: (
     tool: string,
     args: Record<string, unknown>,
+    by?: HubAnswerBy,
   ) => Promise<ToolOutput | undefined>;
   /** Every reachable host's agents, and a line per host that is not. */
   agents: () => Promise<{ agents: RemoteAgent[]; down: string[] }>;

@@ -64,6 +64,27 @@ export function approvalFingerprint(
     .slice(0, FINGERPRINT_CHARS);
 }
 
+/**
+ * Who answered at a hub, as the hub tells its host's `answer_request` and
+ * `decide_approval` (docs/remote.md): the hub's controller through its MCP
+ * tools, or a person (`macs respond`, the status view, `macs web`).
+ */
+export const HUB_ANSWER_BY = [
+  'hub:answer_request',
+  'hub:decide_approval',
+  'hub:respond',
+  'hub:status',
+  'hub:web',
+] as const;
+export type HubAnswerBy = (typeof HUB_ANSWER_BY)[number];
+
+/** `by` as a hub gives it, else undefined (an older label, or none). */
+export function hubAnswerBy(by: string | undefined): HubAnswerBy | undefined {
+  return (HUB_ANSWER_BY as readonly string[]).includes(by ?? '')
+    ? (by as HubAnswerBy)
+    : undefined;
+}
+
 /** Who decided an approval, and through what (docs/backends.md). */
 export interface Decider {
   decidedBy: DecidedBy;
@@ -76,6 +97,7 @@ export interface Decider {
  * config; a controller's MCP tool call (`by`, e.g. `mcp:decide_approval`),
  * an exec command (`exec:…`) or the controller pane (`controller:…`) is the
  * controller; one from the page of `macs web` (`web:…`) is a person, and
+ * one a hub gave (`hub:…`) is the hub's controller or a person there, and
  * so is a file in the outbox with no tool call behind it (`macs respond`,
  * the status view, an editor).
  */
@@ -83,6 +105,10 @@ export function deciderOf(source: string, by?: string): Decider {
   if (source.startsWith('rule:'))
     return { decidedBy: 'rule', via: source.slice('rule:'.length) };
   if (by?.startsWith('mcp:')) return { decidedBy: 'controller', via: by };
+  // From a hub (docs/remote.md): its controller's tool, or a person there.
+  if (by === 'hub:answer_request' || by === 'hub:decide_approval')
+    return { decidedBy: 'controller', via: by };
+  if (by?.startsWith('hub:')) return { decidedBy: 'person', via: by };
   // A person in the page of `macs web` (`web:decide_approval`).
   if (by?.startsWith('web:')) return { decidedBy: 'person', via: by };
   if (source.startsWith('outbox'))

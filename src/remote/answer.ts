@@ -5,6 +5,7 @@
  * a session with the host opens again (held-answers.ts).
  */
 import type { HomePaths } from '../home/paths.js';
+import { hubAnswerBy } from '../protocol/approval.js';
 import {
   holdAnswer,
   type HeldAnswer,
@@ -13,17 +14,26 @@ import {
 import { HostRefusal, type HostSession } from './host-session.js';
 import { RemoteError } from './ssh-errors.js';
 
+/** The host's `answer_request` arguments, with who answered at the hub. */
+function hostArgs(
+  answer: Pick<HeldAnswer, 'id' | 'instructions' | 'notes' | 'by'>,
+): Record<string, unknown> {
+  const by = hubAnswerBy(answer.by);
+  return {
+    id: answer.id,
+    instructions: answer.instructions,
+    ...(answer.notes ? { notes: answer.notes } : {}),
+    ...(by ? { by } : {}),
+  };
+}
+
 /** Send one held answer; a refusal (answered already, gone) ends it too. */
 export async function sendHeldAnswer(
   session: HostSession,
   answer: HeldAnswer,
 ): Promise<HeldOutcome> {
   try {
-    await session.call('answer_request', {
-      id: answer.id,
-      instructions: answer.instructions,
-      ...(answer.notes ? { notes: answer.notes } : {}),
-    });
+    await session.call('answer_request', hostArgs(answer));
     return 'delivered';
   } catch (error) {
     if (
@@ -58,11 +68,7 @@ export async function answerRemoteRequest(
   }
   if (live) {
     try {
-      await live.call('answer_request', {
-        id: answer.id,
-        instructions: answer.instructions,
-        ...(answer.notes ? { notes: answer.notes } : {}),
-      });
+      await live.call('answer_request', hostArgs(answer));
       return { type: 'answered' };
     } catch (error) {
       // The link fell during the call: keep it; the host refuses a second

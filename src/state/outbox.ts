@@ -80,7 +80,7 @@ export async function takeAnswerBy(
     const value = JSON.parse(text) as { id?: unknown; by?: unknown };
     return value.id === id &&
       typeof value.by === 'string' &&
-      /^(mcp|web):[a-z_]{1,40}$/.test(value.by)
+      /^(mcp|web|hub):[a-z_]{1,40}$/.test(value.by)
       ? value.by
       : undefined;
   } catch {

@@ -13,6 +13,7 @@
  * delivered once), and dismissed by `macs dismiss`'s own forwarding. Its
  * event is filed under `web`, the host's name in `data.remote`.
  */
+import type { HubAnswerBy } from '../protocol/approval.js';
 import * as z from 'zod';
 import { errorMessage, MacsError } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
@@ -94,6 +95,7 @@ export interface WebActionDeps {
   forward?: (
     tool: string,
     args: Record<string, unknown>,
+    by?: HubAnswerBy,
   ) => Promise<ToolOutput | undefined>;
   /** Read the home again now (the feed), so the page sees the change. */
   refresh: () => Promise<void>;
@@ -116,7 +118,8 @@ async function forwardToHost(
     throw new ToolRefusal(
       `'${args.id}' names a host's request, but this home's macs.config.json has no hosts`,
     );
-  const output = await deps.forward(tool, args);
+  // A person in the page: the host records the answer as theirs.
+  const output = await deps.forward(tool, args, 'hub:web');
   if (!output) throw new ToolRefusal(`'${args.id}' is not a request of a host`);
   return { ok: true, message: output.text, remote: args.id };
 }

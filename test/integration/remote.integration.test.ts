@@ -217,6 +217,23 @@ describe('remote hosts over ssh (issue 21)', () => {
         message: 'the answer typed into h2/worker-1',
       });
       expect(submits(h2, 'worker-1')[0]?.text).toBe('Port 7070.');
+      // The host records the answer as the hub's controller's (and h1's,
+      // given with macs respond, as a person's at the hub).
+      const answeredBy = (host: TestHost, id: string) =>
+        readFileSync(
+          hostPath(host, `${HOST_HOME}/.macs/events/worker-1.jsonl`),
+          'utf8',
+        )
+          .split('\n')
+          .filter((l) => l.includes('"request.answered"'))
+          .map((l) => JSON.parse(l) as { requestId?: string; data?: object })
+          .find((e) => e.requestId === id)?.data;
+      expect(answeredBy(h2, 'worker-1-q2')).toMatchObject({
+        by: 'hub:answer_request',
+      });
+      expect(answeredBy(h1, 'worker-1-q1')).toMatchObject({
+        by: 'hub:respond',
+      });
       const twice = await client.callTool({
         name: 'answer_request',
         arguments: { id: 'h2/worker-1-q2', instructions: 'Port 6060.' },

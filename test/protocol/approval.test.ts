@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   approvalFingerprint,
   deciderOf,
+  hubAnswerBy,
   parseApprovalAnswer,
 } from '../../src/protocol/approval.js';
 
@@ -54,6 +55,22 @@ describe('deciderOf: who decided, from where the answer came', () => {
     ],
     ['outbox/w1-a.txt', undefined, 'person', 'outbox'],
     ['outbox/w1-a.txt', 'web:decide_approval', 'person', 'web:decide_approval'],
+    // From a hub: its controller's tools, or a person there.
+    [
+      'outbox/w1-a.txt',
+      'hub:decide_approval',
+      'controller',
+      'hub:decide_approval',
+    ],
+    [
+      'outbox/w1-a.txt',
+      'hub:answer_request',
+      'controller',
+      'hub:answer_request',
+    ],
+    ['outbox/w1-a.txt', 'hub:respond', 'person', 'hub:respond'],
+    ['outbox/w1-a.txt', 'hub:status', 'person', 'hub:status'],
+    ['outbox/w1-a.txt', 'hub:web', 'person', 'hub:web'],
     ['exec:codex', undefined, 'controller', 'exec:codex'],
     ['controller:%3', undefined, 'controller', 'controller:%3'],
   ] as const)('%s (%s) → %s %s', (source, by, decidedBy, via) => {
@@ -77,5 +94,14 @@ describe('approvalFingerprint', () => {
     expect(approvalFingerprint('screen', 'Do you want to proceed?')).not.toBe(
       approvalFingerprint('screen', 'Do you want to proceed? '),
     );
+  });
+});
+
+describe('hubAnswerBy', () => {
+  it("keeps a hub's label and drops anything else", () => {
+    expect(hubAnswerBy('hub:respond')).toBe('hub:respond');
+    expect(hubAnswerBy('macs respond')).toBeUndefined();
+    expect(hubAnswerBy('hub:anything')).toBeUndefined();
+    expect(hubAnswerBy(undefined)).toBeUndefined();
   });
 });

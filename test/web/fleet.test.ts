@@ -262,6 +262,8 @@ describe('web fleet with hosts', () => {
             id: 'w1-q-1',
             instructions: 'Use main.',
             notes: 'from the page',
+            // The host records it as a person's at the hub.
+            by: 'hub:web',
           },
         },
       ]);
@@ -293,7 +295,12 @@ describe('web fleet with hosts', () => {
         {
           host: 'gpu1',
           tool: 'decide_approval',
-          args: { id: 'w1-a-2', decision: 'deny', reason: 'not today' },
+          args: {
+            id: 'w1-a-2',
+            decision: 'deny',
+            reason: 'not today',
+            by: 'hub:web',
+          },
         },
       ]);
     });
