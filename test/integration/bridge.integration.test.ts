@@ -349,10 +349,25 @@ describe('bridge with the file backend, on a real tmux', () => {
     );
     writeFileSync(path.join(outbox, `${id}.txt`), 'x'.repeat(1024 * 1024 + 1));
     await waitFor(
-      () =>
-        readAllEvents(home).some(
-          (e) => e.type === 'outbox.ignored' && e.data?.reason === 'too-large',
-        ),
+      () => {
+        const events = readAllEvents(home);
+        if (
+          events.some(
+            (e) =>
+              e.type === 'outbox.ignored' && e.data?.reason === 'too-large',
+          )
+        )
+          return true;
+        // Said on a timeout: what the bridge did with the files.
+        throw new Error(
+          JSON.stringify({
+            ignored: events
+              .filter((e) => e.type.startsWith('outbox') || e.requestId === id)
+              .map((e) => [e.type, e.data]),
+            outbox: readdirSync(outbox),
+          }),
+        );
+      },
       { timeout: 10_000, message: 'too-large warning' },
     );
     const target = path.join(home, 'elsewhere.txt');

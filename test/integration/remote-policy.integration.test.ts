@@ -10,7 +10,14 @@
 // Real parts: a test sshd host (test/helpers/ssh-hosts.ts), the host's macs
 // (this checkout), and the fake Claude Code that calls its hooks as Claude
 // Code does (test/fixtures/fake-hook-agent.mjs).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +46,17 @@ interface ToolRecord {
   decision?: string;
   reason?: string;
 }
+interface HostEvent {
+  type: string;
+  requestId?: string;
+  data?: Record<string, unknown>;
+}
+const readEvents = (file: string): HostEvent[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as HostEvent);
+
 interface InboxEntry {
   id: string;
   agent: string;
@@ -94,6 +112,31 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
   const decisions = (name: string) =>
     tools(name).map((t) => [t.input?.command, t.decision]);
 
+  /** What the host recorded, for a failure's message. */
+  const hostStory = (): string => {
+    const dir = hostPath(h1, `${HOST_HOME}/.macs/events`);
+    const files = existsSync(dir) ? readdirSync(dir) : [];
+    return files
+      .map((f) => {
+        const lines = readFileSync(path.join(dir, f), 'utf8')
+          .trim()
+          .split('\n');
+        return `--- ${f}\n${lines.slice(-15).join('\n')}`;
+      })
+      .join('\n');
+  };
+  /** waitFor, and the host's story when it times out. */
+  const waitOnHost = async <T>(
+    check: () => T | undefined | false | Promise<T | undefined | false>,
+    message: string,
+  ): Promise<T> => {
+    try {
+      return (await waitFor(check, { timeout: 60_000, message })) as T;
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${hostStory()}`);
+    }
+  };
+
   beforeAll(async () => {
     hosts = await startTestHosts([{ name: 'h1' }]);
     [h1] = hosts.hosts as [TestHost];
@@ -109,10 +152,7 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
   it("denies, passes and asks by the hub's rules on the host's own workers and the hub's, and by the host's own again once no hub starts it", async () => {
     // The host's own rules deny `ls`; the hub's deny `curl` and ask about
     // `git push`.
-    const own = hookWorker('own-w', [
-      'ls -la',
-      'curl http://example.invalid/',
-    ]);
+    const own = hookWorker('own-w', ['ls -la', 'curl http://example.invalid/']);
     const there = hookWorker('hub-w', [
       'curl http://example.invalid/',
       'ls -la',
@@ -152,10 +192,10 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
     expect(start.stdout).toMatch(/host h1: .*started/);
 
     // The host's own worker, by the hub's rules: curl denied, ls passes.
-    await waitFor(() => tools('own-w').length === 2, {
-      timeout: 60_000,
-      message: "own-w's two tool calls",
-    });
+    await waitOnHost(
+      () => tools('own-w').length === 2,
+      "own-w's two tool calls",
+    );
     expect(decisions('own-w')).toEqual([
       ['ls -la', 'none'],
       ['curl http://example.invalid/', 'deny'],
@@ -165,32 +205,39 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
     );
 
     // The hub's worker: the same, and `git push` waits for the hub.
-    await waitFor(() => tools('hub-w').length === 2, {
-      timeout: 60_000,
-      message: "hub-w's first two tool calls",
-    });
+    await waitOnHost(
+      () => tools('hub-w').length === 2,
+      "hub-w's first two tool calls",
+    );
     expect(decisions('hub-w')).toEqual([
       ['curl http://example.invalid/', 'deny'],
       ['ls -la', 'none'],
     ]);
-    const asked = await waitFor(
-      async () => {
-        const run = await macs(['inbox', '--json']);
-        return (JSON.parse(run.stdout) as InboxEntry[]).find(
-          (r) => r.agent === 'h1/hub-w',
-        );
-      },
-      { timeout: 60_000, message: "hub-w's approval request at the hub" },
-    );
+    const asked = await waitOnHost(async () => {
+      const run = await macs(['inbox', '--json']);
+      const found = (JSON.parse(run.stdout) as InboxEntry[]).find(
+        (r) => r.agent === 'h1/hub-w',
+      );
+      // Said on a timeout: what the hub saw last.
+      if (!found) throw new Error(`${run.stdout} ${run.stderr}`);
+      return found;
+    }, "hub-w's approval request at the hub");
     expect(asked.id).toMatch(/^h1\/hub-w-/);
     expect(asked.type).toBe('approval');
     const decided = await macs(['respond', asked.id, 'allow']);
     expect(decided.exitCode, decided.stderr + decided.stdout).toBe(0);
-    await waitFor(() => tools('hub-w').length === 3, {
-      timeout: 60_000,
-      message: 'the git push decided',
-    });
+    await waitOnHost(() => tools('hub-w').length === 3, 'the git push decided');
     expect(decisions('hub-w')[2]).toEqual(['git push origin main', 'allow']);
+    // The host records who decided: a person, at the hub, with macs respond
+    // (it was "the controller", the hub's call being an MCP tool's).
+    const local = asked.id.slice('h1/'.length);
+    const answered = readEvents(
+      hostPath(h1, `${HOST_HOME}/.macs/events/hub-w.jsonl`),
+    ).find((e) => e.type === 'request.answered' && e.requestId === local);
+    expect(answered?.data).toMatchObject({
+      decidedBy: 'person',
+      via: 'hub:respond',
+    });
 
     // Started on the host without the hub: the host's own rules again.
     const stop = await macs(['stop']);
@@ -201,10 +248,10 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
       `macs start --detach --no-wait --home ${HOST_HOME}`,
     );
     expect(alone.exitCode, alone.stderr + alone.stdout).toBe(0);
-    await waitFor(() => tools('own-w').length === 4, {
-      timeout: 60_000,
-      message: "own-w's tool calls in the host's own session",
-    });
+    await waitOnHost(
+      () => tools('own-w').length === 4,
+      "own-w's tool calls in the host's own session",
+    );
     expect(decisions('own-w').slice(2)).toEqual([
       ['ls -la', 'deny'],
       ['curl http://example.invalid/', 'none'],
