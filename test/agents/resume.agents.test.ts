@@ -117,6 +117,13 @@ async function resume(home: string, socket: string, id: string): Promise<void> {
 }
 
 /** Type a prompt into the worker's pane once its composer shows `ready`. */
+/** The worker's pane as a person sees it. */
+async function workerScreen(home: string, socket: string): Promise<string> {
+  return (
+    (await tmuxOn(socket, 'capture-pane', '-p', '-t', workerPane(home))) ?? ''
+  );
+}
+
 async function typePrompt(
   home: string,
   socket: string,
@@ -124,8 +131,7 @@ async function typePrompt(
   text: string,
 ): Promise<void> {
   const pane = workerPane(home);
-  const screen = async () =>
-    (await tmuxOn(socket, 'capture-pane', '-p', '-t', pane)) ?? '';
+  const screen = () => workerScreen(home, socket);
   await explained(
     waitFor(async () => ready.test(await screen()), {
       timeout: 120_000,
@@ -337,15 +343,7 @@ describe('conversations survive a reboot with the real agents (issue 24)', () =>
       waitFor(
         async () =>
           server.pending() === 1 &&
-          (
-            (await tmuxOn(
-              socket,
-              'capture-pane',
-              '-p',
-              '-t',
-              workerPane(home),
-            )) ?? ''
-          ).includes('PELICAN-7.'),
+          (await workerScreen(home, socket)).includes('PELICAN-7.'),
         { timeout: 90_000, message: "the model's reply on screen" },
       ),
       home,
@@ -362,16 +360,7 @@ describe('conversations survive a reboot with the real agents (issue 24)', () =>
     const resumedScreen = /Noted: the code word[\s\S]*Type your message/;
     await explained(
       waitFor(
-        async () =>
-          resumedScreen.test(
-            (await tmuxOn(
-              socket,
-              'capture-pane',
-              '-p',
-              '-t',
-              workerPane(home),
-            )) ?? '',
-          ),
+        async () => resumedScreen.test(await workerScreen(home, socket)),
         { timeout: 120_000, interval: 250, message: 'the resumed screen' },
       ),
       home,
