@@ -17,8 +17,10 @@
 // startup, flood, terminal, web, remote: results are printed, not written).
 // BENCH_WEB_REQUESTS (20), BENCH_WEB_AGENTS (64), BENCH_WEB_SEC (20): macs web.
 // BENCH_REMOTE_HOSTS (3), BENCH_REMOTE_AGENTS (32 a host),
-// BENCH_REMOTE_REQUESTS (20 each, host and hub), BENCH_REMOTE_IDLE_SEC (30):
-// workers on the test hosts over ssh (needs root, sshd and unshare).
+// BENCH_REMOTE_REQUESTS (20 each, host and hub), BENCH_REMOTE_IDLE_SEC (30),
+// BENCH_REMOTE_SETTLE_SEC (65: the hub's settled idle window starts this
+// long after its status view did): workers on the test hosts over ssh
+// (needs root, sshd and unshare).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -336,6 +338,7 @@ if (runs('remote')) {
     agents: number('BENCH_REMOTE_AGENTS', 32),
     requests: number('BENCH_REMOTE_REQUESTS', 20),
     idleSec: number('BENCH_REMOTE_IDLE_SEC', 30),
+    settleSec: number('BENCH_REMOTE_SETTLE_SEC', 65),
   });
   results.remote = remote;
   const trip = remote.roundTripMs;
@@ -359,7 +362,11 @@ if (runs('remote')) {
   row('remote: printed -> listed at hub, hub', remote.seenAtHubMs.local);
   console.log(
     `remote: ${remote.hosts} hosts x ${remote.agentsPerHost} agents all supervised ${remote.supervisedMs} ms after macs start (listed with their host's bridge running and their pane by list_agents of a \`macs mcp\` started with it; macs start returned after ${remote.startReturnedMs} ms; goal ${remote.supervisedGoalMs} ms; one \`macs hosts --json\` then took ${remote.hostsJsonMs} ms)\n` +
-      `remote: hub idle with ${remote.hosts} hosts connected, ${remote.idle.seconds} s: ${remote.idle.hubPercent}% of a core (goal under ${remote.idle.goalPercent}%): ` +
+      `remote: hub idle with ${remote.hosts} hosts connected, first minute (${remote.idle.firstMinute.seconds} s from 3 s after the view started): ${remote.idle.firstMinute.hubPercent}% of a core: ` +
+      remote.idle.firstMinute.processes
+        .map((p) => `${p.name} ${p.cpuPercent}%`)
+        .join(', ') +
+      `\nremote: hub idle with ${remote.hosts} hosts connected, settled (${remote.idle.seconds} s after ${remote.idle.settleSec} s): ${remote.idle.hubPercent}% of a core (goal under ${remote.idle.goalPercent}%): ` +
       remote.idle.processes.map((p) => `${p.name} ${p.cpuPercent}%`).join(', '),
   );
 }
