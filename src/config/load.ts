@@ -84,7 +84,7 @@ function parseHubPolicy(text: string, where: string): PolicyConfig {
   if (!parsed.success)
     throw new ConfigError(
       `${where}: the hub's policy is not valid:\n  ${formatConfigIssues(parsed.error, input).join('\n  ')}`,
-      { hint: "check \"policy\" in the hub's macs.config.json" },
+      { hint: 'check "policy" in the hub\'s macs.config.json' },
     );
   return parsed.data;
 }

@@ -84,7 +84,10 @@ describe('the "host" key of a worker (docs/remote.md)', () => {
     const config = ConfigSchema.parse({
       hosts: HOSTS,
       policy: {
-        deny: ['@default', { name: 'no-curl', tool: '^Bash$', pattern: 'curl' }],
+        deny: [
+          '@default',
+          { name: 'no-curl', tool: '^Bash$', pattern: 'curl' },
+        ],
         allow: ['^ls\\b'],
         askTimeoutSec: 30,
       },
