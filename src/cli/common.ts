@@ -48,7 +48,38 @@ export interface CommandContext {
   paths: HomePaths;
   tmux: TmuxClient;
   log: Logger;
-  loadConfig(flags?: Partial<MacsConfig>): Promise<LoadedConfig>;
+  /** The home's config (loadHomeConfig), with the command's flags. */
+  loadConfig(
+    flags?: Partial<MacsConfig>,
+    options?: { ownPolicy?: boolean },
+  ): Promise<LoadedConfig>;
+}
+
+/**
+ * A home's config as the commands load it: its file (or `--config`), the
+ * MACS_* variables and `flags`; on a host whose session a hub started, the
+ * hub's policy in place of the file's (home/hub-policy.ts), unless
+ * `ownPolicy` (a new session decides its policy itself).
+ */
+export async function loadHomeConfig(
+  paths: HomePaths,
+  env: NodeJS.ProcessEnv,
+  options: {
+    config?: string | undefined;
+    flags?: Partial<MacsConfig> | undefined;
+    ownPolicy?: boolean | undefined;
+  } = {},
+): Promise<LoadedConfig> {
+  const hubPolicy = options.ownPolicy
+    ? undefined
+    : await readHubPolicy(paths.runtime);
+  return loadConfig({
+    home: paths.home,
+    env,
+    ...(options.config ? { path: options.config } : {}),
+    ...(options.flags ? { flags: options.flags } : {}),
+    ...(hubPolicy ? { hubPolicy } : {}),
+  });
 }
 
 /**
@@ -118,17 +149,12 @@ export function createContext(
     get log() {
       return logger();
     },
-    loadConfig: async (flags) => {
-      // On a host a hub started, the hub's policy (home/hub-policy.ts).
-      const hubPolicy = await readHubPolicy(paths.runtime);
-      return loadConfig({
-        home: paths.home,
-        env: deps.env,
-        ...(options.config ? { path: options.config } : {}),
-        ...(flags ? { flags } : {}),
-        ...(hubPolicy ? { hubPolicy } : {}),
-      });
-    },
+    loadConfig: (flags, how) =>
+      loadHomeConfig(paths, deps.env, {
+        config: options.config,
+        flags,
+        ownPolicy: how?.ownPolicy,
+      }),
   };
 }
 

@@ -5,7 +5,7 @@
  * checks both with its own schema, starts the workers in the same session
  * as those of its own config (a name both define is an error before
  * anything starts), and decides approvals by the hub's policy
- * (config/hub-policy.ts).
+ * (home/hub-policy.ts).
  */
 import * as z from 'zod/mini';
 import type { PolicyConfig } from '../config/policy-defaults.js';

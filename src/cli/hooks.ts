@@ -16,9 +16,8 @@ import {
 import { isValidAgentName } from '../protocol/ids.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
-import { loadConfig } from '../config/load.js';
-import { readHubPolicy } from '../home/hub-policy.js';
 import { resolveHomePaths } from '../home/paths.js';
+import { loadHomeConfig } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface HooksOptions extends CommonOptions {
@@ -72,12 +71,8 @@ async function resolveTarget(
 /** Home and config (no logger: these commands only edit a settings file). */
 async function loadHome(opts: HooksOptions, deps: CliDeps) {
   const paths = resolveHomePaths(opts.home ?? deps.cwd);
-  const hubPolicy = await readHubPolicy(paths.runtime);
-  const { config } = await loadConfig({
-    home: paths.home,
-    env: deps.env,
-    ...(opts.config ? { path: opts.config } : {}),
-    ...(hubPolicy ? { hubPolicy } : {}),
+  const { config } = await loadHomeConfig(paths, deps.env, {
+    config: opts.config,
   });
   return { paths, config };
 }

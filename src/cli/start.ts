@@ -284,7 +284,7 @@ export async function runStart(
     });
     reportExpiry(expiry, opts, deps);
     // The hub's rules for this session's approvals, or this home's own
-    // again (config/hub-policy.ts).
+    // again (home/hub-policy.ts).
     if (hub) await writeHubPolicy(ctx.paths.runtime, hub.policy);
     else await removeHubPolicy(ctx.paths.runtime);
     let started;

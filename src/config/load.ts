@@ -35,7 +35,7 @@ export interface LoadedConfig {
   config: MacsConfig;
   /** The file read, if any. */
   file: string | undefined;
-  /** The policy is a hub's (config/hub-policy.ts), not the file's. */
+  /** The policy is a hub's (home/hub-policy.ts), not the file's. */
   hubPolicy?: boolean;
 }
 

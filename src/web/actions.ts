@@ -13,7 +13,6 @@
  * delivered once), and dismissed by `macs dismiss`'s own forwarding. Its
  * event is filed under `web`, the host's name in `data.remote`.
  */
-import type { HubAnswerBy } from '../protocol/approval.js';
 import * as z from 'zod';
 import { errorMessage, MacsError } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
@@ -22,7 +21,7 @@ import type { Logger } from '../log/logger.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import { composeAnswer, findRequest, writeAnswer } from '../mcp/requests.js';
 import { ToolRefusal } from '../mcp/tool.js';
-import type { ToolOutput } from '../mcp/types.js';
+import type { RemoteTools } from '../mcp/types.js';
 import { splitRemoteName } from '../remote/names.js';
 import type { SnapshotReader } from '../state/snapshot.js';
 import type { ActionReply } from './messages.js';
@@ -92,11 +91,7 @@ export interface WebActionDeps {
    * A tool call about `<host>/…` answered by the host (web/fleet.ts
    * `WebHosts.forward`); absent when the config has no hosts.
    */
-  forward?: (
-    tool: string,
-    args: Record<string, unknown>,
-    by?: HubAnswerBy,
-  ) => Promise<ToolOutput | undefined>;
+  forward?: RemoteTools['forward'];
   /** Read the home again now (the feed), so the page sees the change. */
   refresh: () => Promise<void>;
 }
