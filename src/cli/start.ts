@@ -238,7 +238,9 @@ export async function runStart(
       }),
     };
   }
-  const loaded = (await ctx.loadConfig(flags)).config;
+  // A new session's policy is the hub's (below) or this home's own, never
+  // one a hub left from an earlier session.
+  const loaded = (await ctx.loadConfig(flags, { ownPolicy: true })).config;
   const hub = opts.fromHub ? await readFromHub(deps) : undefined;
   const config = hub
     ? mergeHubWorkers({ ...loaded, policy: hub.policy }, hub.workers)

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import {
   existsSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -33,6 +34,7 @@ import {
   tmuxOn,
 } from '../helpers/session.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
+import { ASK_TIMEOUT_MARGIN_SEC } from '../../src/hooks/hook-command.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 describe('macs start / stop on a private tmux server', () => {
@@ -227,6 +229,34 @@ describe('macs start / stop on a private tmux server', () => {
     expect(run.stdout).toContain('The demo finished');
     expect(eventsOf('request.delivered').length).toBeGreaterThanOrEqual(3);
     await stopAndCheckNothingLeft(await pidsOfSession());
+  });
+
+  it("a start no hub asked for follows the home's own policy, not a hub's file left from an earlier session", async () => {
+    writeFileSync(
+      path.join(home, 'macs.config.json'),
+      JSON.stringify({
+        policy: { askTimeoutSec: 40 },
+        workers: [{ name: 'w', preset: 'claude', command: ['sh'] }],
+      }),
+    );
+    // What a hub's start left (docs/remote.md), with its own ask timeout.
+    const hubFile = path.join(home, '.macs', 'hub-policy.json');
+    mkdirSync(path.dirname(hubFile), { recursive: true, mode: 0o700 });
+    writeFileSync(hubFile, JSON.stringify({ askTimeoutSec: 999 }), {
+      mode: 0o600,
+    });
+    const start = await macs(['start', '--detach']);
+    expect(start.exitCode, start.stderr + start.stdout).toBe(0);
+    expect(existsSync(hubFile)).toBe(false);
+    // The agent's hooks wait the home's ask timeout (plus the margin).
+    const settings = readFileSync(
+      path.join(home, '.macs', 'settings', 'w.claude.json'),
+      'utf8',
+    );
+    expect(settings).toContain(`"timeout": ${40 + ASK_TIMEOUT_MARGIN_SEC}`);
+    expect(settings).not.toContain(
+      `"timeout": ${999 + ASK_TIMEOUT_MARGIN_SEC}`,
+    );
   });
 
   it('the demo also runs with the interactive backend (the switch point)', async () => {
