@@ -88,13 +88,17 @@ export async function openHostSession(
   try {
     await Promise.race([client.connect(transport), failed, timeout]);
   } catch (error) {
-    channel.kill();
-    if (error instanceof RemoteError) throw error;
-    // The connect failed first: what ssh says is the better reason.
+    if (error instanceof RemoteError) {
+      channel.kill();
+      throw error;
+    }
+    // The connect failed first (its output closed): how ssh ends by itself
+    // is the better reason, so it is given a moment before it is ended.
     const ended = await Promise.race([
       channel.ended,
       new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000)),
     ]);
+    channel.kill();
     if (ended) throw classifySshFailure(target.name, ended);
     throw new RemoteError(
       target.name,

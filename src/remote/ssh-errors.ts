@@ -65,17 +65,6 @@ export function classifySshFailure(
       'no answer over ssh in time',
       'check that the host is up and `ssh <host> true` returns at once',
     );
-  if (result.exitCode === undefined && (result.signal || result.spawnError))
-    return new RemoteError(
-      host,
-      'failed',
-      result.signal
-        ? `ssh was ended by ${result.signal} on this machine`
-        : `ssh could not run: ${firstLine(result.spawnError ?? '')}`,
-      result.signal
-        ? 'another process ended it; run the command again'
-        : 'check that ssh is installed and on PATH',
-    );
   if (
     /REMOTE HOST IDENTIFICATION HAS CHANGED|Host key verification failed/i.test(
       stderr,
@@ -125,6 +114,19 @@ export function classifySshFailure(
         'install tmux 3.2+ there (apt-get install -y tmux)',
       );
   }
+  // Nothing ssh or the host said explains it (what they say comes first:
+  // a channel macs itself ends after a failed start still carries it).
+  if (result.exitCode === undefined && (result.signal || result.spawnError))
+    return new RemoteError(
+      host,
+      'failed',
+      result.signal
+        ? `ssh was ended by ${result.signal} on this machine`
+        : `ssh could not run: ${firstLine(result.spawnError ?? '')}`,
+      result.signal
+        ? 'another process ended it; run the command again'
+        : 'check that ssh is installed and on PATH',
+    );
   return new RemoteError(
     host,
     'failed',

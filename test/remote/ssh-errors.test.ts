@@ -44,6 +44,12 @@ describe('classifySshFailure', () => {
       'failed',
       /ssh was ended by SIGKILL on this machine$/,
     ],
+    // What the host said wins over the signal macs itself ended ssh with.
+    [
+      { stderr: 'bash: line 1: macs: command not found\n', signal: 'SIGKILL' },
+      'no-macs',
+      /macs is not on its PATH/,
+    ],
     [
       { stderr: '', spawnError: 'Command failed with ENOENT: ssh\nmore' },
       'failed',
