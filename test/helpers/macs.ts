@@ -17,6 +17,13 @@ export const FAKE_AGENT = path.join(
   'fixtures',
   'fake-agent.mjs',
 );
+/** The fake Claude Code that calls its hooks (test/fixtures/README.md). */
+export const FAKE_HOOK_AGENT = path.join(
+  REPO_ROOT,
+  'test',
+  'fixtures',
+  'fake-hook-agent.mjs',
+);
 export const FAKE_EXEC = path.join(
   REPO_ROOT,
   'test',

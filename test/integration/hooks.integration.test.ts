@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { SnapshotSchema } from '../../src/state/snapshot-schema.js';
 import { readAgentState } from '../../src/state/store.js';
 import {
+  FAKE_HOOK_AGENT,
   MACS_BIN,
   readAllEvents,
   runMacs,
@@ -24,9 +24,6 @@ import {
 } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const FAKE_HOOK_AGENT = fileURLToPath(
-  new URL('../fixtures/fake-hook-agent.mjs', import.meta.url),
-);
 const AGENT = 'worker-1';
 
 interface Recorded {

@@ -10,19 +10,17 @@
 // Real parts: a test sshd host (test/helpers/ssh-hosts.ts), the host's macs
 // (this checkout), and the fake Claude Code that calls its hooks as Claude
 // Code does (test/fixtures/fake-hook-agent.mjs).
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRecord, runMacs } from '../helpers/macs.js';
+import {
+  FAKE_HOOK_AGENT,
+  findEvents,
+  readAllEvents,
+  readRecord,
+  runMacs,
+} from '../helpers/macs.js';
 import {
   hostPath,
   HOST_HOME,
@@ -36,35 +34,26 @@ import {
 } from '../helpers/ssh-hosts.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const FAKE_HOOK_AGENT = fileURLToPath(
-  new URL('../fixtures/fake-hook-agent.mjs', import.meta.url),
-);
-
 interface ToolRecord {
   type: string;
   input?: { command?: string };
   decision?: string;
   reason?: string;
 }
-interface HostEvent {
-  type: string;
-  requestId?: string;
-  data?: Record<string, unknown>;
-}
-const readEvents = (file: string): HostEvent[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as HostEvent);
-
 interface InboxEntry {
   id: string;
   agent: string;
   type?: string;
 }
 
-/** A fake Claude Code on the host that runs `commands` as Bash tool calls. */
-function hookWorker(name: string, commands: string[]): Record<string, unknown> {
+/**
+ * A fake Claude Code on the host that runs `commands` as Bash tool calls,
+ * and waits at a `{ waitFile }` step until that file exists.
+ */
+function hookWorker(
+  name: string,
+  commands: (string | { waitFile: string })[],
+): Record<string, unknown> {
   const script = `${HOST_HOME}/${name}.steps.json`;
   return {
     name,
@@ -78,7 +67,11 @@ function hookWorker(name: string, commands: string[]): Record<string, unknown> {
       '--record',
       `${HOST_HOME}/${name}.record.jsonl`,
     ],
-    steps: commands.map((command) => ({ tool: 'Bash', input: { command } })),
+    steps: commands.map((command) =>
+      typeof command === 'string'
+        ? { tool: 'Bash', input: { command } }
+        : command,
+    ),
   };
 }
 
@@ -113,18 +106,11 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
     tools(name).map((t) => [t.input?.command, t.decision]);
 
   /** What the host recorded, for a failure's message. */
-  const hostStory = (): string => {
-    const dir = hostPath(h1, `${HOST_HOME}/.macs/events`);
-    const files = existsSync(dir) ? readdirSync(dir) : [];
-    return files
-      .map((f) => {
-        const lines = readFileSync(path.join(dir, f), 'utf8')
-          .trim()
-          .split('\n');
-        return `--- ${f}\n${lines.slice(-15).join('\n')}`;
-      })
+  const hostStory = (): string =>
+    readAllEvents(hostPath(h1, HOST_HOME))
+      .slice(-40)
+      .map((e) => JSON.stringify(e))
       .join('\n');
-  };
   /** waitFor, and the host's story when it times out. */
   const waitOnHost = async <T>(
     check: () => T | undefined | false | Promise<T | undefined | false>,
@@ -153,9 +139,13 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
     // The host's own rules deny `ls`; the hub's deny `curl` and ask about
     // `git push`.
     const own = hookWorker('own-w', ['ls -la', 'curl http://example.invalid/']);
+    // `git push` only once the host's bridge runs: without one, a hook
+    // denies an `ask` at once (docs/hooks.md), and nobody is asked.
+    const gate = `${HOST_HOME}/hub-w.go`;
     const there = hookWorker('hub-w', [
       'curl http://example.invalid/',
       'ls -la',
+      { waitFile: gate },
       'git push origin main',
     ]);
     writeFileSync(
@@ -213,6 +203,14 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
       ['curl http://example.invalid/', 'deny'],
       ['ls -la', 'none'],
     ]);
+    await waitOnHost(
+      () =>
+        findEvents(hostPath(h1, HOST_HOME), 'bridge.started').some(
+          (e) => e.agent === 'hub-w',
+        ),
+      "hub-w's bridge on the host",
+    );
+    writeFileSync(hostPath(h1, gate), '');
     const asked = await waitOnHost(async () => {
       const run = await macs(['inbox', '--json']);
       const found = (JSON.parse(run.stdout) as InboxEntry[]).find(
@@ -231,9 +229,11 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
     // The host records who decided: a person, at the hub, with macs respond
     // (it was "the controller", the hub's call being an MCP tool's).
     const local = asked.id.slice('h1/'.length);
-    const answered = readEvents(
-      hostPath(h1, `${HOST_HOME}/.macs/events/hub-w.jsonl`),
-    ).find((e) => e.type === 'request.answered' && e.requestId === local);
+    const [answered] = findEvents(
+      hostPath(h1, HOST_HOME),
+      'request.answered',
+      local,
+    );
     expect(answered?.data).toMatchObject({
       decidedBy: 'person',
       via: 'hub:respond',

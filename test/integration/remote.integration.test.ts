@@ -22,7 +22,13 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MACS_BIN, readRecord, REQ, runMacs } from '../helpers/macs.js';
+import {
+  findEvents,
+  MACS_BIN,
+  readRecord,
+  REQ,
+  runMacs,
+} from '../helpers/macs.js';
 import {
   hostPath,
   hostRecord,
@@ -220,14 +226,7 @@ describe('remote hosts over ssh (issue 21)', () => {
       // The host records the answer as the hub's controller's (and h1's,
       // given with macs respond, as a person's at the hub).
       const answeredBy = (host: TestHost, id: string) =>
-        readFileSync(
-          hostPath(host, `${HOST_HOME}/.macs/events/worker-1.jsonl`),
-          'utf8',
-        )
-          .split('\n')
-          .filter((l) => l.includes('"request.answered"'))
-          .map((l) => JSON.parse(l) as { requestId?: string; data?: object })
-          .find((e) => e.requestId === id)?.data;
+        findEvents(hostPath(host, HOST_HOME), 'request.answered', id)[0]?.data;
       expect(answeredBy(h2, 'worker-1-q2')).toMatchObject({
         by: 'hub:answer_request',
       });
@@ -497,12 +496,12 @@ describe('hosts that are not what the hub expects (issue 21)', () => {
     expect(run.exitCode).toBe(1);
     const views = (JSON.parse(run.stdout) as { hosts: HostJson[] }).hosts;
     const old = views.find((h) => h.name === 'old');
-    expect(old?.error?.kind).toBe('version-mismatch');
+    expect(old?.error?.kind, old?.error?.message).toBe('version-mismatch');
     expect(old?.error?.message).toMatch(
       /host old: runs macs 0\.0\.1, this machine \d/,
     );
     const bare = views.find((h) => h.name === 'bare');
-    expect(bare?.error?.kind).toBe('no-macs');
+    expect(bare?.error?.kind, bare?.error?.message).toBe('no-macs');
     expect(bare?.error?.hint).toMatch(/npm install -g macs/);
   });
 

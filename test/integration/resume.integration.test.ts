@@ -16,10 +16,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   FAKE_AGENT,
+  FAKE_HOOK_AGENT,
   findEvents,
   readRecord,
   REQ,
@@ -34,10 +34,6 @@ import {
 } from '../helpers/session.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
-
-const FAKE_HOOK_AGENT = fileURLToPath(
-  new URL('../fixtures/fake-hook-agent.mjs', import.meta.url),
-);
 
 interface Status {
   session: {
