@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FAKE_AGENT, type Step } from './macs.js';
-import type { TestHost, TestHosts } from './ssh-hosts.js';
+import { onHost, type TestHost, type TestHosts } from './ssh-hosts.js';
 
 /** The macs home on every test host (inside its namespace). */
 export const HOST_HOME = '/root/proj';
@@ -58,7 +58,7 @@ export function fakeHostWorker(
     prompt: false,
     command: w.command ?? [
       process.execPath,
-      FAKE_AGENT,
+      onHost(FAKE_AGENT),
       '--script',
       script,
       '--record',

@@ -110,14 +110,23 @@ function portOpen(address: string, port: number): Promise<boolean> {
 /** Where a host sees this checkout, under its home (/root). */
 const HOST_REPO_DIR = 'macs-checkout';
 
+/**
+ * A file of this checkout as a host sees it: the checkout may lie under
+ * `/tmp`, which a host has its own of (a fresh clone in a temp folder).
+ */
+export function onHost(file: string): string {
+  return path.join(`/root/${HOST_REPO_DIR}`, path.relative(REPO_ROOT, file));
+}
+
 function writeMacsWrapper(bin: string, macs: TestHostOptions['macs']): void {
   mkdirSync(bin, { recursive: true, mode: 0o700 });
   if (macs === 'none') return;
-  const repo = `/root/${HOST_REPO_DIR}`;
   const script =
     macs === undefined || macs === 'real'
-      ? path.join(repo, path.relative(REPO_ROOT, MACS_BIN))
-      : path.join(repo, 'test', 'fixtures', 'fake-remote-macs.mjs');
+      ? onHost(MACS_BIN)
+      : onHost(
+          path.join(REPO_ROOT, 'test', 'fixtures', 'fake-remote-macs.mjs'),
+        );
   const mode =
     macs !== undefined && macs !== 'real' ? `FAKE_MACS_MODE=${macs.fake} ` : '';
   writeFileSync(

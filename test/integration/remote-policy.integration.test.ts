@@ -28,6 +28,7 @@ import {
   writeHubConfig,
 } from '../helpers/remote-session.js';
 import {
+  onHost,
   startTestHosts,
   type TestHost,
   type TestHosts,
@@ -61,7 +62,7 @@ function hookWorker(
     prompt: false,
     command: [
       process.execPath,
-      FAKE_HOOK_AGENT,
+      onHost(FAKE_HOOK_AGENT),
       '--script',
       script,
       '--record',
