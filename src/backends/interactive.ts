@@ -116,6 +116,12 @@ export function createInteractiveBackend(
           };
         case 'empty':
           return { type: 'failed', reason: 'empty-envelope' };
+        case 'asker-gone': // no asker is given for an envelope
+          return {
+            type: 'failed',
+            reason: 'controller-gone',
+            detail: { pane },
+          };
         default: {
           const never: never = delivery;
           throw new Error(`unexpected delivery ${JSON.stringify(never)}`);

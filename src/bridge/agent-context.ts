@@ -48,7 +48,14 @@ const LAZY_SAVE_MS = 200;
 export interface AgentContext {
   readonly agent: string;
   readonly pane: string;
-  readonly profile: AgentProfile;
+  /**
+   * What the agent's preset says of it. Read it at each use: an agent whose
+   * preset was not named follows the program its pane runs
+   * (`followsProgram`, agent/agent-state.ts switches it).
+   */
+  profile: AgentProfile;
+  /** The preset was detected from the pane's program, not named: it follows that program. */
+  readonly followsProgram: boolean;
   readonly paths: HomePaths;
   readonly config: MacsConfig;
   readonly tmux: TmuxClient;
@@ -83,6 +90,8 @@ export interface AgentContextOptions {
   agent: string;
   pane: string;
   profile: AgentProfile;
+  /** Detected, not named: the preset follows the pane's program. */
+  followsProgram?: boolean;
   paths: HomePaths;
   config: MacsConfig;
   tmux: TmuxClient;
@@ -112,6 +121,7 @@ export function createAgentContext(options: AgentContextOptions): AgentContext {
     agent,
     pane,
     profile: options.profile,
+    followsProgram: options.followsProgram === true,
     paths,
     config: options.config,
     tmux: options.tmux,

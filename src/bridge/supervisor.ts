@@ -88,6 +88,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     agent,
     pane,
     profile,
+    ...(options.followsProgram ? { followsProgram: true } : {}),
     paths,
     config,
     tmux: options.tmux,
@@ -114,30 +115,34 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   });
   // Permission dialogs on the screen: raised as approvals, decided with the
   // preset's keys after a fresh look.
-  const dialogApprovals = profile.dialog
-    ? createDialogApprovals({
-        agent,
-        pane,
-        config,
-        dialog: profile.dialog,
-        tmux: options.tmux,
-        ...(options.session ? { session: options.session } : {}),
-        classify: profile.classify,
-        enabled: () => dialogApprovalsEnabled(ctx),
-        isPaused: (record) => ctx.current().paused || pausedByPerson(record.id),
-        panePid: () => ctx.panePid,
-        serial,
-        current: ctx.current,
-        emit: ctx.emit,
-        saveNow: ctx.saveNow,
-        claimId: (candidate) => claimRequestId(paths, agent, candidate),
-        route: (record) => requests.route(record, { fresh: true }),
-        schedule: (record) => delivery.schedule(record),
-        expire: (record, reason) =>
-          steps.closeUnanswered(record, 'expired', reason, 'bridge'),
-        finish: steps.finish,
-      })
-    : undefined;
+  const dialogApprovals =
+    profile.dialog || ctx.followsProgram
+      ? createDialogApprovals({
+          agent,
+          pane,
+          config,
+          get dialog() {
+            return ctx.profile.dialog;
+          },
+          tmux: options.tmux,
+          ...(options.session ? { session: options.session } : {}),
+          classify: (screen) => ctx.profile.classify(screen),
+          enabled: () => dialogApprovalsEnabled(ctx),
+          isPaused: (record) =>
+            ctx.current().paused || pausedByPerson(record.id),
+          panePid: () => ctx.panePid,
+          serial,
+          current: ctx.current,
+          emit: ctx.emit,
+          saveNow: ctx.saveNow,
+          claimId: (candidate) => claimRequestId(paths, agent, candidate),
+          route: (record) => requests.route(record, { fresh: true }),
+          schedule: (record) => delivery.schedule(record),
+          expire: (record, reason) =>
+            steps.closeUnanswered(record, 'expired', reason, 'bridge'),
+          finish: steps.finish,
+        })
+      : undefined;
   const { hooks, stateReader } = createAgentRoom(ctx, {
     steps,
     activity,

@@ -5,10 +5,7 @@
  */
 import type { ControllerPane } from '../bridge/route/answerer-backends.js';
 import type { MultiAgent } from '../bridge/fleet/types.js';
-import {
-  detectPresetName,
-  profileFromPreset,
-} from '../bridge/fleet/profile.js';
+import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
 import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import { localWorkers } from '../config/workers.js';
@@ -42,6 +39,8 @@ interface AgentEntry {
   prompt?: { file: string; promptedAt?: string };
   /** A pane given in the config (used only without a session). */
   pane?: string;
+  /** Its preset was detected from the pane's program: it follows that program. */
+  followsProgram?: boolean;
 }
 
 /**
@@ -99,6 +98,7 @@ async function taggedAgents(
       name,
       role,
       preset: configured ?? detectPresetName(pane.currentCommand, config),
+      ...(configured === undefined ? { followsProgram: true } : {}),
     });
   }
   return [...found.values()];
@@ -208,6 +208,7 @@ async function bridgeAllWith(
       name: entry.name,
       role: entry.role,
       profile: profileFromPreset(preset),
+      ...(entry.followsProgram ? { followsProgram: true } : {}),
       ...(firstMessage ? { firstMessage } : {}),
     };
   };

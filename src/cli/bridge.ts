@@ -4,10 +4,7 @@
  * (bridge-runtime.ts).
  */
 import type { ControllerPane } from '../bridge/route/answerer-backends.js';
-import {
-  detectPresetName,
-  profileFromPreset,
-} from '../bridge/fleet/profile.js';
+import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
 import type { MacsConfig } from '../config/schema.js';
 import { localWorkers } from '../config/workers.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
@@ -51,7 +48,12 @@ async function resolveAgent(
   tmux: TmuxClient,
   config: MacsConfig,
   paths: HomePaths,
-): Promise<{ agent: string; pane: string; preset: Preset }> {
+): Promise<{
+  agent: string;
+  pane: string;
+  preset: Preset;
+  followsProgram: boolean;
+}> {
   let pane = opts.workerPane;
   if (!pane && opts.agent) {
     // No pane given: find the agent's pane (SPEC §5 pane discovery).
@@ -95,7 +97,14 @@ async function resolveAgent(
       cause: error,
     });
   }
-  return { agent, pane, preset };
+  // Neither named nor configured: the preset follows the pane's program (a
+  // shell pane where an agent or a script is started after the bridge).
+  return {
+    agent,
+    pane,
+    preset,
+    followsProgram: opts.preset === undefined && configured === undefined,
+  };
 }
 
 /**
@@ -114,7 +123,7 @@ export async function runBridge(
       ...(opts.split === false ? { noSplit: true } : {}),
       ...(opts.heuristics ? { heuristics: true } : {}),
     });
-    const { agent, pane, preset } = await resolveAgent(
+    const { agent, pane, preset, followsProgram } = await resolveAgent(
       opts,
       ctx.tmux,
       config,
@@ -136,7 +145,12 @@ export async function runBridge(
       tmux: ctx.tmux,
       config,
       agents: [
-        { name: agent, role: 'worker', profile: profileFromPreset(preset) },
+        {
+          name: agent,
+          role: 'worker',
+          profile: profileFromPreset(preset),
+          ...(followsProgram ? { followsProgram: true } : {}),
+        },
       ],
       resolvePane: () => Promise.resolve(pane),
       ...(controller ? { controller } : {}),

@@ -1,34 +1,22 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import {
   createDeliverer,
+  typeAfterWait,
   UNKNOWN_QUIET_MS,
   type DeliveryResult,
 } from '../typist/typist.js';
-import { getPreset, listPresetNames } from '../config/presets/index.js';
-import type { Preset } from '../config/presets/types.js';
 import type { MacsConfig } from '../config/schema.js';
-import { localWorkers } from '../config/workers.js';
 import { AgentError, ConfigError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { sanitizeText } from '../protocol/sanitize.js';
-import { discoverPane } from '../session/discover.js';
 import { readSessionRecord } from '../session/record.js';
-import { readAgentState } from '../state/store.js';
 import type { AgentStateName } from '../config/states.js';
-import {
-  createTmuxClient,
-  PaneNotFoundError,
-  type PaneInfo,
-  type TmuxClient,
-} from '../tmux/client.js';
-import {
-  detectPresetName,
-  profileFromPreset,
-} from '../bridge/fleet/profile.js';
-import { shellTakesInput } from '../typist/wait-typeable.js';
-import { readForegroundProcesses } from '../tmux/processes.js';
+import { createTmuxClient } from '../tmux/client.js';
+import { profileFromPreset } from '../bridge/profile.js';
+import { formatWaitReason } from '../typist/wait-typeable.js';
 import { createContext, type CommandContext } from './common.js';
+import { describeForeground, findTarget } from './send-target.js';
 import { readSendText } from './send-text.js';
 import type { CliDeps } from './options.js';
 import type { SendOptions } from './types.js';
@@ -40,98 +28,6 @@ const MAX_SEND_BYTES = 1024 * 1024;
 const SEND_POLL_MS = 200;
 /** Text kept in the `send.delivered` event. */
 const EVENT_TEXT_MAX_CHARS = 2_000;
-
-interface SendTarget {
-  pane: string;
-  info: PaneInfo;
-  preset: Preset;
-  /** Where the pane came from: the agent's state file, or pane discovery. */
-  found: string;
-}
-
-async function paneIfAlive(
-  tmux: TmuxClient,
-  pane: string,
-): Promise<PaneInfo | undefined> {
-  try {
-    return await tmux.paneInfo(pane);
-  } catch (error) {
-    if (error instanceof PaneNotFoundError) return undefined;
-    throw error;
-  }
-}
-
-/**
- * The agent's pane: the one in its state file (the pane its bridge
- * supervises) while that pane exists, else pane discovery (SPEC §5: pinned,
- * `@macs_agent` tag, title, program).
- */
-async function findTarget(
-  agent: string,
-  presetFlag: string | undefined,
-  tmux: TmuxClient,
-  ctx: CommandContext,
-  config: MacsConfig,
-): Promise<SendTarget> {
-  const saved = await readAgentState(ctx.paths, agent);
-  const configured =
-    localWorkers(config).find((w) => w.name === agent)?.preset ??
-    (config.controller?.name === agent ? config.controller.preset : undefined);
-  const presetName = presetFlag ?? saved?.preset ?? configured;
-  let pane = saved?.pane;
-  let info = pane ? await paneIfAlive(tmux, pane) : undefined;
-  let found = 'state file';
-  if (!info) {
-    const program = presetName
-      ? getPreset(presetName, config.presets).program
-      : '';
-    let discovered: { pane: string; rule: string };
-    try {
-      discovered = await discoverPane({
-        agent,
-        tmux,
-        paths: ctx.paths,
-        ...(program ? { program } : {}),
-      });
-    } catch (error) {
-      if (!(error instanceof AgentError) || saved !== undefined) throw error;
-      throw new AgentError(
-        `unknown agent '${agent}' (no state file in ${ctx.paths.state}); ${error.message}`,
-        {
-          hint: `check the name (macs status lists the agents), or tag its pane: tmux set-option -p -t %N @macs_agent ${agent}`,
-          cause: error,
-        },
-      );
-    }
-    pane = discovered.pane;
-    info = await tmux.paneInfo(pane);
-    found = `pane discovery (${discovered.rule})`;
-  }
-  const name = presetName ?? detectPresetName(info.currentCommand, config);
-  let preset: Preset;
-  try {
-    preset = getPreset(name, config.presets);
-  } catch (error) {
-    throw new ConfigError(`unknown preset '${name}'`, {
-      hint: `known presets: ${listPresetNames(config.presets).join(', ')}`,
-      cause: error,
-    });
-  }
-  return { pane: info.id, info, preset, found };
-}
-
-/** What a shell agent runs instead of taking input, when it does. */
-async function describeForeground(
-  tmux: TmuxClient,
-  pane: string,
-): Promise<string | undefined> {
-  const info = await tmux.paneInfo(pane).catch(() => undefined);
-  if (!info) return undefined;
-  const foreground = await readForegroundProcesses(info.pid);
-  if (shellTakesInput(info.currentCommand, foreground)) return undefined;
-  const argv = foreground?.[0]?.argv;
-  return argv ? argv.join(' ').slice(0, 80) : info.currentCommand;
-}
 
 function describeConfirmation(
   result: Extract<DeliveryResult, { type: 'delivered' }>,
@@ -191,6 +87,8 @@ export interface SendParams {
   timeoutSec?: number;
   /** Cancels the wait (nothing typed then): an interrupt, an MCP cancellation. */
   signal?: AbortSignal;
+  /** Told why the send waits, when it starts to and whenever the reason changes. */
+  onWaiting?: (message: string) => void;
 }
 
 /**
@@ -252,19 +150,31 @@ export async function sendToAgent(params: SendParams): Promise<SendOutcome> {
   params.signal?.addEventListener('abort', onCancel, { once: true });
   const events = createEventLog(ctx.paths);
   let result: DeliveryResult;
+  const typing = await createDeliverer(tmux, { pollMs: SEND_POLL_MS }).begin({
+    pane,
+    text: input,
+    rules: profile.rules,
+    readState,
+    classify,
+    // A program macs cannot read is typed into once its screen is still.
+    unknownQuietMs: UNKNOWN_QUIET_MS,
+    confirm: { retries: config.submitRetries },
+    // Why it waits, at once: a person is not left looking at nothing.
+    waitReportMs: 0,
+    signal: giveUp.signal,
+  });
   try {
-    result = await createDeliverer(tmux, { pollMs: SEND_POLL_MS }).deliver({
-      pane,
-      text: input,
-      rules: profile.rules,
-      readState,
-      classify,
-      // A program macs cannot read is typed into once its screen is still.
-      unknownQuietMs: UNKNOWN_QUIET_MS,
-      confirm: { retries: config.submitRetries },
-      signal: giveUp.signal,
-    });
+    let waited = await typing.waitTypeable();
+    while (waited.phase === 'busy' || waited.phase === 'waiting') {
+      if (waited.phase === 'waiting')
+        params.onWaiting?.(
+          `waiting for ${agent}: ${formatWaitReason(waited.reason)} (up to ${String(Math.round(waitMs / 1000))} s; --timeout)`,
+        );
+      waited = await typing.waitTypeable();
+    }
+    result = await typeAfterWait(typing, waited, true);
   } finally {
+    typing.end();
     clearTimeout(timer);
     params.signal?.removeEventListener('abort', onCancel);
   }
@@ -300,6 +210,7 @@ export async function sendToAgent(params: SendParams): Promise<SendOutcome> {
     case 'empty':
       throw new ConfigError('the text is empty; nothing was sent');
     case 'pane-gone':
+    case 'asker-gone': // a send has no asker
       throw new AgentError(
         `agent '${agent}' went away while waiting: pane ${pane} is gone or its program exited; nothing was typed`,
       );
@@ -371,6 +282,7 @@ export async function runSend(
     ...(opts.preset ? { preset: opts.preset } : {}),
     ...(timeoutSec === undefined ? {} : { timeoutSec }),
     signal: interrupt.signal,
+    onWaiting: (message) => deps.output.err(`macs send: ${message}`),
   });
   if (outcome.type === 'cancelled') return 130;
   const { data } = outcome;

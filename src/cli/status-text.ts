@@ -158,6 +158,14 @@ export function formatStatusText(
       ]),
     ]);
     lines.push(...rows.map((row) => truncate(row, width)));
+    for (const r of snapshot.requests)
+      if (r.waits)
+        lines.push(
+          truncate(
+            `  ${r.id} waits: ${r.waits.reason} (for ${formatAgeAt(r.waits.since, now)})`,
+            width,
+          ),
+        );
     if (snapshot.requests.some((r) => r.waitingForPerson))
       lines.push('* waiting for you: macs respond <id> "text" answers');
   }

@@ -54,6 +54,7 @@ export const EVENT_TYPES = [
   'agent.added',
   'agent.restarted',
   'agent.resumed',
+  'preset.changed',
   'conversation.recorded',
   'bridge.started',
   'bridge.resumed',

@@ -22,6 +22,7 @@ import type {
   AgentStateFile,
   Priority,
   RecentRequest,
+  RequestAsker,
   RequestRecord,
   RequestStage,
 } from './types.js';
@@ -172,6 +173,7 @@ function detectedRequest(
     body: '',
     stage: 'detected',
     detectedAt: event.ts,
+    ...(isAsker(data.asker) ? { asker: data.asker } : {}),
     // Never typed, whatever its stage: a hook's approval or a screen's.
     ...(data.origin === 'hook' || data.origin === 'screen'
       ? { origin: data.origin }
@@ -184,6 +186,17 @@ function detectedRequest(
       ? { logOffset: data.logOffset }
       : {}),
   };
+}
+
+/** A `request.detected` event's `asker`, as the bridge wrote it. */
+function isAsker(value: unknown): value is RequestAsker {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    Number.isInteger(v.pgid) &&
+    typeof v.command === 'string' &&
+    typeof v.shell === 'boolean'
+  );
 }
 
 function stringRecord(value: unknown): Record<string, string> {

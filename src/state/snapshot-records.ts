@@ -136,6 +136,13 @@ export function toRequestSnapshot(
       ? answerOf(record.id, record.stage, record.response, record.deliveredAt)
       : null,
     decision: toDecisionSnapshot(record.decision),
+    waits:
+      record.waits && record.stage === 'answered'
+        ? {
+            reason: escapeInvisible(record.waits.reason),
+            since: record.waits.since,
+          }
+        : null,
   };
 }
 

@@ -134,6 +134,11 @@ export const RequestSnapshotSchema = z.strictObject({
   answer: AnswerSnapshotSchema.nullable(),
   /** An approval's decision once made (a worker's own approval waits to be typed). */
   decision: DecisionSnapshotSchema.nullable(),
+  /**
+   * Why its answer waits to be typed, once it has waited a few seconds
+   * (`pane runs \`sleep 30\`, not at a prompt`); null otherwise.
+   */
+  waits: z.strictObject({ reason: z.string(), since: isoTime }).nullable(),
 });
 
 export const EventSnapshotSchema = z.strictObject({

@@ -91,6 +91,17 @@ export interface RequestRecord {
   pane?: string;
   panePid?: number;
   session?: string;
+  /**
+   * The program that asked, within the pane: the process group that held
+   * the pane's terminal when the request was read (`pgid`), its command line
+   * for people, and whether it was the shell itself at its prompt. The
+   * answer is typed only while that group holds the terminal (a shell's only
+   * at its prompt); once it has ended the request expires. Absent where it
+   * could not be read (no /proc).
+   */
+  asker?: RequestAsker;
+  /** Why its answer's delivery waits, once it has waited a while; cleared when typing begins. */
+  waits?: { reason: string; since: string };
   /** The output it came in hid text (concealed): a person did not see all of it. */
   concealed?: true;
   /** Why an `expired` or `dismissed` request was ended, and by whom. */
@@ -99,6 +110,13 @@ export interface RequestRecord {
   approval?: ApprovalInfo;
   /** How an approval was decided, and who decided (docs/backends.md). */
   decision?: ApprovalVerdict;
+}
+
+/** Who asked, within a pane (RequestRecord.asker). */
+export interface RequestAsker {
+  pgid: number;
+  command: string;
+  shell: boolean;
 }
 
 /** What a `type=approval` request from a hook or a dialog asks. */

@@ -87,6 +87,25 @@ export function parseStatGroups(
 export async function readForegroundProcesses(
   panePid: number,
 ): Promise<ProcessInfo[] | undefined> {
+  return (await readPaneForeground(panePid))?.processes;
+}
+
+/**
+ * A pane's terminal as its processes see it: the process group in its
+ * foreground (`pgid`: the group a key typed now reaches), that group's
+ * processes, and every process of the pane (`tree`, the pane's process
+ * first). Undefined when it cannot be known (no /proc, or the pane's
+ * process ended).
+ */
+export interface PaneForeground {
+  pgid: number;
+  processes: ProcessInfo[];
+  tree: ProcessInfo[];
+}
+
+export async function readPaneForeground(
+  panePid: number,
+): Promise<PaneForeground | undefined> {
   let tpgid: number | undefined;
   try {
     tpgid = parseStatGroups(
@@ -98,7 +117,33 @@ export async function readForegroundProcesses(
   if (tpgid === undefined || tpgid <= 0) return undefined;
   const table = await readProcTable();
   if (!table) return undefined;
-  return processTree(table, panePid).filter((p) => p.pgrp === tpgid);
+  const tree = processTree(table, panePid);
+  return {
+    pgid: tpgid,
+    processes: tree.filter((p) => p.pgrp === tpgid),
+    tree,
+  };
+}
+
+/** Longest command line shown to a person (`python3 ask.py --long …`). */
+const SHOWN_COMMAND_CHARS = 60;
+
+/**
+ * A process group as a person would name it: its leader's command line
+ * (else its first process's), the program's folder left out
+ * (`python3 ask.py`, `node agent.mjs`, `sleep 30`).
+ */
+export function describeGroup(
+  processes: readonly ProcessInfo[],
+  pgid?: number,
+): string {
+  const leader = processes.find((p) => p.pid === pgid) ?? processes[0];
+  if (!leader || leader.argv.length === 0) return '?';
+  const [command = '', ...args] = leader.argv;
+  const shown = [path.basename(command), ...args].join(' ');
+  return shown.length > SHOWN_COMMAND_CHARS
+    ? `${shown.slice(0, SHOWN_COMMAND_CHARS - 1)}…`
+    : shown;
 }
 
 /** Parse `ps -A -o pid=,ppid=,args=` output. */
@@ -214,6 +259,43 @@ export async function readWaitsForInput(
     const where = wchan.trim();
     if (where === '' || where === '0') return undefined;
     return where !== 'do_wait';
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a process group waits for input: none of its processes runs, and
+ * not every one of them only waits for a child (a script running a command,
+ * a shell between two commands of a loop). `undefined` when no process of
+ * it could be read.
+ */
+export async function readGroupWaitsForInput(
+  processes: readonly Pick<ProcessInfo, 'pid'>[],
+): Promise<boolean | undefined> {
+  const states = await Promise.all(
+    processes.map((p) => readProcessWait(p.pid)),
+  );
+  const read = states.filter((w) => w !== undefined);
+  if (read.length === 0) return undefined;
+  if (read.some((w) => w === 'running')) return false;
+  return read.some((w) => w === 'blocked');
+}
+
+/** What one process does now: runs, waits for a child, or is blocked on something else. */
+async function readProcessWait(
+  pid: number,
+): Promise<'running' | 'child' | 'blocked' | undefined> {
+  try {
+    const [stat, wchan] = await Promise.all([
+      readFile(`/proc/${pid}/stat`, 'utf8'),
+      readFile(`/proc/${pid}/wchan`, 'utf8'),
+    ]);
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    if (state === 'R') return 'running';
+    if (state === 'Z' || state === 'X' || state === 'T' || state === 't')
+      return 'child'; // ended or stopped: it takes no input
+    return wchan.trim() === 'do_wait' ? 'child' : 'blocked';
   } catch {
     return undefined;
   }

@@ -41,10 +41,47 @@ export interface ConfirmOptions {
   preferConfirmedMs?: number;
 }
 
+/**
+ * Who asked for the text (an answer's request, SPEC §6): the process group
+ * that held the pane's terminal when the request was read (`pgid`), its
+ * command for people, and whether it was the shell at its prompt.
+ */
+export interface DeliveryAsker {
+  pgid: number;
+  command: string;
+  shell: boolean;
+}
+
+/** Why a typing waits (wait-typeable.ts formatWaitReason puts it in words). */
+export type WaitReason =
+  /** A person paused deliveries to the agent. */
+  | { type: 'paused' }
+  /** The agent's state allows no typing (working, a dialog, error…). */
+  | { type: 'state'; state: AgentStateName }
+  /** A shell runs a command (`running`) instead of waiting at its prompt. */
+  | { type: 'shell-busy'; running: string }
+  /** Another program (`running`) holds the terminal than the one that asked. */
+  | { type: 'other-program'; running: string; asker: string }
+  /** The program that asked holds the terminal but is running, not reading. */
+  | { type: 'asker-busy'; asker: string }
+  /** A screen no rule reads must stay still a moment first. */
+  | { type: 'screen-changing' }
+  /** The pane's processes could not be read (who holds the terminal is unknown). */
+  | { type: 'unreadable' };
+
 export interface DeliveryRequest {
   pane: string;
   text: string;
   rules: DeliveryRules;
+  /**
+   * An answer's asker: the text goes only to that process group while it
+   * holds the terminal (and, for a shell, only at its prompt); when it has
+   * ended, the wait ends `asker-gone`. Absent: any program the screen and
+   * `rules` allow (a person's `macs send`).
+   */
+  asker?: DeliveryAsker;
+  /** Say why the wait goes on once it has lasted this long (`waiting`). */
+  waitReportMs?: number;
   /** The agent's current state (read from its screen, hooks...). */
   readState: () => Promise<AgentStateName>;
   /**
@@ -96,6 +133,8 @@ export type DeliveryResult =
     }
   | { type: 'empty' }
   | { type: 'pane-gone'; state: AgentStateName }
+  /** The program that asked has ended: nothing was typed. */
+  | { type: 'asker-gone'; asker: string }
   | { type: 'aborted' };
 
 /** How text goes in: one paste, or `send-keys -l` for a short line. */
@@ -106,6 +145,10 @@ export type WaitResult =
   | { phase: 'waited'; waitedMs: number }
   /** Busy longer than `deliverTimeoutMs` (once): wait again to go on. */
   | { phase: 'busy'; state: AgentStateName; waitedMs: number }
+  /** Why the wait goes on (after `waitReportMs`, and when it changes): wait again to go on. */
+  | { phase: 'waiting'; reason: WaitReason; waitedMs: number }
+  /** The program that asked (`asker`) has ended: nothing is to be typed. */
+  | { phase: 'asker-gone'; asker: string }
   /** Nothing left to type once sanitized: nothing was waited for. */
   | { phase: 'empty' }
   | { phase: 'gone' }

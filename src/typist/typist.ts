@@ -22,6 +22,8 @@ import type {
 
 export type {
   ConfirmOptions,
+  DeliveryAsker,
+  WaitReason,
   ConfirmResult,
   ConfirmSignal,
   Deliverer,
@@ -162,6 +164,8 @@ function startTyping(
         const ready = next.value;
         if (ready === 'aborted') return { phase: 'aborted' };
         if (ready === 'gone') return gone;
+        if ('askerGone' in ready)
+          return { phase: 'asker-gone', asker: ready.askerGone };
         waitedMs = Date.now() - started;
         if (ready.inMode) await tmux.cancelMode(pane);
         return { phase: 'waited', waitedMs };
@@ -283,19 +287,22 @@ export async function typeAll(
   confirming: boolean,
 ): Promise<DeliveryResult> {
   let waited = await typing.waitTypeable();
-  while (waited.phase === 'busy') waited = await typing.waitTypeable();
+  while (waited.phase === 'busy' || waited.phase === 'waiting')
+    waited = await typing.waitTypeable();
   return typeAfterWait(typing, waited, confirming);
 }
 
 /** The phases after the wait, given how the wait ended, as one result. */
 export async function typeAfterWait(
   typing: Typing,
-  waited: Exclude<WaitResult, { phase: 'busy' }>,
+  waited: Exclude<WaitResult, { phase: 'busy' | 'waiting' }>,
   confirming: boolean,
 ): Promise<DeliveryResult> {
   const paneGone = { type: 'pane-gone', state: 'dead' } as const;
   if (waited.phase === 'empty') return { type: 'empty' };
   if (waited.phase === 'aborted') return { type: 'aborted' };
+  if (waited.phase === 'asker-gone')
+    return { type: 'asker-gone', asker: waited.asker };
   if (waited.phase === 'gone') return paneGone;
   if ((await typing.type()).phase === 'gone') return paneGone;
   if ((await typing.awaitSubmit()).phase === 'gone') return paneGone;

@@ -3,8 +3,11 @@
  * may be typed into. Which states allow typing is `canTypeInto`, and for a
  * shell agent `shellTakesInput` (its own program in the foreground); the wait
  * reads the agent's state afresh on each poll, asks a screen no rule reads
- * to stay quiet first when the request wants that, and reports (once) an
- * agent that stays busy too long rather than typing into it.
+ * to stay quiet first when the request wants that, types an answer only
+ * into the program that asked for it (`asker`: the process group that held
+ * the terminal when the request was read), says why it waits once the wait
+ * is long enough to notice, and reports (once) an agent that stays busy too
+ * long rather than typing into it.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import {
@@ -13,12 +16,16 @@ import {
 } from '../config/presets/shell.js';
 import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
+import type { PaneInfo } from '../tmux/client.js';
 import {
+  describeGroup,
   readForegroundProcesses,
+  readGroupWaitsForInput,
+  readPaneForeground,
   readWaitsForInput,
   type ProcessInfo,
 } from '../tmux/processes.js';
-import type { DeliveryRequest } from './types.js';
+import type { DeliveryRequest, WaitReason } from './types.js';
 
 /**
  * States in which typing is allowed: `idle`, and, for a program macs has
@@ -69,12 +76,15 @@ async function shellAtPrompt(
   return true;
 }
 
-/** How long a shell agent must be seen at its prompt before typing. */
+/** How long the pane's foreground must be seen typeable before typing. */
 export const SHELL_SETTLE_MS = 400;
-/** Readings of the shell at its prompt, at least, over that time. */
+/** Readings of it, at least, over that time. */
 const SHELL_SETTLE_READINGS = 3;
-/** How often the shell is read while it settles. */
+/** How often the foreground is read while it settles. */
 const SHELL_READ_MS = 100;
+
+/** A screen that keeps changing is told as a reason only after this long. */
+const SCREEN_CHANGING_REPORT_MS = 2_000;
 
 /** The agent has been waited for longer than `deliverTimeoutMs` (once). */
 export interface BusyReport {
@@ -83,65 +93,130 @@ export interface BusyReport {
   waitedMs: number;
 }
 
-/** How a wait ended: typeable (and whether a mode is to be left), or not. */
-export type WaitOutcome = { inMode: boolean } | 'gone' | 'aborted';
+/** Why the wait goes on, told once it has lasted `waitReportMs`, and again when the reason changes. */
+export interface WaitingReport {
+  phase: 'waiting';
+  reason: WaitReason;
+  waitedMs: number;
+}
+
+/**
+ * How a wait ended: typeable (and whether a mode is to be left), or not:
+ * the pane is gone, the wait was called off, or the program that asked has
+ * ended (its answer must never reach another program).
+ */
+export type WaitOutcome =
+  { inMode: boolean } | 'gone' | 'aborted' | { askerGone: string };
+
+/** What the pane's foreground says: type (after it settles, or at once), or why not. */
+type ForegroundVerdict =
+  | { type: 'typeable'; settle: boolean }
+  | { type: 'wait'; reason: WaitReason }
+  | { type: 'asker-gone'; asker: string };
+
+/**
+ * May the text go to the program in the pane's foreground now? An answer
+ * (with `asker`) goes only to the process group that asked: while that
+ * group holds the terminal and, for a program macs cannot read the screen
+ * of, waits for input (nothing of it running); ended, it never will. A
+ * request that came from a shell at its prompt, a shell agent's text
+ * (`shellPromptOnly`) and a person's send to a shell go only to the shell
+ * at its prompt. Any other text goes by the screen alone.
+ */
+async function readForeground(
+  info: PaneInfo,
+  request: DeliveryRequest,
+): Promise<ForegroundVerdict> {
+  const { asker } = request;
+  if (asker && !asker.shell) {
+    const now = await readPaneForeground(info.pid);
+    if (!now) return { type: 'wait', reason: { type: 'unreadable' } };
+    if (!now.tree.some((p) => p.pgrp === asker.pgid))
+      return { type: 'asker-gone', asker: asker.command };
+    if (now.pgid !== asker.pgid)
+      return {
+        type: 'wait',
+        reason: {
+          type: 'other-program',
+          running: describeGroup(now.processes, now.pgid),
+          asker: asker.command,
+        },
+      };
+    // A known agent's screen says when it takes input; any other program
+    // must be blocked on a read, not running.
+    if (!request.rules.typeIntoUnknown)
+      return { type: 'typeable', settle: false };
+    return (await readGroupWaitsForInput(now.processes)) === false
+      ? { type: 'wait', reason: { type: 'asker-busy', asker: asker.command } }
+      : { type: 'typeable', settle: true };
+  }
+  if (request.rules.shellPromptOnly === true || asker?.shell === true) {
+    if (await shellAtPrompt(info.currentCommand, info.pid))
+      return { type: 'typeable', settle: true };
+    const foreground = await readForegroundProcesses(info.pid);
+    const running =
+      foreground && foreground.length > 0
+        ? describeGroup(foreground, foreground[0]?.pgrp)
+        : info.currentCommand;
+    return { type: 'wait', reason: { type: 'shell-busy', running } };
+  }
+  return { type: 'typeable', settle: false };
+}
 
 /**
  * Waits until the agent may be typed into, reading its state every
  * `pollMs`; then whether the pane is in a mode (copy mode) to leave first.
- * `gone` for a dead pane, `aborted` once the request's signal fires. An
- * agent busy for longer than `deliverTimeoutMs` is reported once, as a
- * value yielded on the way (the caller records it and asks for the next
- * value, the wait going on where it was).
+ * `gone` for a dead pane, `aborted` once the request's signal fires,
+ * `askerGone` when the program that asked has ended. On the way it yields
+ * why it waits (once the wait has lasted `waitReportMs`, and again when the
+ * reason changes) and, once, an agent busy for longer than
+ * `deliverTimeoutMs`; the caller records each and asks for the next value,
+ * the wait going on where it was.
  */
 export async function* waitingTypeable(
   tmux: TmuxClient,
   request: DeliveryRequest,
   started: number,
   pollMs: number,
-): AsyncGenerator<BusyReport, WaitOutcome> {
+): AsyncGenerator<BusyReport | WaitingReport, WaitOutcome> {
   const quietMs = request.unknownQuietMs ?? 0;
   let reported = false;
+  let toldReason: string | undefined;
   let quietScreen: string | undefined;
   let quietSince = 0;
-  // A shell agent must be seen at its prompt on every reading for
+  // The foreground must be seen typeable on every reading for
   // SHELL_SETTLE_MS: one reading can fall between two commands of a loop
   // (`while …; do sleep 1; done`), when the shell itself is briefly in the
   // foreground.
-  let shellSince: number | undefined;
-  let shellReadings = 0;
-  const shellSettled = (): boolean => {
+  let settleSince: number | undefined;
+  let settleReadings = 0;
+  const settled = (): boolean => {
     const now = Date.now();
-    shellSince ??= now;
-    shellReadings += 1;
+    settleSince ??= now;
+    settleReadings += 1;
     return (
-      shellReadings >= SHELL_SETTLE_READINGS &&
-      now - shellSince >= SHELL_SETTLE_MS
+      settleReadings >= SHELL_SETTLE_READINGS &&
+      now - settleSince >= SHELL_SETTLE_MS
     );
   };
   for (;;) {
     if (request.signal?.aborted) return 'aborted';
     const state = await request.readState();
     if (state === 'dead') return 'gone';
-    if (
-      canTypeInto(state, request.rules.typeIntoUnknown) &&
-      !request.isPaused?.()
-    ) {
+    let reason: WaitReason | undefined;
+    let settling = false;
+    if (request.isPaused?.()) reason = { type: 'paused' };
+    else if (!canTypeInto(state, request.rules.typeIntoUnknown))
+      reason = { type: 'state', state };
+    else {
       const info = await tmux.paneInfo(request.pane);
       if (info.dead) return 'gone';
-      const busyShell =
-        request.rules.shellPromptOnly === true &&
-        !(await shellAtPrompt(info.currentCommand, info.pid));
-      const settling =
-        request.rules.shellPromptOnly === true && !busyShell && !shellSettled();
-      if (busyShell) {
-        quietScreen = undefined;
-        shellSince = undefined;
-        shellReadings = 0;
-      } else if (settling) {
-        // Read again soon: the shell must stay at its prompt a while.
-      } else if (state === 'idle' || quietMs <= 0)
-        return { inMode: info.inMode };
+      const foreground = await readForeground(info, request);
+      if (foreground.type === 'asker-gone')
+        return { askerGone: foreground.asker };
+      if (foreground.type === 'wait') reason = foreground.reason;
+      else if (foreground.settle && !settled()) settling = true;
+      else if (state === 'idle' || quietMs <= 0) return { inMode: info.inMode };
       else {
         // `unknown` with a quiet period: the screen must stay the same.
         const screen = await tmux.capturePane(request.pane);
@@ -150,13 +225,29 @@ export async function* waitingTypeable(
           quietScreen = screen;
           quietSince = now;
         } else if (now - quietSince >= quietMs) return { inMode: info.inMode };
+        reason = { type: 'screen-changing' };
       }
-    } else {
+    }
+    if (reason && reason.type !== 'screen-changing') {
       quietScreen = undefined;
-      shellSince = undefined;
-      shellReadings = 0;
+      settleSince = undefined;
+      settleReadings = 0;
     }
     const waited = Date.now() - started;
+    if (
+      reason &&
+      request.waitReportMs !== undefined &&
+      waited >=
+        (reason.type === 'screen-changing'
+          ? Math.max(request.waitReportMs, SCREEN_CHANGING_REPORT_MS)
+          : request.waitReportMs)
+    ) {
+      const told = formatWaitReason(reason);
+      if (told !== toldReason) {
+        toldReason = told;
+        yield { phase: 'waiting', reason, waitedMs: waited };
+      }
+    }
     if (
       !reported &&
       request.deliverTimeoutMs !== undefined &&
@@ -167,7 +258,9 @@ export async function* waitingTypeable(
     }
     try {
       const wait =
-        shellSince === undefined ? pollMs : Math.min(pollMs, SHELL_READ_MS);
+        settling || settleSince !== undefined
+          ? Math.min(pollMs, SHELL_READ_MS)
+          : pollMs;
       await delay(wait, undefined, { signal: request.signal });
     } catch {
       return 'aborted';
@@ -175,7 +268,35 @@ export async function* waitingTypeable(
   }
 }
 
-/** {@link waitingTypeable} to its end, reports of a long wait left unread. */
+/** Why a typing waits, in words: `pane runs \`sleep 30\`, not at a prompt`. */
+export function formatWaitReason(reason: WaitReason): string {
+  switch (reason.type) {
+    case 'paused':
+      return 'delivery to this agent is paused (macs resume <agent>)';
+    case 'state':
+      return reason.state === 'approval'
+        ? 'the agent shows a dialog (approval)'
+        : reason.state === 'unknown'
+          ? 'the screen is not one macs can read (unknown)'
+          : `the agent is ${reason.state}`;
+    case 'shell-busy':
+      return `pane runs \`${reason.running}\`, not at a prompt`;
+    case 'other-program':
+      return `pane runs \`${reason.running}\`, not \`${reason.asker}\`, which asked`;
+    case 'asker-busy':
+      return `\`${reason.asker}\`, which asked, is running, not reading input`;
+    case 'screen-changing':
+      return 'the screen is still changing';
+    case 'unreadable':
+      return "the pane's processes cannot be read";
+    default: {
+      const never: never = reason;
+      return String(never);
+    }
+  }
+}
+
+/** {@link waitingTypeable} to its end, its reports left unread. */
 export async function waitTypeable(
   tmux: TmuxClient,
   request: DeliveryRequest,

@@ -130,7 +130,7 @@ export function requestStatus(request: RequestSnapshot): string {
     case 'routed':
       return request.backend ? `at ${request.backend}` : 'routed';
     case 'answered':
-      return 'answered';
+      return request.waits ? 'waits' : 'answered';
     case 'delivering':
     case 'pasted':
       return 'delivering';
@@ -348,6 +348,14 @@ export function buildDetailLines(
     const why = whyNotAnswerable(r);
     if (why) lines.push(...textLines(why, width, 'dim'));
   }
+  if (r.waits)
+    lines.push(
+      ...textLines(
+        `waits: ${r.waits.reason} (for ${formatAgeAt(r.waits.since, now)})`,
+        width,
+        'attention',
+      ),
+    );
   lines.push(section('request', width), ...textLines(r.body, width));
   if (r.context !== null)
     lines.push(

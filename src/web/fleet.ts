@@ -113,6 +113,7 @@ export function remoteRequestSnapshot(
     context: null,
     answer: null,
     decision: null,
+    waits: null,
   };
 }
 

@@ -36,6 +36,11 @@ export function phasesOf(result: DeliveryResult): PhaseScript {
       return { waitTypeable: () => Promise.resolve({ phase: 'aborted' }) };
     case 'pane-gone':
       return { waitTypeable: () => Promise.resolve({ phase: 'gone' }) };
+    case 'asker-gone':
+      return {
+        waitTypeable: () =>
+          Promise.resolve({ phase: 'asker-gone', asker: result.asker }),
+      };
     case 'delivered': {
       const submits = result.submits ?? 1;
       return {

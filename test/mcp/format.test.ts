@@ -30,6 +30,7 @@ function request(over: Partial<RequestSnapshot> = {}): RequestSnapshot {
     context: null,
     answer: null,
     decision: null,
+    waits: null,
     ...over,
   };
 }

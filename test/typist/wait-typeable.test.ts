@@ -102,7 +102,8 @@ describe('waitTypeable', () => {
     const waiting = waitingTypeable(tmux, request, Date.now(), POLL_MS);
     let next = await waiting.next();
     while (next.done !== true) {
-      reported.push([next.value.state, next.value.waitedMs]);
+      if (next.value.phase === 'busy')
+        reported.push([next.value.state, next.value.waitedMs]);
       next = await waiting.next();
     }
     expect(next.value).toBe('aborted');

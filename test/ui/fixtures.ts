@@ -62,6 +62,7 @@ export function makeRequest(
     context: null,
     answer: null,
     decision: null,
+    waits: null,
     ...over,
   };
 }

@@ -16,6 +16,7 @@ import type { StateSource } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import { PaneNotFoundError, type PaneInfo } from '../../tmux/client.js';
 import { readPaneExit } from '../../tmux/pane-exit.js';
+import { createProgramFollower } from './follow-program.js';
 import type { AgentContext } from '../agent-context.js';
 import { canTypeInto } from '../../typist/wait-typeable.js';
 import type { RequestSteps } from '../requests/request-steps.js';
@@ -117,7 +118,7 @@ export function createAgentStateReader(
     onPaneGone?: (error: AgentError) => void;
   },
 ): AgentStateReader {
-  const { agent, pane, profile, tmux, serial, log } = ctx;
+  const { agent, pane, tmux, serial, log } = ctx;
   const { steps, activity } = deps;
   let lastStateReadAt = 0;
   /** The last reading goes by recent output (`working` until it is quiet). */
@@ -130,6 +131,7 @@ export function createAgentStateReader(
   let programSeen = false;
   /** …and since then only its shell: the agent exited to it. */
   let exitedToShell = false;
+  const follower = createProgramFollower(ctx);
 
   async function setAgentState(
     next: AgentStateName,
@@ -210,7 +212,7 @@ export function createAgentStateReader(
    * as idle (the agent's own composer cannot be drawn by a shell)?
    */
   const showsShellPromptAgain = (screen: string): boolean => {
-    const seen = profile.classifyScreen?.(screen);
+    const seen = ctx.profile.classifyScreen?.(screen);
     return (
       seen?.rule === `error:${EXITED_TO_SHELL_NAME}` || seen?.state === 'idle'
     );
@@ -221,7 +223,7 @@ export function createAgentStateReader(
     info: PaneInfo,
     screen: string,
   ): Promise<boolean> {
-    if (!profile.knownScreens) return false;
+    if (!ctx.profile.knownScreens) return false;
     if (isShellCommand(info.currentCommand)) {
       // Not seen running: the pane may still be starting it, unless the
       // screen shows the shell's prompt back under what the program printed
@@ -271,13 +273,19 @@ export function createAgentStateReader(
       }
       if (ctx.panePid !== undefined && info.pid !== ctx.panePid)
         await serial(() => steps.onProgramRestarted(info.pid));
+      if (await follower.follow(info)) {
+        // Whatever ran before is not this program: a known agent's exit
+        // is watched for afresh.
+        programSeen = false;
+        exitedToShell = false;
+      }
       // A known agent whose pane shows its shell again has exited to it:
       // dead, whatever the screen says (a bare shell prompt reads `idle`).
       if (await exitedToItsShell(info, screen))
         return remember({ state: 'dead', typing: 'dead' });
       await serial(() => Promise.resolve(deps.syncSize(info)));
-      const seen = profile.classifyScreen?.(screen) ?? {
-        state: profile.classify(screen),
+      const seen = ctx.profile.classifyScreen?.(screen) ?? {
+        state: ctx.profile.classify(screen),
       };
       let observed = seen.state;
       let source: StateSource = 'screen';
@@ -334,7 +342,7 @@ export function createAgentStateReader(
       if (
         last &&
         Date.now() - last.at < TYPING_RECHECK_MS &&
-        !canTypeInto(last.state, profile.rules.typeIntoUnknown) &&
+        !canTypeInto(last.state, ctx.profile.rules.typeIntoUnknown) &&
         last.state !== 'dead'
       )
         return last.state;

@@ -15,6 +15,7 @@ import type { RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { AgentContext } from '../agent-context.js';
 import type { ConfirmResult, Deliverer, Typing } from '../../typist/typist.js';
+import { createDeliveryWaits, DELIVERY_WAIT_REPORT_MS } from './waits.js';
 import type { RequestSteps } from '../requests/request-steps.js';
 import { isDialogApproval } from '../requests/origin.js';
 
@@ -56,6 +57,7 @@ export function createDelivery(
 ): Delivery {
   const { pane, profile, config, serial, log } = ctx;
   const { steps, hooks } = deps;
+  const waits = createDeliveryWaits(ctx, steps);
   const deliveries = new Set<Promise<void>>();
   /** Requests with a delivery under way, and how to call each off. */
   const deliveryAborts = new Map<string, AbortController>();
@@ -112,6 +114,7 @@ export function createDelivery(
         return false;
       // The event goes first here: a state rebuilt from the event log
       // (state/rebuild.ts) must know that typing may have begun.
+      delete record.waits;
       await ctx.emit({ type: 'request.delivering', requestId: record.id });
       recordStep(record, {
         type: 'delivering',
@@ -197,6 +200,8 @@ export function createDelivery(
       pane,
       text: record.response?.instructions ?? '',
       rules: profile.rules,
+      ...(record.asker ? { asker: record.asker } : {}),
+      waitReportMs: DELIVERY_WAIT_REPORT_MS,
       readState: () => deps.deliveryState(),
       classify: profile.classify,
       // SPEC §6 step 6; a UserPromptSubmit hook confirms too
@@ -234,12 +239,15 @@ export function createDelivery(
     typing: Typing,
   ): Promise<void> {
     let waited = await typing.waitTypeable();
-    while (waited.phase === 'busy') {
-      await ctx.emit({
-        type: 'delivery.timeout',
-        requestId: record.id,
-        data: { state: waited.state, waitedMs: waited.waitedMs },
-      });
+    while (waited.phase === 'busy' || waited.phase === 'waiting') {
+      if (waited.phase === 'waiting')
+        await waits.noteWaiting(record, waited.reason);
+      else
+        await ctx.emit({
+          type: 'delivery.timeout',
+          requestId: record.id,
+          data: { state: waited.state, waitedMs: waited.waitedMs },
+        });
       waited = await typing.waitTypeable();
     }
     switch (waited.phase) {
@@ -247,6 +255,8 @@ export function createDelivery(
         return serial(() => recordEmpty(record));
       case 'gone':
         return paneGone(record);
+      case 'asker-gone':
+        return waits.askerGone(record, waited.asker);
       case 'aborted':
         // Stopping, called off, or handed over by the Stop hook: nothing typed.
         return;

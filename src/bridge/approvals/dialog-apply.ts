@@ -12,6 +12,7 @@ import { errorMessage } from '../../errors.js';
 import { dialogKeys, readDialog } from '../../screen/dialog.js';
 import { recordStep } from '../../state/ledger.js';
 import type { RequestRecord } from '../../state/types.js';
+import type { PresetDialog } from '../../config/presets/types.js';
 import { rulingEventData, rulingOf, verdictOf } from './approval-decision.js';
 import {
   fingerprintOf,
@@ -57,7 +58,7 @@ export function createDialogApply(
   >,
   memory: DialogMemory,
 ): ApplyDialog {
-  const { agent, pane, dialog, tmux } = host;
+  const { agent, pane, tmux } = host;
   const confirmMs = host.confirmMs ?? DIALOG_CONFIRM_MS;
 
   /**
@@ -77,6 +78,9 @@ export function createDialogApply(
       info,
     );
     if (elsewhere !== undefined) return elsewhere;
+    const dialog = host.dialog;
+    if (!dialog)
+      return `the agent's preset no longer describes a dialog (the pane runs another program)`;
     const screen = await tmux.capturePane(pane).catch(() => undefined);
     if (screen === undefined) return `pane ${pane} could not be read`;
     const reading =
@@ -97,6 +101,7 @@ export function createDialogApply(
 
   /** Has the dialog left (or changed)? Reads the screen until the deadline. */
   async function waitForDialogToLeave(
+    dialog: PresetDialog,
     fingerprint: string,
     signal: AbortSignal,
   ): Promise<boolean> {
@@ -161,6 +166,11 @@ export function createDialogApply(
       await refuse(record, last);
       return;
     }
+    const dialog = host.dialog;
+    if (!dialog) {
+      await refuse(record, `the agent's preset no longer describes a dialog`);
+      return;
+    }
     const keys = dialogKeys(dialog, ruling.decision);
     const fingerprint = fingerprintOf(record) ?? '';
     // Readings from before the keys may still show this dialog.
@@ -179,7 +189,7 @@ export function createDialogApply(
     }
     const left =
       failure === undefined &&
-      (await waitForDialogToLeave(fingerprint, signal));
+      (await waitForDialogToLeave(dialog, fingerprint, signal));
     await host.serial(async () => {
       // Ended meanwhile (the program restarted: recorded unconfirmed there).
       if (host.current().requests[record.id] !== record) return;

@@ -53,7 +53,7 @@ export interface DialogApprovals {
 export function createDialogApprovals(
   host: DialogApprovalHost,
 ): DialogApprovals {
-  const { agent, pane, dialog, tmux } = host;
+  const { agent, pane, tmux } = host;
   const memory: DialogMemory = { settled: undefined, lastActionAt: 0 };
   const apply = createDialogApply(host, memory);
   let raising = false;
@@ -67,8 +67,11 @@ export function createDialogApprovals(
     screenState: AgentStateName,
     capturedAt: number,
   ): Promise<void> {
+    const dialog = host.dialog;
     const reading =
-      screenState === 'approval' ? readDialog(screen, dialog) : undefined;
+      screenState === 'approval' && dialog
+        ? readDialog(screen, dialog)
+        : undefined;
     await host.serial(async () => {
       if (capturedAt < memory.lastActionAt) return;
       for (const record of openScreenApprovals()) {

@@ -15,7 +15,11 @@ export interface DialogApprovalHost {
   agent: string;
   pane: string;
   config: MacsConfig;
-  dialog: PresetDialog;
+  /**
+   * The preset's permission dialog, read at each use (the agent's preset
+   * may follow the pane's program); undefined: none is raised or applied.
+   */
+  readonly dialog: PresetDialog | undefined;
   tmux: TmuxClient;
   session?: string;
   /** Classify a captured screen with the preset's rules. */

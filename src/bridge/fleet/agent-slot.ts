@@ -152,6 +152,7 @@ export function createSlotLife(options: SlotLifeOptions): SlotLife {
         agent: agent.name,
         pane,
         profile: agent.profile,
+        ...(agent.followsProgram ? { followsProgram: true } : {}),
         paths,
         config,
         tmux,

@@ -74,7 +74,11 @@ async function sendFirstMessage(options: {
   try {
     // A long wait is reported once, and the wait goes on.
     let waited = await typing.waitTypeable();
-    while (waited.phase === 'busy') {
+    while (waited.phase === 'busy' || waited.phase === 'waiting') {
+      if (waited.phase === 'waiting') {
+        waited = await typing.waitTypeable();
+        continue;
+      }
       await emit({
         agent,
         type: 'delivery.timeout',

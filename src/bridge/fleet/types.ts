@@ -32,6 +32,8 @@ export interface MultiAgent {
   name: string;
   role: 'worker' | 'controller';
   profile: AgentProfile;
+  /** Its preset was detected, not named: it follows the pane's program. */
+  followsProgram?: boolean;
   firstMessage?: FirstMessageSpec;
 }
 

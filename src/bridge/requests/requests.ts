@@ -27,6 +27,7 @@ import {
 } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
 import type { DetectedBlock } from '../intake/intake.js';
+import { readAsker } from './asker.js';
 import { raiseRequest } from './raise.js';
 import type { RequestSteps } from './request-steps.js';
 
@@ -247,6 +248,7 @@ export function createRequests(
     }
     limitedBurst = false;
     detections.push(nowMs);
+    const asker = info && !info.dead ? await readAsker(info) : undefined;
     // Unique across agents: another agent's `w-1-r` is not ours.
     const id = await claimRequestId(paths, agent, candidate);
     const priority =
@@ -264,6 +266,7 @@ export function createRequests(
       pane,
       ...(ctx.panePid !== undefined ? { panePid: ctx.panePid } : {}),
       ...(ctx.session ? { session: ctx.session } : {}),
+      ...(asker ? { asker } : {}),
       ...(block.concealed ? { concealed: true as const } : {}),
     });
     await raiseRequest(
@@ -279,6 +282,7 @@ export function createRequests(
         // and a pane-log offset that is before this request's block.
         bodyHash,
         logOffset: s.logOffset,
+        ...(asker ? { asker } : {}),
       },
       (state) => {
         state.dedup = recordSeen(state.dedup, {

@@ -24,7 +24,8 @@ function facts(r: RequestSnapshot): string {
   const who = r.waitingForPerson
     ? 'waiting for you'
     : `with ${r.backend ?? 'the router'}`;
-  return `${r.type} · ${r.priority} · ${r.stage} · ${formatAge(r.ageMs)} · ${who}`;
+  const waits = r.waits ? ` · waits: ${r.waits.reason}` : '';
+  return `${r.type} · ${r.priority} · ${r.stage} · ${formatAge(r.ageMs)} · ${who}${waits}`;
 }
 
 function createCard(

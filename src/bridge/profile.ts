@@ -1,0 +1,69 @@
+/**
+ * From a preset (config/presets/) to what the bridge needs of it: how to
+ * type into the agent, how to read its screen, its dialog and hooks; and
+ * which preset a pane's program stands for when none is named.
+ */
+import { findPresetForProgram, getPreset } from '../config/presets/index.js';
+import { isShellCommand } from '../config/presets/shell.js';
+import type { Preset } from '../config/presets/types.js';
+import type { MacsConfig } from '../config/schema.js';
+import { classifyScreen } from '../screen/classify.js';
+import { programsOf, type ProcessInfo } from '../tmux/processes.js';
+import type { AgentProfile } from './agent-context.js';
+
+/** A preset turned into what the supervisor needs. */
+export function profileFromPreset(preset: Preset): AgentProfile {
+  return {
+    preset: preset.name,
+    rules: {
+      submitKey: preset.submitKey,
+      submitDelayMs: preset.submitDelayMs,
+      bracketed: preset.paste.bracketed,
+      maxLiteralChars: preset.paste.maxLiteralChars,
+      typeIntoUnknown: !preset.knownScreens,
+      ...(isShellCommand(preset.program) ? { shellPromptOnly: true } : {}),
+    },
+    classify: (screen) => classifyScreen(screen, preset).state,
+    classifyScreen: (screen) => classifyScreen(screen, preset),
+    knownScreens: preset.knownScreens,
+    ...(preset.dialog ? { dialog: preset.dialog } : {}),
+    hooks: preset.hooks,
+  };
+}
+
+/**
+ * The preset whose program is running in the pane (custom presets first),
+ * `shell` for any shell, else `generic`.
+ */
+export function detectPresetName(
+  currentCommand: string,
+  config: MacsConfig,
+): string {
+  return findPresetForProgram(currentCommand, config.presets).name;
+}
+
+/**
+ * The preset an agent whose preset was not named follows to, now that its
+ * pane runs `currentCommand` (with `foreground`, that program's processes):
+ * the preset of a known agent's program (`node …/codex.js` is codex's), the
+ * shell's preset back at a shell; a command a shell agent runs that is no
+ * agent of a preset (a script, `sleep`) leaves it the shell's, since the
+ * shell is still the agent and the answer goes to whichever program asked
+ * (typist/wait-typeable.ts).
+ */
+export function followedPresetName(
+  currentCommand: string,
+  foreground: readonly Pick<ProcessInfo, 'argv'>[] | undefined,
+  config: MacsConfig,
+  current: string,
+): string {
+  const direct = detectPresetName(currentCommand, config);
+  if (direct !== 'generic' || isShellCommand(currentCommand)) return direct;
+  for (const process of foreground ?? [])
+    for (const program of programsOf(process.argv)) {
+      const name = detectPresetName(program, config);
+      if (name !== 'generic') return name;
+    }
+  const currentProgram = getPreset(current, config.presets).program;
+  return isShellCommand(currentProgram) ? current : direct;
+}
