@@ -78,10 +78,7 @@ export interface WebServerOptions {
 }
 
 export interface WebServer {
-  /** The URL to open, carrying the secret: printed once, never logged. */
-  url: string;
-  /** The URL without the secret. */
-  origin: string;
+  /** The port listened on (the one chosen when asked for 0). */
   port: number;
   close(): Promise<void>;
 }
@@ -90,13 +87,6 @@ type Env = { Bindings: HttpBindings };
 
 function remoteAddress(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
-}
-
-/** The URL host of an address (`::1` -> `[::1]`; any-address -> loopback). */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 /** Start the server; resolves once it listens. */
@@ -361,29 +351,37 @@ export async function startWebServer(
     ws.on('error', () => ws.terminate());
   }
 
+  const stopAll = () => {
+    stopped = true;
+    clearTimeout(hostsTimer);
+    unsubscribe();
+    hub.stop();
+    wss.close();
+  };
+  // A taken port or an address not of this machine: nothing of this server
+  // keeps running; the caller says what to do.
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => {
+      stopAll();
+      reject(error);
+    };
+    server.once('error', failed);
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });
   const address = server.address();
   const port =
     typeof address === 'object' && address ? address.port : options.port;
-  const origin = `http://${urlHost(options.host)}:${port}`;
   return {
-    url: `${origin}/?token=${options.secret}`,
-    origin,
     port,
     async close() {
       stopped = true;
       clearTimeout(hostsTimer);
       await hostsRead;
-      unsubscribe();
-      hub.stop();
       for (const ws of sockets.keys()) ws.terminate();
-      wss.close();
+      stopAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
