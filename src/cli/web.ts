@@ -7,7 +7,7 @@ import { readSessionRecord } from '../session/record.js';
 import { createSnapshotFeed } from '../state/watch.js';
 import { createSnapshotReader } from '../state/snapshot.js';
 import type { TmuxClient } from '../tmux/client.js';
-import { createSecret } from '../web/auth.js';
+import { AUTH_FAILURES_MAX, createSecret } from '../web/auth.js';
 import type { findFleetAgent } from '../web/fleet.js';
 import type { ActionReply, ScreenView } from '../web/messages.js';
 import { WEB_SEND_TIMEOUT_SEC } from '../web/actions.js';
@@ -292,6 +292,10 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
     host,
     port,
     secret,
+    onLimited: (address) =>
+      deps.output.err(
+        `warning: ${AUTH_FAILURES_MAX} wrong secrets or session cookies from ${address} within a minute; its wrong ones are refused for a minute (signed-in pages keep working)`,
+      ),
     ...(opts.allowHost ? { hostNames: opts.allowHost } : {}),
     feed,
     allowSend: opts.allowSend === true,
