@@ -4,7 +4,11 @@
  * `Origin` of a state-changing request or a socket is the server's own),
  * reached by an address, not a name an attacker controls (the `Host` is an
  * IP literal or `localhost`: DNS rebinding cannot pass). Failed attempts are
- * counted per client address and refused for a while past a limit.
+ * counted per client address; past a limit that address's wrong guesses are
+ * refused as too many for a while, but a right secret or a live session is
+ * always served: any process of the machine shares the loopback address, and
+ * none may lock the person out by guessing (both are 192 random bits, which
+ * no rate of guessing finds).
  *
  * Nothing here writes the secret anywhere; it lives in this process only.
  */
@@ -92,8 +96,25 @@ export function isSameOrigin(
   return origin.toLowerCase() === `http://${host.toLowerCase()}`;
 }
 
+/**
+ * What a request's credential is worth: `ok` (the secret, or a live
+ * session), `none` (no session cookie shown), `wrong` (counted as a failed
+ * attempt), or `limited` (wrong, from an address that failed too often).
+ */
+export type CredentialCheck = 'ok' | 'none' | 'wrong' | 'limited';
+
 /** Sessions of this server and the count of failed attempts per address. */
 export interface WebAuth {
+  /** The secret shown by `address` (`/?token=`); a wrong one is counted. */
+  checkSecret(
+    token: string | undefined,
+    address: string,
+  ): Exclude<CredentialCheck, 'none'>;
+  /** The session cookie of a request from `address`; a wrong one is counted. */
+  checkSession(
+    cookieHeader: string | undefined,
+    address: string,
+  ): CredentialCheck;
   /** Whether the request's token is the secret. */
   checkToken(token: string | undefined): boolean;
   /** A new session id for a browser that showed the secret. */
@@ -108,11 +129,15 @@ export interface WebAuth {
   isLimited(address: string): boolean;
 }
 
-/** Auth state for one server; `now` is for tests. */
+/**
+ * Auth state for one server. `onLimited` hears once per window of an
+ * address that reached the limit; `now` is for tests.
+ */
 export function createWebAuth(
   secret: string,
-  now: () => number = Date.now,
+  options: { now?: () => number; onLimited?: (address: string) => void } = {},
 ): WebAuth {
+  const now = options.now ?? Date.now;
   const sessions = new Map<string, number>();
   const failures = new Map<string, { count: number; since: number }>();
   function current(address: string) {
@@ -123,7 +148,17 @@ export function createWebAuth(
     }
     return entry;
   }
-  return {
+  const failed = (address: string): 'wrong' | 'limited' => {
+    auth.fail(address);
+    return auth.isLimited(address) ? 'limited' : 'wrong';
+  };
+  const auth: WebAuth = {
+    checkSecret: (token, address) =>
+      isSecret(secret, token) ? 'ok' : failed(address),
+    checkSession(header, address) {
+      if (auth.hasSession(header)) return 'ok';
+      return auth.showsSession(header) ? failed(address) : 'none';
+    },
     checkToken: (token) => isSecret(secret, token),
     openSession() {
       const id = createSecret();
@@ -144,10 +179,12 @@ export function createWebAuth(
     },
     showsSession: (header) => Boolean(readCookie(header, SESSION_COOKIE)),
     fail(address) {
-      const entry = current(address);
-      if (entry) entry.count += 1;
-      else failures.set(address, { count: 1, since: now() });
+      const entry = current(address) ?? { count: 0, since: now() };
+      failures.set(address, entry);
+      entry.count += 1;
+      if (entry.count === AUTH_FAILURES_MAX) options.onLimited?.(address);
     },
     isLimited: (address) => (current(address)?.count ?? 0) >= AUTH_FAILURES_MAX,
   };
+  return auth;
 }

@@ -48,3 +48,6 @@ export const PAGE_HTML = `<!doctype html>
 /** What an unauthenticated browser is told. */
 export const UNAUTHORIZED_TEXT =
   'macs web: not signed in. Open the URL `macs web` printed (it carries a secret); this page does not show it again.\n';
+/** The answer to a wrong guess from an address that made too many. */
+export const TOO_MANY_TEXT =
+  'macs web: too many failed sign-ins from this address; wrong ones are refused for a minute\n';

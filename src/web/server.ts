@@ -5,7 +5,8 @@
  *
  * Safe by default (docs/web.md): every answer checks the `Host` (DNS
  * rebinding), then the session cookie, which the page gets by showing the
- * secret once (`/?token=`); failed attempts are limited per address; a POST
+ * secret once (`/?token=`); an address's wrong guesses past a count are
+ * refused as too many, never a right secret or a live session; a POST
  * and a socket must come from this server's own page (`Origin`). Agents'
  * text reaches the page as JSON data, never as HTML.
  *
@@ -28,6 +29,7 @@ import { createAssetReader, PAGE_ASSETS } from './assets.js';
 import {
   createWebAuth,
   isAllowedHost,
+  type CredentialCheck,
   isSameOrigin,
   sessionCookie,
   type WebAuth,
@@ -39,7 +41,12 @@ import type {
   ScreenView,
   ServerMessage,
 } from './messages.js';
-import { PAGE_HTML, SECURITY_HEADERS, UNAUTHORIZED_TEXT } from './page-html.js';
+import {
+  PAGE_HTML,
+  SECURITY_HEADERS,
+  TOO_MANY_TEXT,
+  UNAUTHORIZED_TEXT,
+} from './page-html.js';
 import { createScreenHub } from './screens.js';
 
 /** Largest action body. */
@@ -75,13 +82,12 @@ export interface WebServerOptions {
   hostsRefreshMs?: number;
   /** Where the built page is (tests). */
   assetsDir?: string;
+  /** An address made too many failed attempts (once per window). */
+  onLimited?: (address: string) => void;
 }
 
 export interface WebServer {
-  /** The URL to open, carrying the secret: printed once, never logged. */
-  url: string;
-  /** The URL without the secret. */
-  origin: string;
+  /** The port listened on (the one chosen when asked for 0). */
   port: number;
   close(): Promise<void>;
 }
@@ -92,19 +98,13 @@ function remoteAddress(req: IncomingMessage): string {
   return req.socket.remoteAddress ?? 'unknown';
 }
 
-/** The URL host of an address (`::1` -> `[::1]`; any-address -> loopback). */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
-}
-
 /** Start the server; resolves once it listens. */
 export async function startWebServer(
   options: WebServerOptions,
 ): Promise<WebServer> {
   const { log } = options;
-  const auth: WebAuth = createWebAuth(options.secret);
+  const { onLimited } = options;
+  const auth: WebAuth = createWebAuth(options.secret, { onLimited });
   const readAsset = createAssetReader(options.assetsDir);
   const sockets = new Map<WebSocket, Set<string>>();
   let fleet: FleetView | undefined;
@@ -188,26 +188,28 @@ export async function startWebServer(
         'macs web: this server is reached by address only (Host refused)\n',
         403,
       );
-    if (auth.isLimited(remoteAddress(c.env.incoming)))
-      return c.text('macs web: too many failed sign-ins; wait a minute\n', 429);
     return next();
   });
 
+  /** The answer to a credential that is not `ok`. */
+  const refusal = (c: Context<Env>, check: CredentialCheck): Response =>
+    check === 'limited'
+      ? c.text(TOO_MANY_TEXT, 429)
+      : c.text(UNAUTHORIZED_TEXT, 401);
   /** undefined when signed in, else the refusal. */
   const refuse = (c: Context<Env>): Response | undefined => {
-    const cookie = c.req.header('cookie');
-    if (auth.hasSession(cookie)) return undefined;
-    if (auth.showsSession(cookie)) auth.fail(remoteAddress(c.env.incoming));
-    return c.text(UNAUTHORIZED_TEXT, 401);
+    const check = auth.checkSession(
+      c.req.header('cookie'),
+      remoteAddress(c.env.incoming),
+    );
+    return check === 'ok' ? undefined : refusal(c, check);
   };
 
   app.get('/', (c) => {
     const token = c.req.query('token');
     if (token !== undefined) {
-      if (!auth.checkToken(token)) {
-        auth.fail(remoteAddress(c.env.incoming));
-        return c.text(UNAUTHORIZED_TEXT, 401);
-      }
+      const check = auth.checkSecret(token, remoteAddress(c.env.incoming));
+      if (check !== 'ok') return refusal(c, check);
       c.header('Set-Cookie', sessionCookie(auth.openSession()));
       return c.html(PAGE_HTML);
     }
@@ -296,12 +298,11 @@ export async function startWebServer(
       return answerUpgrade(socket, '404 Not Found', 'not found\n');
     if (!isAllowedHost(host, options.hostNames))
       return answerUpgrade(socket, '403 Forbidden', 'Host refused\n');
-    if (auth.isLimited(address))
-      return answerUpgrade(socket, '429 Too Many Requests', 'wait a minute\n');
-    if (!auth.hasSession(req.headers.cookie)) {
-      if (auth.showsSession(req.headers.cookie)) auth.fail(address);
+    const check = auth.checkSession(req.headers.cookie, address);
+    if (check === 'limited')
+      return answerUpgrade(socket, '429 Too Many Requests', TOO_MANY_TEXT);
+    if (check !== 'ok')
       return answerUpgrade(socket, '401 Unauthorized', UNAUTHORIZED_TEXT);
-    }
     if (!isSameOrigin(req.headers.origin, host))
       return answerUpgrade(
         socket,
@@ -361,29 +362,37 @@ export async function startWebServer(
     ws.on('error', () => ws.terminate());
   }
 
+  const stopAll = () => {
+    stopped = true;
+    clearTimeout(hostsTimer);
+    unsubscribe();
+    hub.stop();
+    wss.close();
+  };
+  // A taken port or an address not of this machine: nothing of this server
+  // keeps running; the caller says what to do.
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => {
+      stopAll();
+      reject(error);
+    };
+    server.once('error', failed);
     server.listen(options.port, options.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });
   const address = server.address();
   const port =
     typeof address === 'object' && address ? address.port : options.port;
-  const origin = `http://${urlHost(options.host)}:${port}`;
   return {
-    url: `${origin}/?token=${options.secret}`,
-    origin,
     port,
     async close() {
       stopped = true;
       clearTimeout(hostsTimer);
       await hostsRead;
-      unsubscribe();
-      hub.stop();
       for (const ws of sockets.keys()) ws.terminate();
-      wss.close();
+      stopAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

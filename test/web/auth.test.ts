@@ -60,7 +60,7 @@ describe('web auth: Host, Origin, the secret and its sessions', () => {
 
   it('refuses an address after too many failures, until the window ends', () => {
     let now = 1_000;
-    const auth = createWebAuth('s3cret', () => now);
+    const auth = createWebAuth('s3cret', { now: () => now });
     for (let i = 0; i < AUTH_FAILURES_MAX - 1; i += 1) auth.fail('10.0.0.1');
     expect(auth.isLimited('10.0.0.1')).toBe(false);
     auth.fail('10.0.0.1');
@@ -68,5 +68,38 @@ describe('web auth: Host, Origin, the secret and its sessions', () => {
     expect(auth.isLimited('10.0.0.2')).toBe(false);
     now += AUTH_WINDOW_MS;
     expect(auth.isLimited('10.0.0.1')).toBe(false);
+  });
+
+  // Issue 29: ten wrong tokens from any process of the machine (they share
+  // 127.0.0.1) refused the person's own signed-in page for a minute. Past
+  // the limit only wrong guesses are refused as too many; a live session
+  // and the right secret are served, and the limit is told once.
+  it('past the limit, wrong guesses are refused as too many; a session and the secret are not', () => {
+    let now = 1_000;
+    const limited: string[] = [];
+    const auth = createWebAuth('s3cret', {
+      now: () => now,
+      onLimited: (address) => limited.push(address),
+    });
+    const session = `${SESSION_COOKIE}=${auth.openSession()}`;
+    const verdicts = Array.from({ length: AUTH_FAILURES_MAX + 2 }, (_, i) =>
+      auth.checkSecret(`guess${i}`, '127.0.0.1'),
+    );
+    expect(verdicts.slice(0, AUTH_FAILURES_MAX - 1)).not.toContain('limited');
+    expect(verdicts.slice(AUTH_FAILURES_MAX - 1)).toEqual([
+      'limited',
+      'limited',
+      'limited',
+    ]);
+    expect(limited).toEqual(['127.0.0.1']);
+    expect(auth.checkSession(session, '127.0.0.1')).toBe('ok');
+    expect(auth.checkSecret('s3cret', '127.0.0.1')).toBe('ok');
+    expect(auth.checkSession(`${SESSION_COOKIE}=forged`, '127.0.0.1')).toBe(
+      'limited',
+    );
+    expect(auth.checkSession(undefined, '127.0.0.1')).toBe('none');
+    expect(auth.checkSession(`${SESSION_COOKIE}=forged`, '::1')).toBe('wrong');
+    now += AUTH_WINDOW_MS;
+    expect(auth.checkSecret('guess', '127.0.0.1')).toBe('wrong');
   });
 });

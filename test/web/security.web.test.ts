@@ -162,8 +162,10 @@ describe('macs web: safe by default (issue 22)', () => {
     ).toBe(200);
   });
 
-  // Last: it locks this test's address out for a minute.
-  it('limits failed sign-ins: after ten failures (forged cookies above count too) even the right secret waits', async () => {
+  // Last: it limits this test's address for a minute. Issue 29: the limit
+  // refuses wrong guesses only; the right secret and a live cookie are
+  // served (test/integration/web-listen.integration.test.ts).
+  it('limits failed sign-ins: after ten failures (forged cookies above count too) wrong secrets are refused as too many, the right one is not', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 11; i += 1)
       statuses.push(
@@ -177,7 +179,7 @@ describe('macs web: safe by default (issue 22)', () => {
           path: `/?token=${encodeURIComponent(web.secret)}`,
         })
       ).status,
-    ).toBe(429);
+    ).toBe(200);
     expect(web.output().split(web.secret).length - 1).toBe(1);
   });
 });

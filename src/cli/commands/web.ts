@@ -16,8 +16,8 @@ export function registerWebCommand(
       )
       .addOption(
         new Option(
-          '--listen <address:port>',
-          'where to listen (default 127.0.0.1:7717; another address is reachable from other machines: a warning says so)',
+          '--listen <address[:port]>',
+          'where to listen (default 127.0.0.1:7717; an address alone takes port 7717, port 0 any free one; 0.0.0.0 is every address, reachable from other machines: a warning says so)',
         ).env('MACS_WEB_LISTEN'),
       )
       .addOption(
@@ -40,7 +40,9 @@ Prints one URL carrying a random secret: open it; the page trades the secret
 for a cookie and drops it from the address bar. Without it every page and
 socket answers 401. To reach it from another machine, prefer an ssh tunnel:
   ssh -L 7717:127.0.0.1:7717 you@host   # then open the printed URL locally
-See docs/web.md.`,
+With --listen 0.0.0.0 it prints one URL per address of this machine (for a
+phone on your network). A port already taken: exit 1; pick another with
+--listen (127.0.0.1:0 takes any free port). See docs/web.md.`,
     )
     .action((opts: WebOptions) =>
       run(import('../web.js').then((m) => m.runWeb(opts, deps))),
