@@ -13,8 +13,9 @@
 // BENCH_FLEET (fleet sizes whose start is timed, 1,8,32,128),
 // BENCH_SESSION_SETTLE_SEC (65: an idle session is left alone this long
 // before its window of BENCH_IDLE_SEC), BENCH_ONLY (a comma-separated subset
-// of single, baseline, delivery, multi, idle, fleet, session, screen,
+// of single, baseline, delivery, multi, idle, fleet, session, stop, screen,
 // startup, flood, terminal, web, remote: results are printed, not written).
+// BENCH_STOP_AGENTS (4), BENCH_STOP_RUNS (3): `macs stop` of bash workers.
 // BENCH_WEB_REQUESTS (20), BENCH_WEB_AGENTS (64), BENCH_WEB_SEC (20): macs web.
 // BENCH_REMOTE_HOSTS (3), BENCH_REMOTE_AGENTS (32 a host),
 // BENCH_REMOTE_REQUESTS (20 each, host and hub), BENCH_REMOTE_IDLE_SEC (30),
@@ -33,6 +34,7 @@ import { benchAgents } from './bench/multi.mjs';
 import { benchRemote } from './bench/remote.mjs';
 import { benchSessionIdle } from './bench/session-idle.mjs';
 import { benchStartup } from './bench/startup.mjs';
+import { benchStop } from './bench/stop.mjs';
 import { benchBaseline, benchMacs } from './bench/single.mjs';
 import {
   benchWebIdle,
@@ -223,6 +225,19 @@ if (runs('session')) {
       `    macs together ${first.macsPercent}% (target under ${session.targetPercent}%); tmux server ${first.tmuxServer.cpuPercent}%\n` +
       `  settled (${session.seconds} s after ${session.settleSec} s): bridge ${pct(session.bridge)}, status view ${pct(session.statusView)}\n` +
       `    macs together ${session.macsPercent}% (target under ${session.targetPercent}%); tmux server ${session.tmuxServer.cpuPercent}%`,
+  );
+}
+
+if (runs('stop')) {
+  // macs stop of plain shells (issue 29), next to a bare kill-server.
+  const stop = await benchStop({
+    agents: number('BENCH_STOP_AGENTS', 4),
+    runs: number('BENCH_STOP_RUNS', 3),
+  });
+  results.stop = stop;
+  console.log(
+    `macs stop of ${stop.agents} bash workers, median of ${stop.runs} runs: ${stop.stopMs.p50} ms (goal under ${stop.goalMs} ms; panes killed after the grace period: ${stop.panesKilledAfterGrace})\n` +
+      `  baseline: tmux kill-server until the panes' processes are gone ${stop.killServerMs.p50} ms (macs stop ${stop.stopOverKillServerP50}x)`,
   );
 }
 

@@ -1,8 +1,9 @@
 import { MacsError } from '../errors.js';
-import { SESSION_NAME } from '../session/record.js';
+import { SESSION_NAME, readSessionRecord } from '../session/record.js';
 import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
+import { endOfAttach } from './attach-end.js';
 import { createContext } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import {
@@ -35,6 +36,14 @@ export async function runAttach(
       hint: `from a terminal run \`${hintCommand('attach', opts, deps)}\` (or: tmux -L ${socket} attach -t ${SESSION_NAME})`,
     });
   }
+  const record = await readSessionRecord(ctx.paths);
   const code = await attach({ socket, session: SESSION_NAME });
-  return code === 0 ? 0 : 1;
+  return endOfAttach({
+    code,
+    opts,
+    deps,
+    paths: ctx.paths,
+    socket,
+    sessionId: record?.id,
+  });
 }

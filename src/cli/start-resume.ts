@@ -21,6 +21,7 @@ import { reviveSession, type RevivedAgent } from '../session/revive.js';
 import { isSessionRunning } from '../session/tmux-check.js';
 import type { AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
+import { endOfAttach } from './attach-end.js';
 import type { createContext } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import {
@@ -128,7 +129,14 @@ async function resumeRunning(
   const attachCmd = hintCommand('attach', opts, deps);
   if (!opts.detach && isOnTerminal(deps)) {
     const code = await attach({ socket: record.socket, session: SESSION_NAME });
-    return code === 0 ? 0 : 1;
+    return endOfAttach({
+      code,
+      opts,
+      deps,
+      paths: ctx.paths,
+      socket: record.socket,
+      sessionId: record.id,
+    });
   }
   out(`  attach:  ${attachCmd}`);
   return 0;
@@ -204,7 +212,14 @@ async function resumeAfterReboot(
   const attachCmd = hintCommand('attach', opts, deps);
   if (!opts.detach && isOnTerminal(deps)) {
     const code = await attach({ socket, session: SESSION_NAME });
-    return code === 0 ? 0 : 1;
+    return endOfAttach({
+      code,
+      opts,
+      deps,
+      paths: ctx.paths,
+      socket,
+      sessionId: record.id,
+    });
   }
   out(
     `  attach:  ${attachCmd}   (or: tmux -L ${socket} attach -t ${SESSION_NAME})`,

@@ -26,6 +26,7 @@ import { startSession } from '../session/start.js';
 import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';
+import { endOfAttach } from './attach-end.js';
 import { createContext } from './common.js';
 import { reportExpiry, runStartResume } from './start-resume.js';
 import type { CliDeps, CommonOptions } from './options.js';
@@ -339,12 +340,18 @@ export async function runStart(
     const attachCmd = hintCommand('attach', opts, deps);
     if (!opts.detach && isOnTerminal(deps)) {
       const code = await attach({ socket, session: SESSION_NAME });
-      out(
-        code === 0
-          ? `detached; the session keeps running (${attachCmd} to return, ${hintCommand('stop', opts, deps)} to end it)`
-          : `tmux attach ended with exit code ${code}; the session keeps running (${attachCmd}, ${hintCommand('stop', opts, deps)})`,
-      );
-      return code === 0 ? 0 : 1;
+      return await endOfAttach({
+        code,
+        opts,
+        deps,
+        paths: ctx.paths,
+        socket,
+        sessionId: started.record.id,
+        detached:
+          code === 0
+            ? `detached; the session keeps running (${attachCmd} to return, ${hintCommand('stop', opts, deps)} to end it)`
+            : `tmux attach ended with exit code ${code}; the session keeps running (${attachCmd}, ${hintCommand('stop', opts, deps)})`,
+      });
     }
     if (!opts.detach) {
       out(

@@ -23,6 +23,8 @@ function describeEnding(pane: StoppedPane): string {
   switch (pane.ended) {
     case 'exited':
       return 'exited when interrupted';
+    case 'hung-up':
+      return 'exited when hung up (a shell at its prompt)';
     case 'killed':
       return 'did not exit in time; pane killed';
     case 'already-exited':

@@ -81,6 +81,12 @@ export interface SessionRecord {
   /** Pane ids of the bridge and status windows. */
   panes: { bridge: string; status: string };
   agents: SessionAgentRecord[];
+  /**
+   * When `macs stop` began ending this session (before it stopped a pane):
+   * a person's attached `macs start` whose tmux client ends then knows the
+   * session was stopped, not lost.
+   */
+  stopping?: string;
 }
 
 /** A new session id: the start time and a random part (`20261124-114400-3f9a`). */
@@ -183,6 +189,35 @@ export async function readStoppedSession(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * `macs stop` is about to end the session of this record: say so in the
+ * record (read afresh, so nothing another command wrote meanwhile is lost).
+ */
+export async function markSessionStopping(
+  paths: HomePaths,
+  now = new Date(),
+): Promise<void> {
+  const record = await readSessionRecord(paths);
+  if (record)
+    await writeSessionRecord(paths, { ...record, stopping: now.toISOString() });
+}
+
+/**
+ * Was the session with this id ended by `macs stop` (begun or done)? Read
+ * when its tmux session is gone: the record says `stopping` while the stop
+ * runs, and the stopped record names it once the stop is done (written
+ * before the session record is removed, so one of the two is always seen).
+ */
+export async function wasSessionStopped(
+  paths: HomePaths,
+  id: string | undefined,
+): Promise<boolean> {
+  const record = await readSessionRecord(paths);
+  if (record && record.id === id && record.stopping !== undefined) return true;
+  if (id === undefined) return false;
+  return (await readStoppedSession(paths))?.id === id;
 }
 
 export async function removeSessionRecord(paths: HomePaths): Promise<void> {

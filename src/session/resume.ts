@@ -84,7 +84,9 @@ export async function restartSessionWindows(options: {
       buildRespawnPaneArgs({ pane, cwd: paths.home, env, command }),
     );
   }
-  const updated = { ...record, panes };
+  // A stop that did not finish is over: the session runs on.
+  const { stopping: _stopping, ...running } = record;
+  const updated = { ...running, panes };
   await writeSessionRecord(paths, updated);
   return updated;
 }

@@ -176,8 +176,9 @@ export async function reviveSession(options: {
               },
       );
     }
+    const { stopping: _stopping, ...before } = previous;
     const record: SessionRecord = {
-      ...previous,
+      ...before,
       id: options.sessionId,
       socket,
       session: SESSION_NAME,

@@ -15,6 +15,7 @@ import {
 } from '../tmux/session-args.js';
 import {
   SESSION_NAME,
+  markSessionStopping,
   recordStoppedSession,
   removeSessionRecord,
   type SessionRecord,
@@ -106,6 +107,12 @@ export async function stopSession(options: {
       leftovers: [],
     };
   }
+  // Before anything stops: a person's attached `macs start` whose client
+  // ends now tells a stop from a lost server (record.ts).
+  if (record)
+    await markSessionStopping(paths).catch((error: unknown) =>
+      log.warn({ err: error }, 'could not mark the session stopping'),
+    );
   const panes = (await tmux.listPanes()).filter(
     (p) => p.sessionName === SESSION_NAME,
   );

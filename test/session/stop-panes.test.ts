@@ -80,6 +80,54 @@ describe('stopPanes (fake tmux)', () => {
     expect(tmux.commands).toEqual([['kill-pane', '-t', '%1']]);
   });
 
+  it('hangs up a shell at its prompt instead of interrupting it, and a shell whose command ended at the interrupt', async () => {
+    // A fake hang-up: the pane's front is a shell when its command says so;
+    // the shell exits at the hang-up.
+    const tmux = new StoppingTmux();
+    const shell = tmux.addPane({ id: '%0', currentCommand: 'bash' });
+    const busy = tmux.addPane({ id: '%1', currentCommand: 'sleep' });
+    const agent = tmux.addPane({ id: '%2', currentCommand: 'node' });
+    tmux.polite.add('%2');
+    const hungUp: string[] = [];
+    const hangUp = (info: { id: string; currentCommand: string }) => {
+      if (info.currentCommand !== 'bash') return Promise.resolve(false);
+      hungUp.push(info.id);
+      const pane = tmux.panes.get(info.id);
+      if (pane) pane.dead = true;
+      return Promise.resolve(true);
+    };
+    // The interrupt key ends the sleep: the shell is back at its prompt.
+    const sendKey = tmux.sendKey.bind(tmux);
+    tmux.sendKey = async (pane, key) => {
+      await sendKey(pane, key);
+      if (pane === '%1') busy.currentCommand = 'bash';
+    };
+
+    const stopped = await stopPanes(
+      tmux,
+      [
+        { name: 'shell', info: { ...shell } },
+        { name: 'busy', info: { ...busy } },
+        { name: 'agent', info: { ...agent } },
+      ],
+      60_000,
+      hangUp,
+    );
+    expect(stopped).toEqual([
+      { name: 'shell', pane: '%0', ended: 'hung-up' },
+      { name: 'busy', pane: '%1', ended: 'hung-up' },
+      { name: 'agent', pane: '%2', ended: 'exited' },
+    ]);
+    expect(hungUp).toEqual(['%0', '%1']);
+    // The interrupt key went to the sleep and the agent, never to a shell
+    // at its prompt.
+    expect(tmux.keys).toEqual([
+      { pane: '%1', key: INTERRUPT_KEY },
+      { pane: '%2', key: INTERRUPT_KEY },
+    ]);
+    expect(tmux.commands).toEqual([]);
+  });
+
   it('returns at once when every pane has exited already', async () => {
     const tmux = new StoppingTmux();
     const pane = tmux.addPane({ id: '%5', dead: true });

@@ -12,7 +12,7 @@ export function registerStopCommand(
     program
       .command('stop')
       .description(
-        'end the session: the bridge stops, each agent gets the interrupt key and its pane is killed after a grace period, then the status view and the tmux server go',
+        'end the session: the bridge stops, each agent gets the interrupt key (a shell at its prompt a hang-up) and its pane is killed after a grace period, then the status view and the tmux server go',
       )
       .addOption(
         new Option(
