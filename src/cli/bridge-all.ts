@@ -10,7 +10,7 @@ import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import { localWorkers } from '../config/workers.js';
 import { loadPrompt } from '../config/prompts.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, MacsError } from '../errors.js';
 import { discoverPane, OWN_PANE_RULES } from '../session/discover.js';
 import {
   loadFirstMessage,
@@ -22,6 +22,7 @@ import {
   type AgentRole,
   type SessionRecord,
 } from '../session/record.js';
+import { readBridge } from '../state/snapshot-files.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { impliedBackend, type BridgeOptions } from './bridge-options.js';
 import { runBridgeRuntime } from './bridge-runtime.js';
@@ -105,6 +106,37 @@ async function taggedAgents(
 }
 
 /**
+ * One bridge per agent: a `macs bridge --all` whose agents another live
+ * bridge supervises (its pid in their locks) would wait for them forever, so
+ * it stops at once naming that bridge, as `macs start` refuses a session
+ * already running. The session's own bridge window is exempt: `macs start
+ * --resume` starts a new bridge there while the one it replaces lets go.
+ */
+function refuseSecondBridge(
+  entries: readonly AgentEntry[],
+  record: SessionRecord | undefined,
+  ctx: CommandContext,
+  deps: CliDeps,
+): void {
+  const ownPane = deps.env.TMUX_PANE;
+  if (ownPane && record && ownPane === record.panes.bridge) return;
+  const holders = new Map<number, string[]>();
+  for (const { name } of entries) {
+    const { running, pid } = readBridge(ctx.paths.state, name);
+    if (!running || pid === null || pid === process.pid) continue;
+    holders.set(pid, [...(holders.get(pid) ?? []), name]);
+  }
+  if (holders.size === 0) return;
+  const pids = [...holders.keys()];
+  throw new MacsError(
+    `a bridge is already running for ${ctx.paths.home}: ${pids.map((pid) => `pid ${pid} (${(holders.get(pid) ?? []).join(', ')})`).join(', ')}`,
+    {
+      hint: `one bridge per agent: leave them to it, or stop it first (kill ${pids.join(' ')})${record ? "; `macs start --resume` restarts the session's bridge" : ''}`,
+    },
+  );
+}
+
+/**
  * `macs bridge --all`: supervise every agent of the session from this one
  * process, with one shared backend and one deliverer.
  */
@@ -165,6 +197,8 @@ async function bridgeAllWith(
       },
     );
   }
+
+  refuseSecondBridge(entries, record, ctx, deps);
 
   const toAgent = async (entry: AgentEntry): Promise<MultiAgent> => {
     const preset = getPreset(entry.preset, config.presets);

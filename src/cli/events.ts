@@ -13,6 +13,7 @@ import { computeEventStats, formatEventStats } from '../events/stats.js';
 import type { MacsEvent } from '../events/types.js';
 import type { HomePaths } from '../home/paths.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
+import { describeKnownAgents, listKnownAgents } from './known-agents.js';
 import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
@@ -65,6 +66,21 @@ export async function runEvents(
       ],
     );
     if (remote !== undefined) return remote;
+  }
+  if (opts.agent && !opts.agent.includes('/')) {
+    // An agent of an earlier session still has its events; a name with no
+    // events, state, session or config entry is a typo, not "no events".
+    const known = await listKnownAgents(ctx.paths, config, { events: true });
+    if (!known.includes(opts.agent)) {
+      const what = `no agent '${opts.agent}' in ${ctx.paths.home} (no events, state or config entry)`;
+      if (!opts.follow)
+        throw new ConfigError(what, {
+          hint: `${describeKnownAgents(known)}; macs events without --agent shows them all`,
+        });
+      deps.output.err(
+        `warning: ${what}; following in case it appears (${describeKnownAgents(known)})`,
+      );
+    }
   }
   const filter: EventFilter = {
     ...(opts.agent ? { agent: opts.agent } : {}),

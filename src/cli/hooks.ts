@@ -17,7 +17,8 @@ import { isValidAgentName } from '../protocol/ids.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { resolveHomePaths } from '../home/paths.js';
-import { loadHomeConfig } from './common.js';
+import { loadHomeConfig, resolveHome } from './common.js';
+import { describeKnownAgents, listKnownAgents } from './known-agents.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface HooksOptions extends CommonOptions {
@@ -32,6 +33,18 @@ interface Target {
   dir: string;
 }
 
+/** An agent name the home does not know: hooks for it would report to no one. */
+function unknownAgent(
+  agent: string,
+  paths: HomePaths,
+  known: readonly string[],
+  extra = '',
+): ConfigError {
+  return new ConfigError(`no agent '${agent}' in ${paths.home}${extra}`, {
+    hint: `${describeKnownAgents(known)}; for an agent outside a session, start its bridge first (macs bridge --agent ${agent} --worker-pane %N)`,
+  });
+}
+
 /** Which agent, preset and folder `macs hooks install|uninstall` works on. */
 async function resolveTarget(
   agent: string,
@@ -39,6 +52,7 @@ async function resolveTarget(
   deps: CliDeps,
   paths: HomePaths,
   config: MacsConfig,
+  known: readonly string[] | 'any',
 ): Promise<Target> {
   if (!isValidAgentName(agent))
     throw new ConfigError(`agent name '${agent}' is not valid`, {
@@ -49,6 +63,8 @@ async function resolveTarget(
     ...(config.controller ? [config.controller] : []),
   ].find((w) => w.name === agent);
   const state = await readAgentState(paths, agent);
+  if (known !== 'any' && !known.includes(agent))
+    throw unknownAgent(agent, paths, known);
   const presetName =
     opts.preset ?? configured?.preset ?? state?.preset ?? 'claude';
   let hooks: HooksKind;
@@ -68,13 +84,17 @@ async function resolveTarget(
   return { agent, preset: presetName, hooks, dir };
 }
 
-/** Home and config (no logger: these commands only edit a settings file). */
+/**
+ * Home, config and the agents it knows (no logger: these commands only edit
+ * a settings file). The home is found as for every command: the nearest one
+ * at or above the current folder.
+ */
 async function loadHome(opts: HooksOptions, deps: CliDeps) {
-  const paths = resolveHomePaths(opts.home ?? deps.cwd);
+  const paths = resolveHomePaths(resolveHome(opts, deps.cwd, false));
   const { config } = await loadHomeConfig(paths, deps.env, {
     config: opts.config,
   });
-  return { paths, config };
+  return { paths, config, known: await listKnownAgents(paths, config) };
 }
 
 /** `macs hooks install <agent>`: merge macs's hooks into the agent's local settings. */
@@ -85,7 +105,14 @@ export async function runHooksInstall(
 ): Promise<number> {
   const ctx = await loadHome(opts, deps);
   const { config } = ctx;
-  const target = await resolveTarget(agent, opts, deps, ctx.paths, config);
+  const target = await resolveTarget(
+    agent,
+    opts,
+    deps,
+    ctx.paths,
+    config,
+    ctx.known,
+  );
   const command = {
     macsCommand: defaultMacsCommand(),
     agent,
@@ -158,17 +185,34 @@ export async function runHooksUninstall(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = await loadHome(opts, deps);
-  const target = await resolveTarget(agent, opts, deps, ctx.paths, ctx.config);
+  // An agent the home forgot may still have hooks to remove.
+  const target = await resolveTarget(
+    agent,
+    opts,
+    deps,
+    ctx.paths,
+    ctx.config,
+    'any',
+  );
+  const known = ctx.known.includes(agent);
   if (target.hooks === 'codex') {
+    if (!known) throw unknownAgent(agent, ctx.paths, ctx.known);
     deps.output.out(
       'remove the `notify = [...]` line that runs `macs hook notify` from ~/.codex/config.toml',
     );
     return 0;
   }
-  const { file, removed } = await uninstallClaudeHooks(
+  const { file, removed, others } = await uninstallClaudeHooks(
     localSettingsPath(target.dir),
     agent,
   );
+  if (removed === 0 && !known)
+    throw unknownAgent(
+      agent,
+      ctx.paths,
+      ctx.known,
+      ` and no macs hooks for it in ${file}${others.length > 0 ? ` (it has hooks for ${others.join(', ')})` : ''}`,
+    );
   deps.output.out(
     removed > 0
       ? `removed ${removed} macs hook${removed === 1 ? '' : 's'} for ${agent} from ${file}; other hooks are untouched`

@@ -49,7 +49,7 @@ export function addCommonOptions(command: Command): Command {
     .addOption(
       new Option(
         '--home <dir>',
-        'the folder macs works in (default: current directory)',
+        'the folder macs works in (default: the nearest one at or above the current folder that holds .macs/ or macs.config.json)',
       ).env('MACS_HOME'),
     )
     .addOption(

@@ -29,6 +29,14 @@ export interface Program {
   run(argv: readonly string[]): Promise<number>;
 }
 
+/** Help is wrapped to this width, or a narrower terminal's. */
+export const HELP_WIDTH = 80;
+
+function helpWidth(stream: { isTTY?: boolean; columns?: number }): number {
+  const columns = stream.isTTY ? stream.columns : undefined;
+  return columns && columns < HELP_WIDTH ? columns : HELP_WIDTH;
+}
+
 /** Build the `macs` program with injected dependencies (tests call `run`). */
 export function buildProgram(deps: CliDeps): Program {
   const command = new Command('macs')
@@ -42,12 +50,16 @@ export function buildProgram(deps: CliDeps): Program {
     .configureOutput({
       writeOut: deps.output.writeOut,
       writeErr: deps.output.writeErr,
+      // Inherited by every command defined below.
+      getOutHelpWidth: () => helpWidth(process.stdout),
+      getErrHelpWidth: () => helpWidth(process.stderr),
     })
     .addHelpText(
       'after',
       `
-Exit codes: 0 ok, 1 failure, 2 bad usage or config, 3 tmux missing or unreachable, 130 interrupted.
-Every option also reads MACS_<OPTION> from the environment (e.g. MACS_HOME, MACS_TMUX_SOCKET).`,
+Exit codes: 0 ok, 1 failure, 2 bad usage or config, 3 tmux missing or
+unreachable, 130 interrupted. Every option also reads MACS_<OPTION> from the
+environment (e.g. MACS_HOME, MACS_TMUX_SOCKET).`,
     );
 
   const action: { pending?: Promise<number> } = {};

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { AgentError, ConfigError } from '../errors.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { describePane, discoverPane } from '../session/discover.js';
 import { readPins, readSessionRecord, writePin } from '../session/record.js';
@@ -52,6 +52,28 @@ export async function runTarget(
       hint: 'tmux display -p "#{pane_id}" prints the current pane id',
     });
   const info = await tmux.paneInfo(pane);
+  const record = await readSessionRecord(ctx.paths);
+  const owner =
+    info.agentTag && info.agentTag !== agent
+      ? { name: info.agentTag, by: `@macs_agent=${info.agentTag}` }
+      : record && record.socket === socket
+        ? record.agents
+            .filter((a) => a.name !== agent && a.pane === pane)
+            .map((a) => ({ name: a.name, by: 'the session record' }))[0]
+        : undefined;
+  if (owner) {
+    // SPEC §5: a pane tagged for one agent is never taken by another, so
+    // discovery would refuse this pin anyway; say so now.
+    const untag = info.agentTag
+      ? `, or untag it if ${owner.name} no longer runs there (tmux${socket ? ` -L ${socket}` : ''} set-option -p -u -t ${pane} @macs_agent)`
+      : '';
+    throw new AgentError(
+      `pane ${pane} belongs to agent '${owner.name}' (${owner.by}), not to '${agent}'; nothing was pinned`,
+      {
+        hint: `a pane of one agent is never used for another: pin ${agent} to a pane of its own (macs target ${agent} %N)${untag}`,
+      },
+    );
+  }
   await writePin(ctx.paths, agent, {
     pane,
     ...(socket ? { socket } : {}),

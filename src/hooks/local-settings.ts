@@ -94,14 +94,18 @@ async function writeUserFile(file: string, text: string): Promise<void> {
   if (before) await chmod(file, before.mode & 0o777);
 }
 
-/** I/O: remove an agent's macs hooks from a Claude Code settings file. */
+/**
+ * I/O: remove an agent's macs hooks from a Claude Code settings file; says
+ * which other agents' macs hooks the file holds (`others`).
+ */
 export async function uninstallClaudeHooks(
   file: string,
   agent: string,
-): Promise<{ file: string; removed: number }> {
+): Promise<{ file: string; removed: number; others: string[] }> {
   const { text, settings } = await readSettings(file);
-  if (text === undefined) return { file, removed: 0 };
+  if (text === undefined) return { file, removed: 0, others: [] };
+  const others = otherMacsAgents(settings, agent);
   const { settings: next, removed } = removeMacsHooks(settings, agent);
   if (removed > 0) await writeUserFile(file, formatSettings(next));
-  return { file, removed };
+  return { file, removed, others };
 }

@@ -1,4 +1,5 @@
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -26,6 +27,15 @@ function makeDeps(cwd: string, stdin = '', env: NodeJS.ProcessEnv = {}) {
     interrupted: new Promise(() => undefined),
   };
   return { deps, output };
+}
+
+function writeConfig(home: string, workers: string[]): void {
+  writeFileSync(
+    path.join(home, 'macs.config.json'),
+    JSON.stringify({
+      workers: workers.map((name) => ({ name, command: 'claude' })),
+    }),
+  );
 }
 
 describe('macs hook / macs hooks / macs events --stats', () => {
@@ -82,6 +92,7 @@ describe('macs hook / macs hooks / macs events --stats', () => {
   });
 
   it('`macs hooks install` twice changes nothing the second time; uninstall keeps the user hooks', async () => {
+    writeConfig(home, ['worker-1']);
     const file = path.join(project, '.claude', 'settings.local.json');
     mkdirSync(path.dirname(file));
     const user = {
@@ -115,6 +126,7 @@ describe('macs hook / macs hooks / macs events --stats', () => {
   });
 
   it('`macs hooks install` for Codex prints the notify line instead of editing ~/.codex', async () => {
+    writeConfig(home, ['cx']);
     const { deps, output } = makeDeps(home);
     const code = await buildProgram(deps).run([
       'hooks',
@@ -129,6 +141,86 @@ describe('macs hook / macs hooks / macs events --stats', () => {
     ]);
     expect(code).toBe(0);
     expect(output.stdout.join('\n')).toMatch(/notify = ?\[.*"hook", "notify"/);
+  });
+
+  // Bug (issue 29): `macs hooks install nosuch` succeeded and wrote
+  // .claude/settings.local.json with hooks that report as an agent no one
+  // supervises; `uninstall nosuch` said all was well. Strategy: a home whose
+  // config names worker-1; a name it does not know is refused (exit 2,
+  // naming its agents) and no file is written; uninstall still removes the
+  // hooks of a name the home forgot, when the file has them.
+  it('`macs hooks install|uninstall` refuse an agent the home does not know', async () => {
+    writeConfig(home, ['worker-1']);
+    const file = path.join(project, '.claude', 'settings.local.json');
+    const run = async (args: string[], cwd = home) => {
+      const { deps, output } = makeDeps(cwd);
+      const code = await buildProgram(deps)
+        .run([...args, '--dir', project])
+        .catch((error: Error & { exitCode?: number; hint?: string }) => {
+          output.stderr.push(`${error.message}\n${error.hint ?? ''}`);
+          return error.exitCode ?? -1;
+        });
+      return { code, err: output.stderr.join('\n') };
+    };
+    const install = await run(['hooks', 'install', 'nosuch']);
+    expect(install.code).toBe(2);
+    expect(install.err).toMatch(/no agent 'nosuch'/);
+    expect(install.err).toMatch(/its agents: worker-1/);
+    expect(existsSync(file)).toBe(false);
+
+    const uninstall = await run(['hooks', 'uninstall', 'nosuch']);
+    expect(uninstall.code).toBe(2);
+    expect(uninstall.err).toMatch(/no agent 'nosuch'.*no macs hooks for it/);
+
+    // Found from a folder below the home, as every command finds it.
+    expect((await run(['hooks', 'install', 'worker-1'], project)).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain(`'--home' '${home}'`);
+    // The config forgets worker-1: its hooks can still be removed.
+    writeConfig(home, []);
+    expect((await run(['hooks', 'install', 'worker-1'])).code).toBe(2);
+    expect((await run(['hooks', 'uninstall', 'worker-1'])).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).not.toContain('worker-1');
+  });
+
+  // Bug (issue 29): `macs events --agent nosuch` printed "no events", as for
+  // an agent that exists and has been quiet. Strategy: a home with the
+  // events of w1 (a session gone, no state, no config) and the config's
+  // worker-1 (no events yet): both are agents; nosuch is refused (exit 2,
+  // naming them), and with --follow it is a warning (it may appear later).
+  it('`macs events --agent` says an agent the home never had is unknown', async () => {
+    writeConfig(home, ['worker-1']);
+    await createEventLog(resolveHomePaths(home)).emit({
+      agent: 'w1',
+      type: 'bridge.started',
+    });
+    const run = async (args: string[], interrupted = false) => {
+      const { deps, output } = makeDeps(home);
+      if (interrupted) deps.interrupted = Promise.resolve('SIGINT');
+      const code = await buildProgram(deps)
+        .run(['events', ...args, '--home', home, '--log-level', 'silent'])
+        .catch((error: Error & { exitCode?: number; hint?: string }) => {
+          output.stderr.push(`${error.message}\n${error.hint ?? ''}`);
+          return error.exitCode ?? -1;
+        });
+      return {
+        code,
+        out: output.stdout.join('\n'),
+        err: output.stderr.join('\n'),
+      };
+    };
+    const gone = await run(['--agent', 'w1']);
+    expect(gone.code).toBe(0);
+    expect(gone.out).toMatch(/w1\s+bridge\.started/);
+    const quiet = await run(['--agent', 'worker-1']);
+    expect(quiet).toMatchObject({ code: 0, out: 'no events' });
+    const typo = await run(['--agent', 'nosuch']);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toMatch(/no agent 'nosuch'/);
+    expect(typo.err).toMatch(/its agents: w1, worker-1/);
+    expect((await run(['--agent', 'nosuch', '--stats'])).code).toBe(2);
+    const follow = await run(['--agent', 'nosuch', '--follow'], true);
+    expect(follow.code).toBe(0);
+    expect(follow.err).toMatch(/warning: no agent 'nosuch'/);
   });
 
   it('`macs events --stats` prints counts and latency percentiles', async () => {

@@ -61,11 +61,13 @@ describe('installing into a project', () => {
     expect(await uninstallClaudeHooks(file, 'worker-1')).toEqual({
       file,
       removed: CLAUDE_HOOK_EVENTS.length,
+      others: [],
     });
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(USER_SETTINGS);
     expect(await uninstallClaudeHooks(file, 'worker-1')).toEqual({
       file,
       removed: 0,
+      others: [],
     });
   });
 
@@ -112,6 +114,7 @@ describe('the settings file', () => {
     expect(await uninstallClaudeHooks(file, 'worker-1')).toEqual({
       file,
       removed: 0,
+      others: [],
     });
     expect(existsSync(path.dirname(file))).toBe(false);
     await installClaudeHooks(file, { ...cmd, askTimeoutSec: 60 });

@@ -79,16 +79,19 @@ export function registerBridgeCommand(
 Examples:
   macs bridge --worker-pane %3 --agent worker-1 --backend file
   macs bridge --worker-pane %3 --exec-preset claude
-  macs bridge --worker-pane %3 --exec my-answerer --exec --flag --exec '{promptFile}'
+  macs bridge --worker-pane %3 --exec my-answerer --exec --flag \\
+    --exec '{promptFile}'
   macs bridge --worker-pane %3 --controller-pane %1
-  macs bridge --agent worker-1        (finds the pane: pinned, @macs_agent, title, program)
-  macs bridge --all                   (every agent of the session of macs start)
+  macs bridge --agent worker-1   (finds the pane: pinned, @macs_agent, title,
+                                 program)
+  macs bridge --all              (every agent of the session of macs start)
 
 Routing by request type, fallback and the loop guards: see docs/backends.md.
 
 The bridge prints each event (detected, routed, answered, delivered) and keeps
 its state in .macs/, so a restarted bridge carries on where it stopped.
-Exit: 0 stopped, 1 failure, 2 bad usage or config, 3 tmux missing or unreachable, 130 interrupted.`,
+Exit: 0 stopped, 1 failure, 2 bad usage or config, 3 tmux missing or
+unreachable, 130 interrupted.`,
     )
     .action((opts: BridgeOptions) =>
       run(import('../bridge.js').then((m) => m.runBridgeCommand(opts, deps))),

@@ -28,7 +28,8 @@ outbox/<id>.dismiss); otherwise macs ends it at once.
 Examples:
   macs dismiss worker-1-q-17
   macs dismiss worker-1-q-17 worker-2-q-3 --reason "superseded by the new plan"
-Exit: 0 all dismissed, 1 some were not pending or too late, 2 bad usage or config.`,
+Exit: 0 all dismissed, 1 some were not pending or too late, 2 bad usage or
+config.`,
     )
     .action((ids: string[], opts: DismissOptions) =>
       run(import('../dismiss.js').then((m) => m.runDismiss(ids, opts, deps))),

@@ -34,7 +34,8 @@ instructions.
 Examples:
   macs respond worker-1-q-17 "Migrate after the API change."
   macs respond worker-1-q-17 --file answer.md
-  printf 'WORKER INSTRUCTIONS:\\nGo ahead.\\n\\nNOTES:\\nWatch the tests.\\n' | macs respond worker-1-q-17 -`,
+  printf 'WORKER INSTRUCTIONS:\\nGo ahead.\\n\\nNOTES:\\nWatch the tests.\\n' |
+    macs respond worker-1-q-17 -`,
       ),
   ).action((id: string, text: string | undefined, opts: RespondOptions) =>
     run(

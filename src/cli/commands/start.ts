@@ -68,15 +68,16 @@ export function registerStartCommand(
       'after',
       `
 Examples:
-  macs start --demo                          the whole loop with scripted agents
+  macs start --demo             the whole loop with scripted agents
   macs start --worker "codex" --worker "claude"
   macs start --controller "claude" --worker "codex" --backend interactive
-  macs start --detach                        agents from macs.config.json (docs/config.md)
+  macs start --detach           agents from macs.config.json (docs/config.md)
 
-The session lives on a private tmux server per home (tmux -L macs-<project>-<hash>):
-window "agents" (controller and workers, tiled), "bridge" (macs bridge --all) and
-"status" (macs status --watch). It is recorded in .macs/session.json.
-Not on a terminal, it starts detached. End it with macs stop. See docs/session.md.
+The session lives on a private tmux server per home
+(tmux -L macs-<project>-<hash>): window "agents" (controller and workers,
+tiled), "bridge" (macs bridge --all) and "status" (macs status --watch). It is
+recorded in .macs/session.json. Not on a terminal, it starts detached. End it
+with macs stop. See docs/session.md.
 
 Each start is a new session with its own id: requests still open from an
 earlier session are expired (archived, never sent: the new agents never asked
@@ -86,7 +87,8 @@ After a reboot (the session's tmux server gone), --resume brings the session
 recorded in .macs/session.json back: each agent in its pane, folder and
 worktree, continuing its conversation (Claude Code, Codex, Gemini CLI) or
 started fresh, saying which; open requests expire as at any start.
-Exit: 0 ok, 1 failure (e.g. already running), 2 bad usage or config, 3 tmux missing.`,
+Exit: 0 ok, 1 failure (e.g. already running), 2 bad usage or config,
+3 tmux missing.`,
     )
     .action((opts: StartOptions) =>
       run(import('../start.js').then((m) => m.runStart(opts, deps))),
