@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { describeUntyped } from '../protocol/sanitize.js';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
 import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
@@ -86,5 +87,7 @@ export async function runRespond(
   deps.output.out(
     `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, target) || target}`,
   );
+  if (result.untyped > 0)
+    deps.output.err(`macs respond: ${describeUntyped(result.untyped)}`);
   return 0;
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { describeUntyped } from '../protocol/sanitize.js';
 import type { WriteAnswerResult } from '../state/outbox.js';
 import type { IntentResult } from '../ui/intents.js';
 
@@ -11,7 +12,7 @@ export function describeAnswerResult(
     case 'written':
       return {
         ok: true,
-        message: `answered ${id} (${result.chars} chars) -> outbox/${path.basename(result.file)}; the bridge delivers it`,
+        message: `answered ${id} (${result.chars} chars) -> outbox/${path.basename(result.file)}; the bridge delivers it${result.untyped > 0 ? `; ${describeUntyped(result.untyped)}` : ''}`,
       };
     case 'bad-id':
       return { ok: false, message: `'${id}' is not a request id` };

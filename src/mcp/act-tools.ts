@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import { HUB_ANSWER_BY } from '../protocol/approval.js';
+import { describeUntyped } from '../protocol/sanitize.js';
 import { composeAnswer, findRequest, writeAnswer } from './requests.js';
 import {
   agentName,
@@ -70,12 +71,13 @@ export function registerActTools(
         args.by ?? 'mcp:answer_request',
       );
       return {
-        text: `answered ${request.id} (${request.agent}): the bridge types it into the worker once it is idle`,
+        text: `answered ${request.id} (${request.agent}): the bridge types it into the worker once it is idle${written.untyped > 0 ? `; ${describeUntyped(written.untyped)}` : ''}`,
         data: {
           id: request.id,
           agent: request.agent,
           file: written.file,
           chars: written.chars,
+          untyped: written.untyped,
         },
         agent: request.agent,
         requestId: request.id,

@@ -72,7 +72,7 @@ export async function writeAnswer(
   request: RequestSnapshot,
   text: string,
   by: AnswerBy,
-): Promise<{ file: string; chars: number }> {
+): Promise<{ file: string; chars: number; untyped: number }> {
   // Answered already (its answer waits for delivery, or is on its way):
   // never a second answer, whatever the outbox holds by now.
   if (request.answer || !request.waitingForPerson)
@@ -85,7 +85,11 @@ export async function writeAnswer(
   const result = await writeOutboxAnswer(paths, request.id, text, { by });
   switch (result.type) {
     case 'written':
-      return { file: result.file, chars: result.chars };
+      return {
+        file: result.file,
+        chars: result.chars,
+        untyped: result.untyped,
+      };
     case 'bad-id':
       throw new ToolRefusal(`'${request.id}' is not a request id`);
     case 'empty':

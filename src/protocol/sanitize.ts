@@ -65,3 +65,17 @@ export function sanitizeText(text: string): string {
   }
   return out + plain.slice(kept);
 }
+
+/**
+ * How many characters of `text` are never typed (what sanitizeText drops:
+ * escape sequences, control characters, invisible characters); a CRLF
+ * counts as the newline it becomes.
+ */
+export function countUntyped(text: string): number {
+  return text.replace(/\r\n?/g, '\n').length - sanitizeText(text).length;
+}
+
+/** What a person is told when an answer holds characters that are never typed. */
+export function describeUntyped(count: number): string {
+  return `${String(count)} character${count === 1 ? '' : 's'} of it will not be typed: escape sequences, control and invisible characters never reach a pane`;
+}

@@ -1,6 +1,8 @@
 import { lstat, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isSafeFileName } from '../protocol/ids.js';
+import { splitResponse } from '../protocol/response.js';
+import { countUntyped } from '../protocol/sanitize.js';
 import { ensurePrivateDir, fileExists, writeFileAtomic } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 
@@ -8,7 +10,13 @@ import type { HomePaths } from '../home/paths.js';
 export const MAX_OUTBOX_BYTES = 1024 * 1024;
 
 export type WriteAnswerResult =
-  | { type: 'written'; file: string; chars: number }
+  | {
+      type: 'written';
+      file: string;
+      chars: number;
+      /** Characters of its instructions that are never typed (sanitize.ts). */
+      untyped: number;
+    }
   | { type: 'bad-id' }
   | { type: 'empty' }
   | { type: 'not-pending'; inbox: string }
@@ -52,7 +60,12 @@ export async function writeOutboxAnswer(
     await rm(by, { force: true });
     throw error;
   }
-  return { type: 'written', file, chars: answer.length };
+  return {
+    type: 'written',
+    file,
+    chars: answer.length,
+    untyped: countUntyped(splitResponse(answer).instructions),
+  };
 }
 
 /**

@@ -19,6 +19,7 @@ import { emitSafely, type EventSink } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
+import { describeUntyped } from '../protocol/sanitize.js';
 import { composeAnswer, findRequest, writeAnswer } from '../mcp/requests.js';
 import { ToolRefusal } from '../mcp/tool.js';
 import type { RemoteTools } from '../mcp/types.js';
@@ -138,7 +139,7 @@ async function answer(
   );
   return {
     ok: true,
-    message: `answered ${request.id} (${written.chars} chars): the bridge types it into ${request.agent} once it is idle`,
+    message: `answered ${request.id} (${written.chars} chars): the bridge types it into ${request.agent} once it is idle${written.untyped > 0 ? `; ${describeUntyped(written.untyped)}` : ''}`,
     agent: request.agent,
     requestId: request.id,
   };

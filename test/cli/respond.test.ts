@@ -41,6 +41,17 @@ describe('macs respond', () => {
     ]);
   });
 
+  // Issue 29: control characters were removed from an answer silently.
+  it('says how many characters of the answer will not be typed, and why', async () => {
+    fx.writeInboxMeta('w-q1', { id: 'w-q1' });
+    expect(
+      await runRespond('w-q1', '\x1b[31mred\x1b[0m answer\x07', opts(), deps),
+    ).toBe(0);
+    expect(output.stderr).toEqual([
+      'macs respond: 10 characters of it will not be typed: escape sequences, control and invisible characters never reach a pane',
+    ]);
+  });
+
   it('refuses a request that is not pending, an empty answer, a second answer; --force overrides', async () => {
     await expect(runRespond('w-q1', 'go', opts(), deps)).rejects.toMatchObject({
       message: `no pending request 'w-q1' in ${fx.paths.inbox}`,
