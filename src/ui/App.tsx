@@ -122,6 +122,11 @@ function Header({
           {t.paused > 0 ? (
             <Text color="yellow">{` · ${t.paused} paused`}</Text>
           ) : null}
+          {snapshot.session.status === 'server-gone' ? (
+            <Text color="red" bold>
+              {' · tmux server gone: macs start --resume'}
+            </Text>
+          ) : null}
           {hosts.length > 0 ? (
             <Text
               {...(down ? { color: 'red' } : {})}
