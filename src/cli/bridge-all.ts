@@ -296,6 +296,7 @@ async function bridgeAllWith(
     resolvePane,
     ...(controller ? { controller } : {}),
     ...(record?.id ? { session: record.id } : {}),
+    ...(record ? { sessionSince: record.createdAt } : {}),
     // Agents added to the session since (`macs add`: its record names the
     // preset), then any other pane tagged @macs_agent.
     findNewAgents: async (known) => {

@@ -38,6 +38,8 @@ export interface BridgeRun {
   /** The controller pane the interactive backend types into. */
   controller?: ControllerPane;
   session?: string;
+  /** When that session began (its record's createdAt): for the loop guards. */
+  sessionSince?: string;
   findNewAgents?: MultiBridgeOptions['findNewAgents'];
   onPrompted?: MultiBridgeOptions['onPrompted'];
   /** One pane (`--worker-pane`): a pane gone for good stops the bridge. */
@@ -46,6 +48,12 @@ export interface BridgeRun {
   logFields: Record<string, string>;
   /** The lines that say what runs, printed once it does. */
   banner: (bridge: MultiBridge) => string[];
+}
+
+/** A session's start as epoch ms, when it is a date. */
+function sinceOf(at: string | undefined): { sessionSince?: number } {
+  const ms = at === undefined ? NaN : Date.parse(at);
+  return Number.isNaN(ms) ? {} : { sessionSince: ms };
 }
 
 /** Run the bridge in the foreground; the exit code (130 after Ctrl-C). */
@@ -76,6 +84,7 @@ export async function runBridgeRuntime(run: BridgeRun): Promise<number> {
     deliverer,
     ...(exec ? { exec } : {}),
     ...(run.controller ? { controller: run.controller } : {}),
+    ...sinceOf(run.sessionSince),
   });
   watchers.observe = (event) => attention.observe(event);
   // One pane gone for good (killed, window closed): that bridge stops.

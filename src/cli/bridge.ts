@@ -154,7 +154,7 @@ export async function runBridge(
       ],
       resolvePane: () => Promise.resolve(pane),
       ...(controller ? { controller } : {}),
-      ...(session ? { session } : {}),
+      ...(session && record ? { session, sessionSince: record.createdAt } : {}),
       single: true,
       logFields: { agent },
       banner: () => [

@@ -20,7 +20,7 @@ import { pauseDelivery } from './pause.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 import { formatStatusText } from './status-text.js';
 import type { StatusHosts } from './status-hosts.js';
-import { jumpToPane } from './status-tmux.js';
+import { jumpToPane, probeTmuxServer } from './status-tmux.js';
 import { readSessionRecord } from '../session/record.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { RunTmux } from '../tmux/run.js';
@@ -142,7 +142,10 @@ export async function runLiveStatus(options: {
   const now = () => Date.now();
   const feed = createSnapshotFeed({
     paths: ctx.paths,
-    reader: createSnapshotReader(ctx.paths, { prices: config.prices }),
+    reader: createSnapshotReader(ctx.paths, {
+      prices: config.prices,
+      serverUp: probeTmuxServer(deps.runTmux),
+    }),
     onError: (error) => ctx.log.warn({ err: error }, 'status read failed'),
     // Without the view's terminal input, nothing else keeps `--watch` running.
     keepAlive: opts.json === true || !terminal.interactive,

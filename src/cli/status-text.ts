@@ -80,6 +80,8 @@ export function describeSession(
   const id = session.id ? ` ${session.id}` : '';
   if (session.status === 'running')
     return `session${id} running${session.since ? ` for ${formatAgeAt(session.since, now)}` : ''}${describeResumed(session)}`;
+  if (session.status === 'server-gone')
+    return `session${id} NOT running: its tmux server is gone (killed, or a reboot), and its agents with it; bring it back with: macs start --resume`;
   const since = session.since ? ` ${formatAgeAt(session.since, now)} ago` : '';
   const open =
     totals.pending > 0

@@ -1,6 +1,7 @@
 import { buildSnapshot } from '../state/snapshot.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
 import type { CliDeps } from './options.js';
+import { probeTmuxServer } from './status-tmux.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 
 /** This process's terminal. */
@@ -36,6 +37,7 @@ export async function runStatus(
   if (opts.json && !opts.watch) {
     const snapshot = await buildSnapshot(ctx.paths, new Date(), {
       prices: config.prices,
+      serverUp: probeTmuxServer(deps.runTmux),
     });
     deps.output.json(remote ? { ...snapshot, remote: remote.json } : snapshot);
     return 0;
@@ -43,7 +45,10 @@ export async function runStatus(
   if (!terminal.interactive && !opts.watch) {
     const { formatStatusText } = await import('./status-text.js');
     for (const line of formatStatusText(
-      await buildSnapshot(ctx.paths, new Date(), { prices: config.prices }),
+      await buildSnapshot(ctx.paths, new Date(), {
+        prices: config.prices,
+        serverUp: probeTmuxServer(deps.runTmux),
+      }),
       Date.now(),
     ))
       deps.output.out(line);

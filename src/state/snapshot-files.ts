@@ -105,7 +105,12 @@ export async function readSession(
  */
 export async function readSessionInfo(
   paths: Pick<HomePaths, 'sessionFile' | 'stoppedSessionFile'>,
-): Promise<{ session: SessionSnapshot; agents: ReadonlySet<string> | null }> {
+): Promise<{
+  session: SessionSnapshot;
+  agents: ReadonlySet<string> | null;
+  /** The running session's tmux server (`tmux -L <socket>`), when recorded. */
+  socket: string | null;
+}> {
   const read = async (file: string) => {
     try {
       return JSON.parse(await readFile(file, 'utf8')) as Record<
@@ -134,6 +139,7 @@ export async function readSessionInfo(
             }),
           )
         : null,
+      socket: text(running.socket),
     };
   const stopped = await read(paths.stoppedSessionFile);
   if (stopped)
@@ -144,8 +150,13 @@ export async function readSessionInfo(
         since: text(stopped.stoppedAt),
       },
       agents: null,
+      socket: null,
     };
-  return { session: { status: 'none', id: null, since: null }, agents: null };
+  return {
+    session: { status: 'none', id: null, since: null },
+    agents: null,
+    socket: null,
+  };
 }
 
 /**

@@ -159,10 +159,14 @@ export const ApprovalSnapshotSchema = z.strictObject({
 });
 
 export const SessionSnapshotSchema = z.strictObject({
-  /** `running`: `macs start` made it and it was not stopped; `stopped`: `macs stop` ended it. */
-  status: z.enum(['running', 'stopped', 'none']),
+  /**
+   * `running`: `macs start` made it and it was not stopped; `server-gone`:
+   * not stopped, but its tmux server is no longer running (killed, a reboot:
+   * `macs start --resume` brings it back); `stopped`: `macs stop` ended it.
+   */
+  status: z.enum(['running', 'server-gone', 'stopped', 'none']),
   id: z.string().nullable(),
-  /** When it started (running) or was stopped (stopped). */
+  /** When it started (running, server-gone) or was stopped (stopped). */
   since: isoTime.nullable(),
   /**
    * A session `macs start --resume` brought back after its tmux server was

@@ -72,7 +72,17 @@ export interface SnapshotReaderOptions {
   eventLimit?: number;
   /** Prices per model over the defaults (config `prices`, docs/usage.md). */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /**
+   * Whether the tmux server `tmux -L <socket>` runs (undefined: cannot
+   * tell, e.g. no tmux). Given, a running session whose server is gone
+   * reads as `server-gone`, and its agents as `unknown` (stateSource
+   * `server-gone`): what their state files say was true before it went.
+   */
+  serverUp?: (socket: string) => Promise<boolean | undefined>;
 }
+
+/** What an agent of a session whose tmux server is gone reads as. */
+export const SERVER_GONE_SOURCE = 'server-gone';
 
 /**
  * A reader of snapshots for one home. Each `read` is a handful of small
@@ -105,15 +115,32 @@ export function createSnapshotReader(
     return lastAnswerOf(newest, await readArchivedResponse(newest));
   }
 
+  /** The running session's server is known to be gone. */
+  async function serverGone(socket: string | null): Promise<boolean> {
+    if (!socket || !options.serverUp) return false;
+    return (await options.serverUp(socket).catch(() => undefined)) === false;
+  }
+
   return {
     async liveness() {
       const names = await readdir(paths.state).catch(() => [] as string[]);
-      return names
-        .filter((n) => n.endsWith('.lock'))
-        .map((n) => n.slice(0, -'.lock'.length))
-        .sort()
-        .map((agent) => `${agent}=${readBridge(paths.state, agent).pid ?? '-'}`)
-        .join(' ');
+      // A killed tmux server changes no file either.
+      const { session, socket } = await readSessionInfo(paths);
+      const server =
+        session.status === 'running' && (await serverGone(socket))
+          ? 'server-gone '
+          : '';
+      return (
+        server +
+        names
+          .filter((n) => n.endsWith('.lock'))
+          .map((n) => n.slice(0, -'.lock'.length))
+          .sort()
+          .map(
+            (agent) => `${agent}=${readBridge(paths.state, agent).pid ?? '-'}`,
+          )
+          .join(' ')
+      );
     },
     async read(at = new Date()) {
       const now = at.getTime();
@@ -124,7 +151,13 @@ export function createSnapshotReader(
         readInboxIds(paths.inbox),
         readSessionInfo(paths),
       ]);
-      const { session, agents: sessionAgents } = sessionInfo;
+      const { agents: sessionAgents } = sessionInfo;
+      const gone =
+        sessionInfo.session.status === 'running' &&
+        (await serverGone(sessionInfo.socket));
+      const session = gone
+        ? { ...sessionInfo.session, status: 'server-gone' as const }
+        : sessionInfo.session;
       const agents: AgentSnapshot[] = [];
       const requests: RequestSnapshot[] = [];
       const approvals: ApprovalSnapshot[] = [];
@@ -149,15 +182,20 @@ export function createSnapshotReader(
               : null;
           requests.push(toRequestSnapshot(record, context, now, inInbox));
         }
+        const agent = toAgentSnapshot(state, {
+          now,
+          paused: paused.has(state.agent),
+          inbox,
+          bridge,
+          lastResponse: await lastResponseOf(state),
+          usage: await usageOf(state.agent),
+        });
+        // Its pane went with the server: whatever the state file says
+        // (idle, working) is no longer known.
         agents.push(
-          toAgentSnapshot(state, {
-            now,
-            paused: paused.has(state.agent),
-            inbox,
-            bridge,
-            lastResponse: await lastResponseOf(state),
-            usage: await usageOf(state.agent),
-          }),
+          gone && agent.state !== 'dead'
+            ? { ...agent, state: 'unknown', stateSource: SERVER_GONE_SOURCE }
+            : agent,
         );
       }
       requests.sort(
@@ -186,7 +224,9 @@ export function createSnapshotReader(
         refused: selectRefused(
           readRecentEvents.kept(),
           refusedSince(
-            session.status === 'running' ? session.since : null,
+            session.status === 'stopped' || session.status === 'none'
+              ? null
+              : session.since,
             now,
           ),
         ),

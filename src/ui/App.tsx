@@ -7,7 +7,7 @@ import { AnswerEditor, ANSWER_EDITOR_CHROME } from './AnswerEditor.js';
 import { Mark } from './Cell.js';
 import { DetailPanel } from './DetailPanel.js';
 import { EventList } from './EventList.js';
-import { formatClock, msUntilNextAgeChange, wrapText } from './format.js';
+import { formatClock, wrapText } from './format.js';
 import { HelpPanel } from './HelpPanel.js';
 import { InboxList } from './InboxList.js';
 import type {
@@ -35,6 +35,12 @@ import {
   requestColumns,
   type PanelKind,
 } from './layout.js';
+import {
+  intentMessage,
+  msUntilViewChanges,
+  shownMessage,
+  stampMessage,
+} from './message.js';
 import { toneColour } from './theme.js';
 import { useNow, useSnapshot, useTerminalSize } from './use-snapshot.js';
 import {
@@ -43,7 +49,6 @@ import {
   selectItems,
   selectRefusedRows,
   selectRequestRows,
-  selectShownTimes,
   selectUsageTotal,
 } from './view-model.js';
 
@@ -122,6 +127,11 @@ function Header({
           {t.paused > 0 ? (
             <Text color="yellow">{` · ${t.paused} paused`}</Text>
           ) : null}
+          {snapshot.session.status === 'server-gone' ? (
+            <Text color="red" bold>
+              {' · tmux server gone: macs start --resume'}
+            </Text>
+          ) : null}
           {hosts.length > 0 ? (
             <Text
               {...(down ? { color: 'red' } : {})}
@@ -138,15 +148,16 @@ function Header({
 export function App(props: AppProps) {
   const { exit } = useApp();
   const snapshot = useSnapshot(props.source);
+  const [ui, setUi] = useState<UiState>(INITIAL_UI_STATE);
+  const uiRef = useRef(ui);
+  // The clock moves when an age on screen changes, or the message ages out.
   const now = useNow(props.now, (at) =>
-    snapshot ? msUntilNextAgeChange(selectShownTimes(snapshot), at) : undefined,
+    msUntilViewChanges(snapshot, ui.message, at),
   );
   const { columns, rows } = useTerminalSize({
     columns: props.columns,
     rows: props.rows,
   });
-  const [ui, setUi] = useState<UiState>(INITIAL_UI_STATE);
-  const uiRef = useRef(ui);
   const items = useMemo(
     () => (snapshot ? selectItems(snapshot) : []),
     [snapshot],
@@ -155,17 +166,25 @@ export function App(props: AppProps) {
   itemsRef.current = items;
   const { intents } = props;
 
-  const update = useCallback((next: UiState) => {
-    uiRef.current = next;
-    setUi(next);
-  }, []);
+  const { source } = props;
+  // A new message is stamped with the time and the session it is said in,
+  // so that it goes when it no longer holds (message.ts).
+  const update = useCallback(
+    (next: UiState) => {
+      const stamped = stampMessage(next, uiRef.current, {
+        at: Date.now(),
+        session: source.current()?.session.id ?? null,
+      });
+      uiRef.current = stamped;
+      setUi(stamped);
+    },
+    [source],
+  );
 
+  /** Show what an intent did; an answer written speaks of its request until delivered. */
   const report = useCallback(
-    (result: IntentResult) =>
-      update({
-        ...uiRef.current,
-        message: { text: result.message, tone: result.ok ? 'ok' : 'error' },
-      }),
+    (result: IntentResult, requestId?: string) =>
+      update({ ...uiRef.current, message: intentMessage(result, requestId) }),
     [update],
   );
 
@@ -176,7 +195,10 @@ export function App(props: AppProps) {
           exit(effect.interrupted ? 'interrupted' : 'quit');
           return;
         case 'answer':
-          report(await intents.answer(effect.requestId, effect.text));
+          report(
+            await intents.answer(effect.requestId, effect.text),
+            effect.requestId,
+          );
           return;
         case 'edit': {
           const item = itemsRef.current.find(
@@ -186,7 +208,7 @@ export function App(props: AppProps) {
             report({ ok: false, message: `${effect.requestId} is gone` });
             return;
           }
-          report(await intents.editAnswer(item.request));
+          report(await intents.editAnswer(item.request), effect.requestId);
           return;
         }
         case 'set-paused':
@@ -302,7 +324,7 @@ export function App(props: AppProps) {
       : item?.kind === 'agent'
         ? `DETAIL agent ${item.agent.name}  (enter/esc closes)`
         : 'DETAIL';
-  const message = ui.message;
+  const message = shownMessage(ui.message, snapshot, now);
 
   return (
     <Box flexDirection="column" width={width}>

@@ -3,6 +3,7 @@
  * effects). The App turns ink's key events into `KeyPress`es and runs the
  * effects through the intents. No React here.
  */
+import type { MessageTone, UiMessage } from './message.js';
 import { whyNotAnswerable, type SelectableItem } from './view-model.js';
 
 /** One key press, as ink reports it (only what the view uses). */
@@ -28,7 +29,7 @@ export type UiMode =
   /** `d` pressed on a request: `y` (or `d` again) dismisses it. */
   | { type: 'confirm-dismiss'; requestId: string };
 
-export type MessageTone = 'info' | 'ok' | 'error';
+export type { MessageTone } from './message.js';
 
 export interface UiState {
   /** The selected row's key; undefined until the user moves (then the default row). */
@@ -37,7 +38,8 @@ export interface UiState {
   selectedIndex: number;
   detailOpen: boolean;
   mode: UiMode;
-  message: { text: string; tone: MessageTone } | undefined;
+  /** The message line (message.ts says how long it holds). */
+  message: UiMessage | undefined;
 }
 
 export type UiEffect =

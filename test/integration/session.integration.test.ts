@@ -231,6 +231,30 @@ describe('macs start / stop on a private tmux server', () => {
     await stopAndCheckNothingLeft(await pidsOfSession());
   });
 
+  it("runs the demo a second time in the same home: the rerun's requests are never taken for repeats", async () => {
+    // Bug (issue 29): the loop guards read the agent's history back from the
+    // event log over the last hour, across sessions, so the rerun's first
+    // request (the same body as the first run's) tripped the `repeat` guard,
+    // went to a person, and the demo hung. Strategy: run the demo, stop,
+    // run it again in the same home; the second run must finish, and no
+    // request of it may be routed by a guard.
+    const first = await macs(['start', '--demo', '--detach'], {
+      timeoutMs: 90_000,
+    });
+    expect(first.exitCode, first.stderr + first.stdout).toBe(0);
+    await stopAndCheckNothingLeft(await pidsOfSession());
+    const second = await macs(['start', '--demo', '--detach'], {
+      timeoutMs: 90_000,
+    });
+    expect(second.exitCode, second.stderr + second.stdout).toBe(0);
+    expect(second.stdout).toContain('The demo finished');
+    expect(eventsOf('request.routed').filter((e) => e.data?.guard)).toEqual([]);
+    expect(eventsOf('attention').map((e) => e.data?.reason)).not.toContain(
+      'repeat',
+    );
+    await stopAndCheckNothingLeft(await pidsOfSession());
+  });
+
   it("a start no hub asked for follows the home's own policy, not a hub's file left from an earlier session", async () => {
     writeFileSync(
       path.join(home, 'macs.config.json'),

@@ -360,6 +360,53 @@ describe('the status view, keys', () => {
     expect(view.frame()).toContain('done');
   });
 
+  it('the message of an answer written goes once the request is delivered, and never carries into another session', async () => {
+    // Bug (issue 29): "answered … the bridge delivers it" stayed on the
+    // message line until a key was pressed (ten minutes later, in another
+    // session), long after it stopped being true. Strategy: answer in the
+    // view, then push the snapshots a running view would read: the request
+    // delivered (gone from the open requests), and a new session whose
+    // request has the same id; the message must go with each.
+    const answered = {
+      ok: true,
+      message:
+        'answered worker-1-q-17 (2 chars) -> outbox/worker-1-q-17.txt; the bridge delivers it',
+    };
+    const said = 'the bridge delivers it';
+    const answerIn = async (snapshot: Snapshot) => {
+      const source = createFixedSource(snapshot);
+      const { intents } = recordingIntents(answered);
+      const view = await renderInk(
+        <App
+          source={source}
+          intents={intents}
+          now={NOW}
+          columns={140}
+          rows={30}
+        />,
+      );
+      await view.press('r', 'ok', KEYS.ctrlD);
+      expect(view.frame()).toContain(said);
+      return { ...view, source };
+    };
+    const delivered = await answerIn(withRequest);
+    // The bridge typed it in: another request arriving keeps it (still true).
+    delivered.source.push({ ...withRequest, generatedAt: ago(-1000) });
+    await delivered.press();
+    expect(delivered.frame()).toContain(said);
+    delivered.source.push({ ...withRequest, requests: [] });
+    await delivered.press();
+    expect(delivered.frame()).not.toContain(said);
+
+    const restarted = await answerIn(withRequest);
+    restarted.source.push({
+      ...withRequest,
+      session: { status: 'running', id: 'another-session', since: ago(1000) },
+    });
+    await restarted.press();
+    expect(restarted.frame()).not.toContain(said);
+  });
+
   it('Esc cancels an inline answer, and an empty one is not sent', async () => {
     const view = await renderApp(withRequest);
     await view.press('r', KEYS.ctrlD);

@@ -39,6 +39,8 @@ export interface AnswerersOptions {
   exec?: ExecChoice;
   /** The controller pane, when this bridge runs the interactive backend. */
   controller?: ControllerPane;
+  /** When the bridge's session began (epoch ms), for the loop guards. */
+  sessionSince?: number;
 }
 
 export interface Answerers {
@@ -137,6 +139,9 @@ export async function createAnswerers(
     attention,
     ...(exec ? { exec } : {}),
     ...(interactive ? { interactive } : {}),
+    ...(options.sessionSince !== undefined
+      ? { sessionSince: options.sessionSince }
+      : {}),
     collectContext: createContextCollector({
       tmux,
       contextLines: config.contextLines,

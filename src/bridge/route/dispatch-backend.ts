@@ -38,6 +38,11 @@ export interface DispatcherOptions {
   interactive?: AttemptBackend;
   collectContext: CollectContext;
   now?: () => number;
+  /**
+   * When the bridge's session began (epoch ms): the loop guards never count
+   * an earlier session's requests (guard-history.ts).
+   */
+  sessionSince?: number;
   /** Calls a person when a request lands in the inbox (default: an event only). */
   attention?: Attention;
 }
@@ -74,7 +79,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   if (options.interactive) attempts.set('interactive', options.interactive);
   const available: BackendName[] = ['file', ...attempts.keys()];
   const handlers = new Map<string, AnswerHandler>();
-  const histories = createGuardHistories({ paths, log, now });
+  const histories = createGuardHistories({
+    paths,
+    log,
+    now,
+    ...(options.sessionSince !== undefined
+      ? { since: options.sessionSince }
+      : {}),
+  });
   /** Requests written to the inbox before their context packet was ready. */
   const inboxFirst = new Set<string>();
   const tasks = new Set<Promise<void>>();

@@ -2,7 +2,9 @@
  * The loop guards' memory (SPEC §3): per agent, the requests routed and the
  * answers accepted within the guard window. It is read back once from the
  * agent's events, so a restarted bridge still knows what was asked and
- * answered before. The guards themselves are pure (`router.ts`); the
+ * answered before, but never from before the session began: a new session
+ * (a second run of the demo, a start after a stop) does not count an
+ * earlier session's requests. The guards themselves are pure (`router.ts`); the
  * dispatcher (`dispatch-backend.ts`) keeps one of these and feeds it.
  */
 import { readEvents } from '../../events/log.js';
@@ -25,13 +27,20 @@ export function createGuardHistories(options: {
   paths: HomePaths;
   log: Logger;
   now: () => number;
+  /**
+   * When this bridge's session began (epoch ms): events before it belong to
+   * an earlier session and are not read back.
+   */
+  since?: number;
 }): GuardHistories {
   const { paths, log, now } = options;
   const histories = new Map<string, Promise<AgentHistory>>();
 
   async function seedHistory(agent: string): Promise<AgentHistory> {
     const history: AgentHistory = { requests: new Map(), answered: new Map() };
-    const since = new Date(now() - GUARD_WINDOW_MS);
+    const since = new Date(
+      Math.max(now() - GUARD_WINDOW_MS, options.since ?? -Infinity),
+    );
     try {
       for (const event of await readEvents(paths, { agent, since })) {
         if (!event.requestId) continue;

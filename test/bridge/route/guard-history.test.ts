@@ -53,6 +53,39 @@ describe('createGuardHistories', () => {
     expect([...(await histories.of('w2')).requests.keys()]).toEqual(['w2-a']);
   });
 
+  it("never reads back an earlier session's requests and answers", async () => {
+    // Bug (issue 29): the history was read over the last hour whatever the
+    // session, so a second run of the demo had its first request taken for
+    // a repeat of the first run's. Strategy: events of the same body before
+    // and after the session's start; only the later ones are remembered.
+    const events = createEventLog(paths);
+    const hash = hashBody('which path?').slice(0, 12);
+    const at = Date.now();
+    const emit = (type: string, id: string, ts: number, data = {}) =>
+      events.emit({
+        agent: 'w1',
+        type: type as 'warning',
+        requestId: id,
+        ts: new Date(ts).toISOString(),
+        data,
+      });
+    await emit('request.detected', 'w1-old', at - 60_000, { hash });
+    await emit('request.answered', 'w1-old', at - 59_000);
+    await emit('request.detected', 'w1-new', at - 1000, {
+      hash: 'c'.repeat(12),
+    });
+
+    const histories = createGuardHistories({
+      paths,
+      log,
+      now: () => at,
+      since: at - 30_000,
+    });
+    const history = await histories.of('w1');
+    expect([...history.requests.keys()]).toEqual(['w1-new']);
+    expect(history.answered.size).toBe(0);
+  });
+
   it('starts empty for an agent with no events', async () => {
     const histories = createGuardHistories({ paths, log, now: Date.now });
     expect(await histories.of('nobody')).toEqual(empty());
