@@ -149,7 +149,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     route: requests.route,
     ...(dialogApprovals ? { observeScreen: dialogApprovals.observe } : {}),
     syncSize: (info) => intake.syncSize(info),
-    onIdleScreen: requests.onIdleScreen,
+    onIdleScreen: async (screen) => {
+      await requests.onIdleScreen(screen);
+      intake.onIdleScreen();
+    },
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
   });
   const { capture, intake } = createIntakeRoom(ctx, {

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { readSessionRecord } from '../session/record.js';
 import { readPausedAgents } from '../state/control.js';
-import { listOpenRequests } from '../state/pending.js';
+import { INCOMPLETE_FIX, selectIncomplete } from '../state/incomplete.js';
+import { listOpenRequests, readAllAgentStates } from '../state/pending.js';
 import { refusedSince, selectRefused } from '../state/refused.js';
 import { createRecentEventsReader } from '../state/snapshot-events.js';
 import type { RefusedSnapshot } from '../state/snapshot-schema.js';
@@ -99,10 +100,16 @@ export async function runInbox(
           m.readRemoteInbox(ctx, config, deps, opts.agent),
         );
   const refused = await readRefused(opts, ctx);
+  // Blocks shown without their end marker (state/incomplete.ts).
+  const incomplete = selectIncomplete(
+    await readAllAgentStates(ctx.paths),
+    opts.agent,
+  );
   if (opts.json) {
-    // An array of the open requests, as it always was, then the refused
-    // blocks (`stage: "refused"`, no id: never raised), so scripts reading
-    // requests by id keep working and can still see the refusals.
+    // An array of the open requests, as it always was, then the incomplete
+    // blocks (`stage: "incomplete"`, no id: not raised yet) and the refused
+    // ones (`stage: "refused"`, no id: never raised), so scripts reading
+    // requests by id keep working and can still see them.
     deps.output.json([
       ...open.map((r) => ({
         id: r.id,
@@ -116,6 +123,18 @@ export async function runInbox(
         attributes: r.attributes,
       })),
       ...(remote?.json ?? []),
+      ...incomplete.map((r) => ({
+        id: null,
+        agent: r.agent,
+        stage: 'incomplete',
+        reason: r.reason,
+        detectedAt: r.since,
+        firstLine: r.firstLine,
+        head: r.head,
+        lines: r.lines,
+        willBe: r.requestId,
+        message: r.message,
+      })),
       ...refused.map((r) => ({
         id: null,
         agent: r.agent,
@@ -133,7 +152,12 @@ export async function runInbox(
   const paused = await readPausedAgents(ctx.paths);
   for (const line of remote?.problems ?? []) deps.output.err(line);
   const remoteLines = remote?.lines ?? [];
-  if (open.length === 0 && refused.length === 0 && remoteLines.length === 0) {
+  if (
+    open.length === 0 &&
+    refused.length === 0 &&
+    incomplete.length === 0 &&
+    remoteLines.length === 0
+  ) {
     deps.output.out('no pending requests');
     return 0;
   }
@@ -157,6 +181,25 @@ export async function runInbox(
     deps.output.out('');
     deps.output.out(
       'answer with: macs respond <id> "text"   (full text: inbox/<id>.txt)',
+    );
+  }
+  if (incomplete.length > 0) {
+    deps.output.out('');
+    deps.output.out(
+      `incomplete, not raised yet (no end marker; ${INCOMPLETE_FIX}):`,
+    );
+    for (const r of incomplete) {
+      const id = r.requestId ? `  (will be ${r.requestId})` : '';
+      deps.output.out(
+        `${r.agent}  incomplete  ${formatAge(r.since)} ago  ${r.firstLine.slice(0, 72)}${id}`,
+      );
+      for (const line of r.head.slice(0, 3))
+        deps.output.out(`    ${line.slice(0, 76)}`);
+    }
+    // Never the marker itself: typed into the pane, it would end the block
+    // with the composer's text in its body.
+    deps.output.out(
+      'tell it: macs send <agent> "your request lacks its end marker line; print it"',
     );
   }
   if (refused.length > 0) {

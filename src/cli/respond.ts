@@ -3,7 +3,9 @@ import path from 'node:path';
 import { describeUntyped } from '../protocol/sanitize.js';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
+import { findIncompleteById, INCOMPLETE_FIX } from '../state/incomplete.js';
 import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
+import { readAllAgentStates } from '../state/pending.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
 import { remoteTargetOf } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
@@ -69,10 +71,24 @@ export async function runRespond(
       });
     case 'empty':
       throw new ConfigError('the answer is empty; nothing was written');
-    case 'not-pending':
+    case 'not-pending': {
+      // A block without its end marker that will have this id (issue 29):
+      // not a request yet, so there is nothing to answer.
+      const incomplete = findIncompleteById(
+        await readAllAgentStates(ctx.paths).catch(() => []),
+        id,
+      );
+      if (incomplete)
+        throw new MacsError(
+          `'${id}' is an incomplete request: ${incomplete.agent} printed its start marker but not its end marker, so it cannot be answered yet (nothing was written)`,
+          {
+            hint: `${INCOMPLETE_FIX}; tell it with macs send ${incomplete.agent} "…". Once it ends it is in the inbox to answer`,
+          },
+        );
       throw new MacsError(`no pending request '${id}' in ${result.inbox}`, {
         hint: 'list pending requests with `macs inbox` (check --home); --force writes the answer anyway',
       });
+    }
     case 'already-answered':
       throw new MacsError(
         `request '${id}' already has an answer waiting (${result.file})`,

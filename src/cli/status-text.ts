@@ -11,6 +11,7 @@ import {
   formatRoundTrip,
   truncate,
 } from '../ui/format.js';
+import { INCOMPLETE_FIX } from '../state/incomplete.js';
 import { requestStatus } from '../ui/view-model.js';
 
 function table(rows: string[][]): string[] {
@@ -170,6 +171,28 @@ export function formatStatusText(
         );
     if (snapshot.requests.some((r) => r.waitingForPerson))
       lines.push('* waiting for you: macs respond <id> "text" answers');
+  }
+  const incomplete = snapshot.incomplete ?? [];
+  if (incomplete.length > 0) {
+    lines.push(
+      '',
+      `incomplete, not raised yet (no end marker; ${INCOMPLETE_FIX}):`,
+    );
+    for (const r of incomplete)
+      lines.push(
+        truncate(
+          [
+            formatAgeAt(r.since, now),
+            r.agent,
+            'incomplete',
+            r.requestId ? `will be ${r.requestId}` : '',
+            r.head[0] ?? r.firstLine,
+          ]
+            .filter(Boolean)
+            .join('  '),
+          width,
+        ),
+      );
   }
   const refused = snapshot.refused ?? [];
   if (refused.length > 0) {

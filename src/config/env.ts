@@ -14,6 +14,7 @@ export const CONFIG_ENV: Readonly<
   MACS_DEDUP_WINDOW_SEC: { key: 'dedupWindowSec', kind: 'int' },
   MACS_MAX_BLOCK_LINES: { key: 'maxBlockLines', kind: 'int' },
   MACS_MAX_BLOCK_BYTES: { key: 'maxBlockBytes', kind: 'int' },
+  MACS_INCOMPLETE_AFTER_SEC: { key: 'incompleteAfterSec', kind: 'int' },
   MACS_DELIVER_TIMEOUT_SEC: { key: 'deliverTimeoutSec', kind: 'int' },
   MACS_SUBMIT_RETRIES: { key: 'submitRetries', kind: 'int' },
   MACS_HEURISTICS: { key: 'heuristics', kind: 'bool' },

@@ -141,6 +141,12 @@ export const ConfigSchema = z
     presets: z._default(z.record(z.string(), z.unknown()), {}),
     maxBlockLines: z._default(positiveInt, 500),
     maxBlockBytes: z._default(positiveInt, 65_536),
+    /**
+     * A block whose end marker has not come is shown to a person as an
+     * incomplete request once the pane has been quiet this long (sooner
+     * when the agent's prompt shows under it); 0: only then.
+     */
+    incompleteAfterSec: z._default(count, 5),
     dedupWindowSec: z._default(count, 3600),
     contextLines: z._default(positiveInt, 40),
     heuristics: z._default(z.boolean(), false),

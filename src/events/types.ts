@@ -6,6 +6,8 @@ export const EVENT_TYPES = [
   'request.detected',
   'request.duplicate',
   'request.malformed',
+  'request.incomplete',
+  'request.incomplete-cleared',
   'request.attribute-dropped',
   'request.routed',
   'request.answered',

@@ -40,6 +40,13 @@
  * marker with no newline still completes its block. A block that is still
  * open after that stays open (no event): the stream may only have paused, and
  * its text stays in `retained()`.
+ *
+ * `openBlock()` describes a block still open (its start line, attributes,
+ * how many body lines so far and the first of them, cleaned) without ending
+ * it: the bridge decides, by time and by the agent's state, when an open
+ * block has waited long enough to be shown to a person as incomplete
+ * (bridge/intake/incomplete.ts). It changes nothing, so a block whose end
+ * marker comes later still completes as one `request`.
  */
 import { cleanBody } from './clean-body.js';
 import {
@@ -76,6 +83,17 @@ export type BridgeEvent =
     }
   | AttributeDroppedEvent;
 
+/** A block whose end marker has not come (yet): see `openBlock()`. */
+export interface OpenBlockInfo {
+  /** The rendered start-marker line, from the marker on (cut to 200). */
+  firstLine: string;
+  attributes: Record<string, string>;
+  /** Body lines read so far, up to the last one that is not blank. */
+  lines: number;
+  /** The first body lines, cleaned as a request's body is (at most `head`). */
+  head: string[];
+}
+
 export interface BridgeParser {
   /** Feeds a chunk; returns the events it completed. */
   push(chunk: string): BridgeEvent[];
@@ -88,10 +106,19 @@ export interface BridgeParser {
    * exactly the events this parser would still produce.
    */
   retained(): string;
+  /**
+   * The block still open after the complete lines pushed so far (a partial
+   * line does not count), with at most `head` of its first body lines
+   * (default OPEN_BLOCK_HEAD_LINES); undefined when none is open. Pure: the
+   * block stays open.
+   */
+  openBlock(head?: number): OpenBlockInfo | undefined;
 }
 
 export const DEFAULT_MAX_BLOCK_LINES = 500;
 export const DEFAULT_MAX_BLOCK_BYTES = 65_536;
+/** Body lines `openBlock()` gives by default. */
+export const OPEN_BLOCK_HEAD_LINES = 5;
 
 const MIN_LINE_CAP_BYTES = 1024;
 const FIRST_LINE_MAX_CHARS = 200;
@@ -302,6 +329,24 @@ export function createBridgeParser(options: ParserOptions = {}): BridgeParser {
 
     retained(): string {
       return (block?.raw.join('') ?? '') + logicalPartial();
+    },
+
+    openBlock(head = OPEN_BLOCK_HEAD_LINES): OpenBlockInfo | undefined {
+      if (block === undefined) return undefined;
+      const lines = block.bodyLines;
+      const from = Math.max(
+        0,
+        lines.findIndex((line) => line.trim() !== ''),
+      );
+      const first = cleanBody(lines.slice(from, from + Math.max(0, head)));
+      let last = lines.length;
+      while (last > 0 && (lines[last - 1] ?? '').trim() === '') last -= 1;
+      return {
+        firstLine: block.firstLine,
+        attributes: { ...block.attributes },
+        lines: last,
+        head: first === '' ? [] : first.split('\n'),
+      };
     },
   };
 }

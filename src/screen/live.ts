@@ -23,6 +23,7 @@
  */
 import {
   createBridgeParser,
+  type OpenBlockInfo,
   type ParserOptions,
 } from '../protocol/request-parser.js';
 import { REQUEST_START } from '../protocol/request-markers.js';
@@ -79,6 +80,8 @@ export interface LiveLayer {
    * past its limits without a `>` of its own.
    */
   hasOpen(): boolean;
+  /** The block the last scan ended inside (from scrollback or screen). */
+  openBlock(): OpenBlockInfo | undefined;
 }
 
 const MARKER_TEXT = REQUEST_START;
@@ -88,6 +91,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
   // Held blocks: fingerprint → when it was first seen as it is now.
   let held = new Map<string, number>();
   let open = false;
+  let openInfo: OpenBlockInfo | undefined;
 
   function liveLines(): LiveLine[] {
     const start = screen.buffer === 'normal' ? committed.end() : 0;
@@ -120,6 +124,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
       if (first < 0) {
         held = new Map();
         open = false;
+        openInfo = undefined;
         return out;
       }
     }
@@ -187,6 +192,7 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
     }
     held = nextHeld;
     open = parser.retained() !== '';
+    openInfo = parser.openBlock();
     return out;
   }
 
@@ -198,5 +204,6 @@ export function createLiveLayer(options: LiveLayerOptions): LiveLayer {
     },
     hasHeld: () => held.size > 0,
     hasOpen: () => open,
+    openBlock: () => openInfo,
   };
 }

@@ -56,6 +56,7 @@
 import {
   createBridgeParser,
   type BridgeEvent,
+  type OpenBlockInfo,
   type ParserOptions,
 } from '../protocol/request-parser.js';
 import { createCommittedLayer } from './committed.js';
@@ -107,6 +108,13 @@ export interface ScreenReader {
   settle(): ReaderEvent[];
   /** True while a block waits for the program to finish drawing. */
   hasHeld(): boolean;
+  /**
+   * A block whose start marker is shown (on screen, or in the rows above)
+   * and whose end marker is not, as the screen was last read; undefined when
+   * none is. The bridge shows it to a person as an incomplete request once
+   * it has waited long enough (bridge/intake/incomplete.ts).
+   */
+  openBlock(): OpenBlockInfo | undefined;
   /**
    * Look for blocks in lines rendered elsewhere (`capture-pane -J`), with the
    * same fingerprints, so a block seen there is not reported again here.
@@ -254,6 +262,7 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
       return out;
     },
     hasHeld: () => live.hasHeld(),
+    openBlock: () => live.openBlock(),
     scanLines(lines) {
       const out: ReaderEvent[] = [];
       const parser = createBridgeParser(parserOptions);

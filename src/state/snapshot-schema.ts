@@ -205,6 +205,28 @@ export const RefusedSnapshotSchema = z.strictObject({
   message: z.string().nullable(),
 });
 
+/**
+ * A request block shown without its end marker (state/incomplete.ts): its
+ * worker may wait; it cannot be answered until it is complete.
+ */
+export const IncompleteSnapshotSchema = z.strictObject({
+  agent: z.string(),
+  /** When it was found incomplete. */
+  since: isoTime,
+  /** `quiet`: the pane went quiet; `prompt`: the agent's prompt came back under it. */
+  reason: z.enum(['quiet', 'prompt']),
+  /** Its start marker line. */
+  firstLine: z.string(),
+  /** Its first body lines. */
+  head: z.array(z.string()),
+  /** Body lines shown so far. */
+  lines: count,
+  /** The id it will have once complete (only when the block has an `id`). */
+  requestId: z.string().nullable(),
+  /** What the person is told, with what the worker must do. */
+  message: z.string(),
+});
+
 export const SnapshotSchema = z.strictObject({
   version: z.literal(SNAPSHOT_VERSION),
   generatedAt: isoTime,
@@ -227,6 +249,12 @@ export const SnapshotSchema = z.strictObject({
    * snapshots made before it existed.
    */
   refused: z.array(RefusedSnapshotSchema).optional(),
+  /**
+   * Request blocks shown without their end marker, one per agent at most,
+   * oldest first. Always written by the reader; optional for snapshots made
+   * before it existed.
+   */
+  incomplete: z.array(IncompleteSnapshotSchema).optional(),
 });
 
 export type AnswerSnapshot = z.infer<typeof AnswerSnapshotSchema>;
@@ -238,4 +266,5 @@ export type SessionSnapshot = z.infer<typeof SessionSnapshotSchema>;
 export type DecisionSnapshot = z.infer<typeof DecisionSnapshotSchema>;
 export type ApprovalSnapshot = z.infer<typeof ApprovalSnapshotSchema>;
 export type RefusedSnapshot = z.infer<typeof RefusedSnapshotSchema>;
+export type IncompleteSnapshot = z.infer<typeof IncompleteSnapshotSchema>;
 export type Snapshot = z.infer<typeof SnapshotSchema>;

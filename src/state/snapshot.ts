@@ -9,6 +9,7 @@ import type {
 import { readPausedAgents } from './control.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from './pending.js';
+import { selectIncomplete } from './incomplete.js';
 import { isRefusal, refusedSince, selectRefused } from './refused.js';
 import { createRecentEventsReader } from './snapshot-events.js';
 import { SNAPSHOT_VERSION } from './snapshot-version.js';
@@ -161,6 +162,7 @@ export function createSnapshotReader(
       const agents: AgentSnapshot[] = [];
       const requests: RequestSnapshot[] = [];
       const approvals: ApprovalSnapshot[] = [];
+      const shown: AgentStateFile[] = [];
       for (const state of states.map(normalizeAgentState)) {
         const bridge = readBridge(paths.state, state.agent);
         // An agent an earlier session left, ended and done with: not this
@@ -173,6 +175,7 @@ export function createSnapshotReader(
           Object.keys(state.requests).length === 0
         )
           continue;
+        shown.push(state);
         approvals.push(...approvalsOf(state));
         for (const record of Object.values(state.requests)) {
           const inInbox = inbox.has(record.id);
@@ -230,6 +233,7 @@ export function createSnapshotReader(
             now,
           ),
         ),
+        incomplete: selectIncomplete(shown),
       };
     },
   };

@@ -208,9 +208,36 @@ export interface AgentStateFile {
    * the pipe existed is only there.
    */
   scanPending?: boolean;
+  /**
+   * A request block shown without its end marker (issue 29): its worker
+   * waits, and a person was told (bridge/intake/incomplete.ts). Cleared when
+   * the block ends (then it is a request like any other), is abandoned, or
+   * leaves the screen.
+   */
+  incomplete?: IncompleteRequest;
   /** The conversation the last heuristic request was made from (SPEC §2). */
   heuristicKey?: string;
   updatedAt: string;
+}
+
+/** A block whose end marker has not come, as a person is shown it. */
+export interface IncompleteRequest {
+  /** When it was found incomplete. */
+  since: string;
+  /**
+   * Why it was: the pane was quiet for `incompleteAfterSec` (`quiet`), or
+   * the agent's prompt came back under it (`prompt`: its screen read idle).
+   */
+  reason: 'quiet' | 'prompt';
+  /** Its start-marker line. */
+  firstLine: string;
+  attributes: Record<string, string>;
+  /** Its first body lines, cleaned. */
+  head: string[];
+  /** Body lines shown so far. */
+  lines: number;
+  /** The id it will have once complete (`<agent>-<id>`), when it has an id. */
+  requestId?: string;
 }
 
 export const OPEN_STAGES: readonly RequestStage[] = [

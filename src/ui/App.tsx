@@ -9,6 +9,7 @@ import { DetailPanel } from './DetailPanel.js';
 import { EventList } from './EventList.js';
 import { formatClock, wrapText } from './format.js';
 import { HelpPanel } from './HelpPanel.js';
+import { selectIncompleteRows } from './incomplete-rows.js';
 import { InboxList } from './InboxList.js';
 import type {
   HostLinkRow,
@@ -286,10 +287,12 @@ export function App(props: AppProps) {
     ),
   );
   const refusedRows = selectRefusedRows(snapshot, now);
+  const incompleteRows = selectIncompleteRows(snapshot, now);
   const plan = planLayout({
     rows,
     agents: snapshot.agents.length,
-    requests: snapshot.requests.length + refusedRows.length,
+    requests:
+      snapshot.requests.length + incompleteRows.length + refusedRows.length,
     events: snapshot.events.length,
     panel,
     panelWant,
@@ -345,6 +348,7 @@ export function App(props: AppProps) {
       {plan.showRequests ? (
         <InboxList
           rows={selectRequestRows(snapshot, now)}
+          incomplete={incompleteRows}
           refused={refusedRows}
           columns={requestCols}
           selectedKey={selectedKey}

@@ -65,7 +65,9 @@ export function RequestRow({ row, columns, selected }: RequestRowProps) {
 
 export interface InboxListProps {
   rows: readonly RequestRowData[];
-  /** Requests refused for their size, drawn after the open ones. */
+  /** Blocks without their end marker, drawn after the open ones. */
+  incomplete?: readonly RequestRowData[];
+  /** Requests refused for their size, drawn after those. */
   refused?: readonly RequestRowData[];
   columns: readonly ColumnSpec<RequestColumnKey>[];
   selectedKey: string | undefined;
@@ -74,16 +76,18 @@ export interface InboxListProps {
 
 /**
  * The pending requests; those waiting for a person are marked ● in yellow.
- * Requests refused for their size follow, marked ! in red.
+ * Blocks shown without their end marker follow (yellow), then requests
+ * refused for their size, marked ! in red.
  */
 export function InboxList({
   rows,
+  incomplete = [],
   refused = [],
   columns,
   selectedKey,
   maxRows,
 }: InboxListProps) {
-  const shown = [...rows, ...refused];
+  const shown = [...rows, ...incomplete, ...refused];
   const selected = shown.findIndex((r) => r.key === selectedKey);
   const { start, end } = windowRows(
     shown.length,
@@ -99,6 +103,9 @@ export function InboxList({
         {`REQUESTS (${rows.length})${range}`}
         {waiting > 0 ? (
           <Text color="yellow">{`  ● ${waiting} waiting for you`}</Text>
+        ) : null}
+        {incomplete.length > 0 ? (
+          <Text color="yellow">{`  … ${incomplete.length} incomplete`}</Text>
         ) : null}
         {refused.length > 0 ? (
           <Text color="red">{`  ! ${refused.length} refused`}</Text>

@@ -387,5 +387,6 @@ export function selectShownTimes(snapshot: Snapshot): string[] {
     if (r.answer?.receivedAt) times.push(r.answer.receivedAt);
   }
   for (const r of snapshot.refused ?? []) times.push(r.at);
+  for (const r of snapshot.incomplete ?? []) times.push(r.since);
   return times;
 }

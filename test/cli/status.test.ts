@@ -144,6 +144,34 @@ describe('macs status --json', () => {
     );
   });
 
+  it('the plain-text summary lists incomplete requests with what the worker must do (issue 29)', () => {
+    // A block without its end marker was shown nowhere; now the state keeps
+    // it (bridge/intake/incomplete.ts) and the summary lists it.
+    const text = formatStatusText(
+      makeSnapshot({
+        incomplete: [
+          {
+            agent: 'worker-1',
+            since: new Date(Date.now() - 5_000).toISOString(),
+            reason: 'quiet',
+            firstLine: '<<CONTROLLER_REQUEST id=x>>',
+            head: ['Which port should I use?'],
+            lines: 1,
+            requestId: 'worker-1-x',
+            message: 'worker-1 printed a request without its end marker',
+          },
+        ],
+      }),
+      Date.now(),
+    ).join('\n');
+    expect(text).toContain(
+      'incomplete, not raised yet (no end marker; the worker must print the line <<CONTROLLER_REQUEST_END>>, or ask again with a complete block):',
+    );
+    expect(text).toMatch(
+      /<?\d*[smh] {2}worker-1 {2}incomplete {2}will be worker-1-x {2}Which port should I use\?/,
+    );
+  });
+
   it('without a terminal prints a plain-text summary', async () => {
     await fx.writeState('worker-1', (s) => {
       s.pane = '%3';

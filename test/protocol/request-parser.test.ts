@@ -695,3 +695,75 @@ describe('createBridgeParser: retained()', () => {
     expect(parser.retained()).toBe('w'.repeat(2000));
   });
 });
+
+describe('createBridgeParser: openBlock()', () => {
+  // Issue 29: a block whose end marker never comes was silent: the parser
+  // held it and said nothing until maxBlockLines, so the bridge could not
+  // show a person that a worker had asked. The parser stays pure and says
+  // only what is open (the bridge decides by time and by the agent's state
+  // when that is an incomplete request); these cases check what it says and
+  // that saying it changes nothing.
+  it('is undefined while no block is open', () => {
+    const parser = createBridgeParser();
+    expect(parser.openBlock()).toBeUndefined();
+    parser.push('plain output\n');
+    expect(parser.openBlock()).toBeUndefined();
+    parser.push(`${START}\nbody\n${REQUEST_END}\n`);
+    expect(parser.openBlock()).toBeUndefined();
+  });
+
+  it('describes an open block: start line, attributes, first lines cleaned', () => {
+    const parser = createBridgeParser();
+    const events = parser.push(
+      [
+        'some output',
+        '● <<CONTROLLER_REQUEST id=x type=question>>',
+        '',
+        '  Should I drop the cache?',
+        '  (a) yes (b) no',
+        '  more',
+        '',
+      ].join('\n'),
+    );
+    expect(events).toEqual([]);
+    expect(parser.openBlock(2)).toEqual({
+      firstLine: '<<CONTROLLER_REQUEST id=x type=question>>',
+      attributes: { id: 'x', type: 'question' },
+      lines: 4,
+      head: ['Should I drop the cache?', '(a) yes (b) no'],
+    });
+  });
+
+  it('counts only complete lines: a partial line is not yet a body line', () => {
+    const parser = createBridgeParser();
+    parser.push(`${START}\nfirst\nsecond, still being writ`);
+    expect(parser.openBlock()).toMatchObject({ lines: 1, head: ['first'] });
+  });
+
+  it('changes nothing: the end marker later completes the block once', () => {
+    const parser = createBridgeParser();
+    parser.push('<<CONTROLLER_REQUEST id=q1>>\n');
+    parser.push('Which port?\n');
+    expect(parser.openBlock()).toMatchObject({
+      attributes: { id: 'q1', type: 'question' },
+      lines: 1,
+      head: ['Which port?'],
+    });
+    expect(parser.openBlock()).toEqual(parser.openBlock());
+    const events = parser.push(`${REQUEST_END}\n`);
+    expect(events).toEqual([request('Which port?', { id: 'q1' })]);
+    expect(parser.openBlock()).toBeUndefined();
+  });
+
+  it('is gone once the block is abandoned, and a restarted block is the new one', () => {
+    const parser = createBridgeParser({ maxBlockLines: 2 });
+    parser.push(`${START}\none\n`);
+    parser.push(`<<CONTROLLER_REQUEST id=b>>\nagain\n`);
+    expect(parser.openBlock()).toMatchObject({
+      attributes: { id: 'b' },
+      head: ['again'],
+    });
+    parser.push('two\nthree\n');
+    expect(parser.openBlock()).toBeUndefined();
+  });
+});

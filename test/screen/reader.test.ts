@@ -603,3 +603,47 @@ describe('an oversized block still on screen', () => {
     ]);
   });
 });
+
+describe('screen reader: openBlock()', () => {
+  // Issue 29: a worker that prints a start marker and its body but never
+  // the end marker was silent. The reader now says which block its last
+  // look found open, from the screen or from the rows scrolled above it,
+  // so the bridge can show it as an incomplete request; an end marker that
+  // comes later still gives the request once.
+  it('names the open block on screen, then reports it once when it ends', async () => {
+    const r = reader();
+    await r.write(
+      `$ ./ask\r\n${START('id=x type=question')}\r\nWhich port?\r\n`,
+    );
+    expect(r.openBlock()).toMatchObject({
+      firstLine: START('id=x type=question'),
+      attributes: { id: 'x', type: 'question' },
+      lines: 1,
+      head: ['Which port?'],
+    });
+    const events = await r.write(`${END}\r\n`);
+    expect(requests([...events, ...r.settle()])).toEqual([
+      { attributes: { id: 'x', type: 'question' }, body: 'Which port?' },
+    ]);
+    expect(r.openBlock()).toBeUndefined();
+  });
+
+  it('follows a block whose start scrolled above the screen', async () => {
+    const r = reader({ rows: 5 });
+    const lines = Array.from({ length: 12 }, (_, i) => `line ${String(i)}`);
+    await r.write(`${START('id=long')}\r\n${lines.join('\r\n')}\r\n`);
+    expect(r.openBlock()).toMatchObject({
+      attributes: { id: 'long' },
+      lines: 12,
+      head: ['line 0', 'line 1', 'line 2', 'line 3', 'line 4'],
+    });
+  });
+
+  it('forgets it when the screen no longer shows it', async () => {
+    const r = reader();
+    await r.write(`${START()}\r\nhalf a question\r\n`);
+    expect(r.openBlock()).toBeDefined();
+    await r.write('\x1b[H\x1b[2J\x1b[3J$ ');
+    expect(r.openBlock()).toBeUndefined();
+  });
+});

@@ -10,6 +10,7 @@ import {
   selectRequestRows,
   whyNotAnswerable,
 } from '../../src/ui/view-model.js';
+import { selectIncompleteRows } from '../../src/ui/incomplete-rows.js';
 import {
   NOW,
   ago,
@@ -225,5 +226,38 @@ describe('buildDetailLines', () => {
       NOW,
     ))
       expect([...line.text].length).toBeLessThanOrEqual(30);
+  });
+});
+
+describe('incomplete rows (issue 29)', () => {
+  // A block without its end marker had no row: the view now draws one per
+  // agent's notice, yellow, with its first line and what the worker must
+  // do, and never as a request to answer.
+  it('draws each with its first line and what the worker must do', () => {
+    const snapshot = makeSnapshot({
+      incomplete: [
+        {
+          agent: 'worker-2',
+          since: ago(20_000),
+          reason: 'prompt',
+          firstLine: '<<CONTROLLER_REQUEST id=p>>',
+          head: ['Which port should I use?'],
+          lines: 1,
+          requestId: 'worker-2-p',
+          message: 'worker-2 printed a request without its end marker',
+        },
+      ],
+    });
+    expect(selectIncompleteRows(snapshot, NOW)).toEqual([
+      expect.objectContaining({
+        id: '',
+        agent: 'worker-2',
+        status: 'incomplete',
+        colour: 'yellow',
+        waitingForPerson: false,
+        firstLine:
+          'Which port should I use? · no end marker: not answerable until worker-2 prints <<CONTROLLER_REQUEST_END>> or asks again',
+      }),
+    ]);
   });
 });

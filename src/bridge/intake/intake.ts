@@ -18,6 +18,7 @@ import type { PaneInfo } from '../../tmux/client.js';
 import type { AgentContext } from '../agent-context.js';
 import { STATE_SETTLE_MS } from '../agent/agent-state.js';
 import type { Capture } from './capture.js';
+import { createIncompleteWatch } from './incomplete.js';
 import { createLogTail, type LogTail, type TailEvent } from './tail.js';
 
 /**
@@ -60,6 +61,11 @@ export interface Intake {
   /** Keep the reader at the pane's size. Runs under `serial`. */
   syncSize: (info: PaneInfo) => void;
   holdsBlock: () => boolean;
+  /**
+   * The agent's state read `idle`: a block still open was cut by its prompt
+   * and is shown as an incomplete request soon (incomplete.ts).
+   */
+  onIdleScreen: () => void;
   /** The output hid part of this text (concealed, or invisible). */
   hides: (text: string) => boolean;
   stop: () => Promise<void>;
@@ -114,6 +120,15 @@ export function createIntake(
    * holds such text is flagged.
    */
   const hiddenText = createHiddenTextTracker();
+  /** Blocks whose end marker does not come: shown to a person (issue 29). */
+  const incomplete = createIncompleteWatch(ctx, {
+    openBlock: () => reader?.openBlock(),
+    lastOutputAt: () => activity.lastOutputAt(),
+    caughtUp: async () => {
+      const info = await stat(capture.logFile).catch(() => undefined);
+      return info === undefined || info.size <= lastDataEnd;
+    },
+  });
 
   function currentReader(): ScreenReader {
     if (!reader) throw new Error(`supervisor for ${ctx.agent} is not started`);
@@ -198,6 +213,7 @@ export function createIntake(
     // A block the reader still holds is not behind the saved offset yet:
     // a restart reads that output again rather than lose the block.
     if (!currentReader().hasHeld()) ctx.current().logOffset = lastDataEnd;
+    await incomplete.afterRead(found);
     return changed;
   }
 
@@ -350,6 +366,8 @@ export function createIntake(
     },
 
     async startTail(offset) {
+      // A notice kept from before a restart: its block open still, or not.
+      await serial(() => incomplete.afterRead([]));
       tail = createLogTail({
         file: capture.logFile,
         offset,
@@ -362,10 +380,12 @@ export function createIntake(
 
     syncSize,
     holdsBlock: () => reader?.hasHeld() ?? false,
+    onIdleScreen: () => incomplete.onIdleScreen(),
     hides: (text) => hiddenText.hides(text),
 
     async stop() {
       clearTimeout(readerSettleTimer);
+      incomplete.stop();
       await tail?.stop();
     },
 

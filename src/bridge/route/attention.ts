@@ -15,7 +15,8 @@ import { showMessageNearPanes } from '../../tmux/clients.js';
  * The bridge raises `attention` when a request starts waiting for a person
  * (routed to the file backend first, or fallen back to it) and when an
  * agent turns `approval`, `error` or `dead`, a request is refused for its
- * size (`request.malformed` with `refused`), or a worker asks again under a
+ * size (`request.malformed` with `refused`), a block's end marker does not
+ * come (`request.incomplete`), or a worker asks again under a
  * finished request (`request.duplicate` with `unanswered`); once per request (a marker in
  * `.macs/attention/` survives restarts) or per state change. Each shows a
  * tmux message to the clients of the agent's session, runs the configured
@@ -202,6 +203,31 @@ export function createAttention(options: AttentionOptions): Attention {
               ...(typeof pane === 'string' ? { pane } : {}),
               data: {
                 refused: event.data?.reason,
+                firstLine: event.data?.firstLine,
+              },
+            }),
+          ),
+        );
+        return;
+      }
+      if (event.type === 'request.incomplete') {
+        // A block without its end marker (intake/incomplete.ts): the worker
+        // may wait for an answer to a request nobody can see. The bridge
+        // records it once per block.
+        const message = event.data?.message;
+        const pane = event.data?.pane;
+        track(
+          serial(() =>
+            call({
+              agent: event.agent,
+              reason: 'incomplete',
+              message:
+                typeof message === 'string'
+                  ? message
+                  : `${event.agent} printed a request without its end marker`,
+              ...(typeof pane === 'string' ? { pane } : {}),
+              data: {
+                incomplete: event.data?.reason,
                 firstLine: event.data?.firstLine,
               },
             }),
