@@ -61,6 +61,7 @@ const { BUILTIN_PRESETS } = await import(
   path.join(ROOT, 'dist', 'config', 'presets', 'index.js')
 );
 const GENERIC_PRESET = BUILTIN_PRESETS.generic;
+const SHELL_PRESET = BUILTIN_PRESETS.shell;
 const SUBMIT_DELAY_MS = GENERIC_PRESET.submitDelayMs;
 
 const machine = {
@@ -140,6 +141,25 @@ if (runs('delivery')) {
       d,
       `   (${d.lessSubmitDelay.p50} ms + submit delay; ${d.method}; intact ${d.intact}/${d.n}${d.extraSubmits ? `; submit key again ${d.extraSubmits}x` : ''})`,
     );
+  // As the original MACS is used: the bridge on a shell's pane first, the
+  // worker started at its prompt afterwards (issue 29: its answers never
+  // arrived); beside the same size with the worker as the pane's program.
+  const [first] = await benchDelivery({
+    sizes: [{ bytes: 100, count: DELIVERY_COUNT }],
+    submitDelayMs: SHELL_PRESET.submitDelayMs,
+    maxLiteralChars: SHELL_PRESET.paste.maxLiteralChars,
+    bridgeFirst: true,
+  });
+  const same = delivery.find((d) => d.bytes === 100);
+  results.deliveryBridgeFirstMs = {
+    ...first,
+    ...(same ? { workerFirstP50: same.p50 } : {}),
+  };
+  row(
+    'delivery, bridge started first, 100 B',
+    first,
+    `   (intact ${first.intact}/${DELIVERY_COUNT}; worker first: p50 ${same?.p50 ?? '?'} ms)`,
+  );
 }
 
 if (runs('multi')) {

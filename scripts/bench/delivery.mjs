@@ -10,6 +10,7 @@ import {
   now,
   readRecord,
   round,
+  spawnPane,
   spawnWorker,
   startBridge,
   startServer,
@@ -18,6 +19,7 @@ import {
   tempHome,
   waitUntil,
   watchInbox,
+  WORKER,
 } from './lib.mjs';
 
 /** After a request reaches the inbox, the answer is written this much later. */
@@ -60,24 +62,34 @@ function plan(sizes) {
  * preset's (generic), to report delivery less the submit delay and how the
  * text was typed.
  */
-export async function benchDelivery({ sizes, submitDelayMs, maxLiteralChars }) {
+export async function benchDelivery({
+  sizes,
+  submitDelayMs,
+  maxLiteralChars,
+  bridgeFirst = false,
+}) {
   const order = plan(sizes);
   const { home, remove } = tempHome('delivery');
   const server = startServer();
   const record = path.join(home, 'record.jsonl');
   const startFile = path.join(home, 'start');
+  const workerArgs = [
+    '--count',
+    String(order.length),
+    '--record',
+    record,
+    '--start-file',
+    startFile,
+    '--prefix',
+    'd',
+  ];
   let bridge;
   try {
-    const pane = spawnWorker(server, [
-      '--count',
-      String(order.length),
-      '--record',
-      record,
-      '--start-file',
-      startFile,
-      '--prefix',
-      'd',
-    ]);
+    // bridgeFirst: the way the original MACS is used, the bridge on a
+    // shell's pane (no preset named), then the worker started at its prompt.
+    const pane = bridgeFirst
+      ? spawnPane(server, ['bash', '--norc', '--noprofile'])
+      : spawnWorker(server, workerArgs);
     bridge = startBridge(home, server, [
       '--worker-pane',
       pane,
@@ -92,6 +104,13 @@ export async function benchDelivery({ sizes, submitDelayMs, maxLiteralChars }) {
       15_000,
       'the bridge to start',
     );
+    if (bridgeFirst) {
+      const quoted = [process.execPath, WORKER, ...workerArgs]
+        .map((a) => `'${a.replaceAll("'", `'\\''`)}'`)
+        .join(' ');
+      server.tmux('send-keys', '-t', pane, '-l', quoted);
+      server.tmux('send-keys', '-t', pane, 'Enter');
+    }
     const answers = new Map(); // request id -> { bytes, sha256, writtenAt }
     const inbox = watchInbox(path.join(home, 'inbox'), (name, body) => {
       const m = /bench request (\d+) t=/.exec(body);

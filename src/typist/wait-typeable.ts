@@ -143,12 +143,14 @@ async function readForeground(
         },
       };
     // A known agent's screen says when it takes input; any other program
-    // must be blocked on a read, not running.
+    // must be blocked, not running. One reading is enough: the group is
+    // the one that asked (no loop's next command can be in front), and
+    // what it has not read yet waits for it in the terminal.
     if (!request.rules.typeIntoUnknown)
       return { type: 'typeable', settle: false };
     return (await readGroupWaitsForInput(now.processes)) === false
       ? { type: 'wait', reason: { type: 'asker-busy', asker: asker.command } }
-      : { type: 'typeable', settle: true };
+      : { type: 'typeable', settle: false };
   }
   if (request.rules.shellPromptOnly === true || asker?.shell === true) {
     if (await shellAtPrompt(info.currentCommand, info.pid))
