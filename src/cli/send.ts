@@ -18,6 +18,7 @@ import { formatWaitReason } from '../typist/wait-typeable.js';
 import { createContext, type CommandContext } from './common.js';
 import { describeForeground, findTarget } from './send-target.js';
 import { readSendText } from './send-text.js';
+import { isDeliveryPaused } from '../state/control.js';
 import type { CliDeps } from './options.js';
 import type { SendOptions } from './types.js';
 
@@ -161,6 +162,8 @@ export async function sendToAgent(params: SendParams): Promise<SendOutcome> {
     confirm: { retries: config.submitRetries },
     // Why it waits, at once: a person is not left looking at nothing.
     waitReportMs: 0,
+    // A pause (a person's, or a budget's) holds a send like an answer.
+    isPaused: () => isDeliveryPaused(ctx.paths, agent),
     signal: giveUp.signal,
   });
   try {
@@ -216,24 +219,33 @@ export async function sendToAgent(params: SendParams): Promise<SendOutcome> {
       );
     case 'aborted': {
       if (cancelled) return { type: 'cancelled' };
-      const running = profile.rules.shellPromptOnly
-        ? await describeForeground(tmux, pane)
-        : undefined;
+      const paused = isDeliveryPaused(ctx.paths, agent);
+      const running =
+        !paused && profile.rules.shellPromptOnly
+          ? await describeForeground(tmux, pane)
+          : undefined;
       await events.emit({
         agent,
         type: 'send.failed',
         data: {
           pane,
-          reason: 'busy',
+          reason: paused ? 'paused' : 'busy',
           state: lastState,
           waitedMs: waitMs,
           ...(running ? { running } : {}),
         },
       });
+      const stayed = paused
+        ? 'paused'
+        : running
+          ? `busy running ${running}`
+          : lastState;
       throw new AgentError(
-        `${shown} stayed ${running ? `busy running ${running}` : lastState} for ${Math.round(waitMs / 1000)}s; nothing was typed`,
+        `${shown} stayed ${stayed} for ${Math.round(waitMs / 1000)}s; nothing was typed`,
         {
-          hint: 'macs never types into a busy agent or an open dialog; try again later, or wait longer with --timeout SEC',
+          hint: paused
+            ? `deliveries to ${agent} are paused, and a send waits like an answer; macs resume ${agent} lets them go`
+            : 'macs never types into a busy agent or an open dialog; try again later, or wait longer with --timeout SEC',
         },
       );
     }

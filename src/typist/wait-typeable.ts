@@ -274,7 +274,7 @@ export async function* waitingTypeable(
 export function formatWaitReason(reason: WaitReason): string {
   switch (reason.type) {
     case 'paused':
-      return 'delivery to this agent is paused (macs resume <agent>)';
+      return 'deliveries to it are paused (macs resume lets them go)';
     case 'state':
       return reason.state === 'approval'
         ? 'the agent shows a dialog (approval)'

@@ -291,4 +291,40 @@ describe('an answer reaches the program that asked (issue 29)', () => {
     ).not.toContain('send.delivered');
     expect(existsSync(witness)).toBe(false);
   });
+
+  // Issue 29: `macs send` to a paused agent typed at once; a pause now
+  // holds a send as it holds an answer, and says so.
+  it('a paused agent holds macs send like an answer, and says so', async () => {
+    await bashWithBridge();
+    const witness = file('sent-while-paused');
+    const macs = (args: string[]) =>
+      runMacs(args, { home: harness.home, socket: harness.server.socket });
+    expect((await macs(['pause', 'w'])).exitCode).toBe(0);
+    const held = await macs([
+      'send',
+      'w',
+      `touch ${witness}`,
+      '--timeout',
+      '2',
+    ]);
+    expect(held.exitCode).toBe(1);
+    expect(held.stderr).toContain(
+      'waiting for w: deliveries to it are paused (macs resume lets them go)',
+    );
+    expect(held.stderr).toMatch(/stayed paused for 2s; nothing was typed/);
+    expect(existsSync(witness)).toBe(false);
+    expect((await macs(['resume', 'w'])).exitCode).toBe(0);
+    const sent = await macs([
+      'send',
+      'w',
+      `touch ${witness}`,
+      '--timeout',
+      '20',
+    ]);
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    await waitFor(() => existsSync(witness), {
+      timeout: 10_000,
+      message: 'the send ran once resumed',
+    });
+  });
 });
