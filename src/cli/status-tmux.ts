@@ -5,8 +5,7 @@ import {
   buildSelectWindowArgs,
   buildSwitchClientArgs,
 } from '../tmux/args.js';
-import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
-import type { RunTmux } from '../tmux/run.js';
+import type { TmuxClient } from '../tmux/client.js';
 import { listClients } from '../tmux/clients.js';
 import type { IntentResult } from '../ui/intents.js';
 
@@ -55,24 +54,4 @@ export async function jumpToPane(
       message: `could not jump to ${agent}: ${errorMessage(error)}`,
     };
   }
-}
-
-/**
- * Whether the tmux server `tmux -L <socket>` runs, for the snapshot reader
- * (a session whose server is gone reads as `server-gone`); undefined when
- * tmux cannot be asked (not installed, say).
- */
-export function probeTmuxServer(
-  runTmux: RunTmux,
-): (socket: string) => Promise<boolean | undefined> {
-  return async (socket) => {
-    const tmux = createTmuxClient(socket, runTmux);
-    try {
-      return await tmux.isServerRunning();
-    } catch {
-      return undefined;
-    } finally {
-      await tmux.close().catch(() => undefined);
-    }
-  };
 }

@@ -1,7 +1,7 @@
 import { buildSnapshot } from '../state/snapshot.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
 import type { CliDeps } from './options.js';
-import { probeTmuxServer } from './status-tmux.js';
+import { probeTmuxServer } from '../tmux/probe.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 
 /** This process's terminal. */

@@ -5,6 +5,7 @@ import { createEventLog } from '../events/log.js';
 import { readAgentScreen } from '../mcp/screen.js';
 import { readSessionRecord } from '../session/record.js';
 import { createSnapshotFeed } from '../state/watch.js';
+import { probeTmuxServer } from '../tmux/probe.js';
 import { createSnapshotReader } from '../state/snapshot.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { AUTH_FAILURES_MAX, createSecret } from '../web/auth.js';
@@ -169,8 +170,11 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
   const { host, port } = parseListen(opts.listen ?? WEB_DEFAULT_LISTEN);
   const { paths, log } = ctx;
   const events = createEventLog(paths);
+  // A session whose tmux server is gone reads so here too.
+  const serverUp = probeTmuxServer(deps.runTmux);
   const feed = createSnapshotFeed({
     paths,
+    reader: createSnapshotReader(paths, { serverUp }),
     throttleMs: WEB_FEED_THROTTLE_MS,
     keepAlive: true,
     onError: (error) => log.warn({ err: error }, 'web: status read failed'),
@@ -304,7 +308,7 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
     readScreen,
     actions: {
       paths,
-      reader: createSnapshotReader(paths, { eventLimit: 1 }),
+      reader: createSnapshotReader(paths, { eventLimit: 1, serverUp }),
       events,
       log,
       setPaused: async (agent, paused) => {

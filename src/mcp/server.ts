@@ -19,6 +19,7 @@ import type { Logger } from '../log/logger.js';
 import { readSessionRecord } from '../session/record.js';
 import { createSnapshotReader } from '../state/snapshot.js';
 import { createSnapshotFeed, shareSnapshotFeed } from '../state/watch.js';
+import { probeTmuxServer } from '../tmux/probe.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { RunTmux } from '../tmux/run.js';
 import type { CommandContext } from '../cli/common.js';
@@ -75,6 +76,7 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
     reader: createSnapshotReader(paths, {
       eventLimit: 1,
       prices: config.prices,
+      serverUp: probeTmuxServer(options.runTmux),
     }),
     tmux: async () => {
       if (tmuxClient) return tmuxClient;
@@ -98,7 +100,10 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
     snapshots: shareSnapshotFeed(() =>
       createSnapshotFeed({
         paths,
-        reader: createSnapshotReader(paths, { eventLimit: 1 }),
+        reader: createSnapshotReader(paths, {
+          eventLimit: 1,
+          serverUp: probeTmuxServer(options.runTmux),
+        }),
         onError: (error) => log.warn({ err: error }, 'snapshot read failed'),
       }),
     ),

@@ -10,10 +10,14 @@
 // session's server killed. Then the plain-text status, `--json` and the view
 // must say that the server is gone and name `macs start --resume`, and no
 // agent may be read as idle or working from its stale state file.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MACS_BIN, runMacs } from '../helpers/macs.js';
 import { cleanUpSession, testSocket, tmuxOn } from '../helpers/session.js';
+import { rawRequest, signIn, startWeb } from '../helpers/web.js';
 import {
+  childEnv,
   makeTempHome,
   startTmuxServer,
   type TestTmuxServer,
@@ -102,6 +106,48 @@ describe('macs status after the session tmux server is gone (issue 29)', () => {
     expect(text.stdout).toContain('tmux server is gone');
     expect(text.stdout).toContain('macs start --resume');
     expect(text.stdout).not.toMatch(/worker-1\s+\S+\s+idle/);
+
+    // Every door says so: macs web's API and MCP list_agents.
+    const web = await startWeb({ home, socket });
+    try {
+      const cookie = await signIn(web);
+      await waitFor(
+        async () => {
+          const res = await rawRequest(web.port, {
+            path: '/api/fleet',
+            headers: { Host: `127.0.0.1:${web.port}`, Cookie: cookie },
+          });
+          const fleet = JSON.parse(res.body) as Status | null;
+          return fleet?.session.status === 'server-gone';
+        },
+        { timeout: 20_000, message: 'macs web saying server-gone' },
+      );
+    } finally {
+      await web.stop();
+    }
+    const mcp = new Client({ name: 'macs-test', version: '0.0.0' });
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MACS_BIN, 'mcp'],
+        env: Object.fromEntries(
+          Object.entries(
+            childEnv({ MACS_HOME: home, MACS_TMUX_SOCKET: socket }),
+          ).filter((e): e is [string, string] => e[1] !== undefined),
+        ),
+        cwd: home,
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const listed = (await mcp.callTool({
+        name: 'list_agents',
+        arguments: {},
+      })) as { structuredContent?: { session?: string } };
+      expect(listed.structuredContent?.session).toBe('server-gone');
+    } finally {
+      await mcp.close();
+    }
 
     // The view notices without a key press (no file changes when a server dies).
     await waitFor(

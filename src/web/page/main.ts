@@ -73,7 +73,10 @@ function watchScreens(): void {
 function showFleet(fleet: FleetView): void {
   const waiting = fleet.requests.filter((r) => r.waitingForPerson);
   document.title = `${waiting.length > 0 ? `(${waiting.length}) ` : ''}macs · ${fleet.home.split('/').pop() ?? fleet.home}`;
-  homeLine.textContent = `${fleet.home} · session ${fleet.session.status}`;
+  homeLine.textContent =
+    fleet.session.status === 'server-gone'
+      ? `${fleet.home} · session NOT running: its tmux server is gone; bring it back with macs start --resume`
+      : `${fleet.home} · session ${fleet.session.status}`;
   counts.textContent = `${fleet.totals.agents} agents · ${fleet.totals.pending} pending · ${fleet.totals.paused} paused`;
   hostsLine.hidden = fleet.hosts.length === 0;
   fill(
