@@ -34,6 +34,7 @@ import { benchAgents } from './bench/multi.mjs';
 import { benchRemote } from './bench/remote.mjs';
 import { benchSessionIdle } from './bench/session-idle.mjs';
 import { benchStartup } from './bench/startup.mjs';
+import { benchSend } from './bench/send.mjs';
 import { benchStop } from './bench/stop.mjs';
 import { benchBaseline, benchMacs } from './bench/single.mjs';
 import {
@@ -258,6 +259,18 @@ if (runs('stop')) {
   console.log(
     `macs stop of ${stop.agents} bash workers, median of ${stop.runs} runs: ${stop.stopMs.p50} ms (goal under ${stop.goalMs} ms; panes killed after the grace period: ${stop.panesKilledAfterGrace})\n` +
       `  baseline: tmux kill-server until the panes' processes are gone ${stop.killServerMs.p50} ms (macs stop ${stop.stopOverKillServerP50}x)`,
+  );
+}
+
+if (runs('send')) {
+  // The send path (issue 29): macs send into a shell at its prompt, and how
+  // soon a send to a busy shell says what it waits for.
+  const send = await benchSend({ runs: number('BENCH_SEND_RUNS', 10) });
+  results.send = send;
+  row('macs send into a shell at its prompt', send.sendMs);
+  console.log(
+    `  floors: macs --version ${send.versionMs.p50} ms (macs send ${send.sendOverVersionP50}x), tmux send-keys text + Enter ${send.sendKeysMs.p50} ms\n` +
+      `  a send to a busy shell says what it waits for after ${send.busyFirstWordMs.p50} ms`,
   );
 }
 

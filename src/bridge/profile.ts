@@ -4,11 +4,20 @@
  * which preset a pane's program stands for when none is named.
  */
 import { findPresetForProgram, getPreset } from '../config/presets/index.js';
-import { isShellCommand } from '../config/presets/shell.js';
+import {
+  isInteractiveShellArgv,
+  isShellCommand,
+} from '../config/presets/shell.js';
 import type { Preset } from '../config/presets/types.js';
 import type { MacsConfig } from '../config/schema.js';
 import { classifyScreen } from '../screen/classify.js';
-import { programsOf, type ProcessInfo } from '../tmux/processes.js';
+import type { PaneInfo } from '../tmux/client.js';
+import {
+  programsOf,
+  readForegroundProcesses,
+  readProcessArgv,
+  type ProcessInfo,
+} from '../tmux/processes.js';
 import type { AgentProfile } from './agent-context.js';
 
 /** A preset turned into what the supervisor needs. */
@@ -66,4 +75,30 @@ export function followedPresetName(
     }
   const currentProgram = getPreset(current, config.presets).program;
   return isShellCommand(currentProgram) ? current : direct;
+}
+
+/**
+ * The preset for a pane none was named for: its program's
+ * (detectPresetName, an interpreter's script included), or, for a pane
+ * whose own process is an interactive shell that now runs a command of no
+ * preset (`sleep 30`, `python3 ask.py`), the shell's: the shell is the
+ * agent, and a command it runs is never typed into for a person's send.
+ */
+export async function detectPanePresetName(
+  info: Pick<PaneInfo, 'pid' | 'currentCommand'>,
+  config: MacsConfig,
+): Promise<string> {
+  const direct = detectPresetName(info.currentCommand, config);
+  if (direct !== 'generic') return direct;
+  const [foreground, root] = await Promise.all([
+    readForegroundProcesses(info.pid),
+    readProcessArgv(info.pid),
+  ]);
+  const underShell = root !== undefined && isInteractiveShellArgv(root);
+  return followedPresetName(
+    info.currentCommand,
+    foreground,
+    config,
+    underShell ? 'shell' : direct,
+  );
 }

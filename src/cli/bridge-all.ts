@@ -5,7 +5,7 @@
  */
 import type { ControllerPane } from '../bridge/route/answerer-backends.js';
 import type { MultiAgent } from '../bridge/fleet/types.js';
-import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
+import { detectPanePresetName, profileFromPreset } from '../bridge/profile.js';
 import { getPreset } from '../config/presets/index.js';
 import type { MacsConfig } from '../config/schema.js';
 import { localWorkers } from '../config/workers.js';
@@ -98,7 +98,7 @@ async function taggedAgents(
     found.set(name, {
       name,
       role,
-      preset: configured ?? detectPresetName(pane.currentCommand, config),
+      preset: configured ?? (await detectPanePresetName(pane, config)),
       ...(configured === undefined ? { followsProgram: true } : {}),
     });
   }

@@ -4,7 +4,11 @@
  * (bridge-runtime.ts).
  */
 import type { ControllerPane } from '../bridge/route/answerer-backends.js';
-import { detectPresetName, profileFromPreset } from '../bridge/profile.js';
+import {
+  detectPanePresetName,
+  detectPresetName,
+  profileFromPreset,
+} from '../bridge/profile.js';
 import type { MacsConfig } from '../config/schema.js';
 import { localWorkers } from '../config/workers.js';
 import { getPreset, listPresetNames } from '../config/presets/index.js';
@@ -87,7 +91,7 @@ async function resolveAgent(
   }
   const configured = localWorkers(config).find((w) => w.name === agent)?.preset;
   const presetName =
-    opts.preset ?? configured ?? detectPresetName(info.currentCommand, config);
+    opts.preset ?? configured ?? (await detectPanePresetName(info, config));
   let preset: Preset;
   try {
     preset = getPreset(presetName, config.presets);

@@ -15,7 +15,7 @@ import {
   type PaneInfo,
   type TmuxClient,
 } from '../tmux/client.js';
-import { detectPresetName } from '../bridge/profile.js';
+import { detectPanePresetName } from '../bridge/profile.js';
 import { shellTakesInput } from '../typist/wait-typeable.js';
 import { readForegroundProcesses } from '../tmux/processes.js';
 import type { CommandContext } from './common.js';
@@ -86,7 +86,7 @@ export async function findTarget(
     info = await tmux.paneInfo(pane);
     found = `pane discovery (${discovered.rule})`;
   }
-  const name = presetName ?? detectPresetName(info.currentCommand, config);
+  const name = presetName ?? (await detectPanePresetName(info, config));
   let preset: Preset;
   try {
     preset = getPreset(name, config.presets);

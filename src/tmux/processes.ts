@@ -300,3 +300,16 @@ async function readProcessWait(
     return undefined;
   }
 }
+
+/** One process's argv (`/proc/<pid>/cmdline`); undefined when it cannot be read. */
+export async function readProcessArgv(
+  pid: number,
+): Promise<string[] | undefined> {
+  try {
+    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    if (argv[argv.length - 1] === '') argv.pop();
+    return argv.length > 0 ? argv : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -327,4 +327,52 @@ describe('an answer reaches the program that asked (issue 29)', () => {
       message: 'the send ran once resumed',
     });
   });
+
+  // Found while measuring the send path: with no bridge (no state file to
+  // name the preset), macs send took the preset of the foreground program,
+  // `sleep` -> generic, and typed into it once its screen was still.
+  it('with no bridge, macs send to a shell pane running sleep 30 still refuses', async () => {
+    const pane = await harness.server.spawnPane(
+      ['bash', '--norc', '--noprofile'],
+      { cwd: harness.home },
+    );
+    await harness.tagAgent(pane, 'w');
+    await typeCommand(pane, 'sleep 30');
+    await waitFor(
+      async () =>
+        (
+          await harness.server.tmux(
+            'display',
+            '-p',
+            '-t',
+            pane,
+            '#{pane_current_command}',
+          )
+        ).trim() === 'sleep',
+      { timeout: 10_000, message: 'sleep runs' },
+    );
+    const witness = file('typed-into-sleep');
+    const sent = await runMacs(
+      ['send', 'w', `touch ${witness}`, '--timeout', '2'],
+      { home: harness.home, socket: harness.server.socket },
+    );
+    expect(sent.exitCode).toBe(1);
+    expect(sent.stderr).toContain('preset shell');
+    expect(sent.stderr).toContain('pane runs `sleep 30`, not at a prompt');
+    await harness.server.tmux('send-keys', '-t', pane, 'C-c');
+    await waitFor(
+      async () =>
+        (
+          await harness.server.tmux(
+            'display',
+            '-p',
+            '-t',
+            pane,
+            '#{pane_current_command}',
+          )
+        ).trim() === 'bash',
+      { timeout: 10_000, message: 'the shell back' },
+    );
+    expect(existsSync(witness)).toBe(false);
+  });
 });
