@@ -130,10 +130,12 @@ describe('createMacsMcpServer', () => {
     const second = await connect();
     await second.call('read_screen', { agent: 'worker-1' });
     await second.call('read_screen', { agent: 'worker-1' });
-    expect(tmuxRuns.map((args) => args.slice(0, 2))).toEqual([
-      ['-L', 'macs-recorded'],
-      ['-L', 'macs-recorded'],
-    ]);
+    // Every tmux run (the screen reads, and the session-server probe of
+    // the snapshot) goes to the session's server.
+    expect(tmuxRuns.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(tmuxRuns.map((args) => args.slice(0, 2).join(' ')))).toEqual(
+      new Set(['-L macs-recorded']),
+    );
   });
 
   it('sends messages through the given macs send path with its context', async () => {

@@ -25,7 +25,7 @@ describe('writeOutboxAnswer', () => {
     fx.writeInboxMeta('w-q1', { id: 'w-q1' });
     const result = await writeOutboxAnswer(fx.paths, 'w-q1', 'go ahead');
     const file = path.join(fx.paths.outbox, 'w-q1.txt');
-    expect(result).toEqual({ type: 'written', file, chars: 8 });
+    expect(result).toEqual({ type: 'written', file, chars: 8, untyped: 0 });
     expect(readFileSync(file, 'utf8')).toBe('go ahead\n');
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
