@@ -3,7 +3,7 @@
  * type into the agent, how to read its screen, its dialog and hooks; and
  * which preset a pane's program stands for when none is named.
  */
-import { findPresetForProgram, getPreset } from '../config/presets/index.js';
+import { getPreset, listPresetNames } from '../config/presets/index.js';
 import {
   isInteractiveShellArgv,
   isShellCommand,
@@ -41,14 +41,26 @@ export function profileFromPreset(preset: Preset): AgentProfile {
 }
 
 /**
- * The preset whose program is running in the pane (custom presets first),
- * `shell` for any shell, else `generic`.
+ * The preset whose program is running in the pane (the config's custom
+ * presets first, then the built-in ones; `bash` is the shell preset's),
+ * else `generic`. The command's name alone never makes a shell: `sh -c
+ * 'cat > f'` is named `sh` by tmux and runs no prompt (see
+ * followedPresetName for a shell at its prompt).
  */
 export function detectPresetName(
   currentCommand: string,
   config: MacsConfig,
 ): string {
-  return findPresetForProgram(currentCommand, config.presets).name;
+  const names = [
+    ...Object.keys(config.presets),
+    ...listPresetNames().filter((n) => !(n in config.presets)),
+  ];
+  for (const name of names) {
+    if (name === 'generic') continue;
+    const preset = getPreset(name, config.presets);
+    if (preset.program && preset.program === currentCommand) return name;
+  }
+  return 'generic';
 }
 
 /**
@@ -67,7 +79,15 @@ export function followedPresetName(
   current: string,
 ): string {
   const direct = detectPresetName(currentCommand, config);
-  if (direct !== 'generic' || isShellCommand(currentCommand)) return direct;
+  if (direct !== 'generic') return direct;
+  if (isShellCommand(currentCommand))
+    // Any shell at its prompt (`zsh`, `fish`) is the shell preset's; a shell
+    // running a script or a command string is not an agent of a preset.
+    return foreground &&
+      foreground.length > 0 &&
+      foreground.every((p) => isInteractiveShellArgv(p.argv))
+      ? 'shell'
+      : direct;
   for (const process of foreground ?? [])
     for (const program of programsOf(process.argv)) {
       const name = detectPresetName(program, config);

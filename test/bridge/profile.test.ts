@@ -51,10 +51,11 @@ describe('detectPresetName with a config', () => {
     presets: { mine: { extends: 'generic', program: 'my-agent' } },
   });
 
-  it('finds a custom preset by its program, and any shell is the shell preset', () => {
+  it('finds a custom preset by its program; a shell by its name alone is not the shell preset', () => {
     expect(detectPresetName('my-agent', config)).toBe('mine');
-    expect(detectPresetName('zsh', config)).toBe('shell');
-    expect(detectPresetName('-bash', config)).toBe('shell');
+    expect(detectPresetName('bash', config)).toBe('shell');
+    // `sh -c 'cat > f'` is named `sh`: no prompt to type at.
+    expect(detectPresetName('sh', config)).toBe('generic');
   });
 });
 
@@ -96,6 +97,12 @@ describe('followedPresetName (issue 29: the preset follows the pane program)', (
     expect(followedPresetName('bash', undefined, config, 'claude')).toBe(
       'shell',
     );
+    expect(followedPresetName('zsh', argv('-zsh'), config, 'claude')).toBe(
+      'shell',
+    );
+    expect(
+      followedPresetName('sh', argv('sh', '-c', 'cat > f'), config, 'generic'),
+    ).toBe('generic');
     // Not a shell's pane: a program with no preset of its own is generic.
     expect(
       followedPresetName('python3', argv('python3', 'x.py'), config, 'claude'),

@@ -7,7 +7,6 @@
  * `preset.changed` event. A named preset never changes.
  */
 import { getPreset } from '../../config/presets/index.js';
-import { isShellCommand } from '../../config/presets/shell.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import { readForegroundProcesses } from '../../tmux/processes.js';
 import type { AgentContext } from '../agent-context.js';
@@ -26,10 +25,9 @@ export function createProgramFollower(ctx: AgentContext): ProgramFollower {
       if (!ctx.followsProgram || info.currentCommand === followed) return false;
       followed = info.currentCommand;
       const from = ctx.profile.preset;
-      // An interpreter's script names the agent (`node …/codex.js`).
-      const foreground = isShellCommand(info.currentCommand)
-        ? undefined
-        : await readForegroundProcesses(info.pid);
+      // An interpreter's script names the agent (`node …/codex.js`); a
+      // shell's argv says whether it is at its prompt.
+      const foreground = await readForegroundProcesses(info.pid);
       const to = followedPresetName(
         info.currentCommand,
         foreground,
