@@ -149,6 +149,11 @@ export function describeEventData(
     case 'error':
     case 'warning':
       return str(data.message);
+    case 'delivery.waiting':
+    case 'request.expired':
+      return str(data.reason);
+    case 'preset.changed':
+      return `preset ${str(data.from)} → ${str(data.to)} (pane runs ${str(data.program)})`;
     default: {
       const text = JSON.stringify(data);
       return text === '{}' ? '' : text;

@@ -114,5 +114,19 @@ describe('view formatting', () => {
       '{"pane":"%3"}',
     );
     expect(describeEventData('bridge.stopped', null)).toBe('');
+    // Issue 29: why an answer waits, and a preset that followed the program.
+    expect(
+      describeEventData('delivery.waiting', {
+        reason: 'pane runs `sleep 30`, not at a prompt',
+        why: { type: 'shell-busy', running: 'sleep 30' },
+      }),
+    ).toBe('pane runs `sleep 30`, not at a prompt');
+    expect(
+      describeEventData('preset.changed', {
+        from: 'shell',
+        to: 'claude',
+        program: 'claude',
+      }),
+    ).toBe('preset shell → claude (pane runs claude)');
   });
 });
