@@ -1,7 +1,7 @@
 // Screenshots of the page of `macs web` for docs/web.md: three fake workers
 // (test/fixtures/fake-agent.mjs) under one bridge on a private tmux server,
 // one asking a question, one asking for an approval, one at work; the page
-// in Debian's chromium (playwright-core), wide (1400x900, dark) and phone
+// in Debian's chromium (playwright-core), wide (1280x800, dark) and phone
 // (390x844, light). Usage: npm run build && node scripts/web-screenshots.mjs
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -90,7 +90,7 @@ try {
   await waitUntil(() => /open (http:\/\/\S+)/.test(out), 20_000, 'macs web');
   const url = /open (http:\/\/\S+)/.exec(out)[1];
   const shots = [
-    { file: 'web-wide.png', width: 1400, height: 900, colorScheme: 'dark' },
+    { file: 'web-wide.png', width: 1280, height: 800, colorScheme: 'dark' },
     { file: 'web-phone.png', width: 390, height: 844, colorScheme: 'light' },
   ];
   for (const shot of shots) {

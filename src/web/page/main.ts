@@ -36,17 +36,28 @@ const agents = createAgentCards(toast);
 const paths = el('section', { class: 'panel', attrs: { id: 'paths' } });
 const events = el('section', { class: 'panel', attrs: { id: 'events' } });
 
+const top = el(
+  'header',
+  { class: 'top' },
+  el('h1', { text: 'macs' }),
+  homeLine,
+  counts,
+  conn,
+);
+// The header sticks to the top of the window: a card a link jumps to is
+// put below it (html's scroll-padding-top in style.css), whatever its
+// height (it wraps to more lines on a phone).
+new ResizeObserver(() => {
+  document.documentElement.style.setProperty(
+    '--top-height',
+    `${Math.ceil(top.getBoundingClientRect().height)}px`,
+  );
+}).observe(top);
+
 const app = document.getElementById('app') as HTMLElement;
 fill(
   app,
-  el(
-    'header',
-    { class: 'top' },
-    el('h1', { text: 'macs' }),
-    homeLine,
-    counts,
-    conn,
-  ),
+  top,
   hostsLine,
   banner,
   el(

@@ -1,23 +1,17 @@
 /**
  * The pending requests in the page, those waiting for a person first: body,
- * context and the controller's notes as text, and the actions (answer,
- * allow or deny an approval, dismiss). A card is made once per request and
+ * context (as fields, context.ts) and the controller's notes as text, and
+ * the actions (answer, allow or deny an approval, dismiss). A card is made once per request and
  * only its line of facts is updated, so an answer being typed is kept.
  */
 import type { RequestSnapshot } from '../../state/snapshot-schema.js';
 import { postAction } from './api.js';
+import { contextView } from './context.js';
 import { el, formatAge } from './dom.js';
 
 export interface RequestCards {
   element: HTMLElement;
   update(requests: readonly RequestSnapshot[]): void;
-}
-
-function contextText(context: unknown): string {
-  if (context === null || context === undefined) return '';
-  return typeof context === 'string'
-    ? context
-    : JSON.stringify(context, null, 2);
 }
 
 function facts(r: RequestSnapshot): string {
@@ -109,7 +103,7 @@ function createCard(
       );
     }),
   );
-  const context = contextText(r.context);
+  const context = contextView(r.context);
   const notes = r.answer?.notes ?? '';
   const card = el(
     'article',
@@ -138,7 +132,7 @@ function createCard(
           'details',
           { class: 'context' },
           el('summary', { text: 'context' }),
-          el('pre', { text: context }),
+          context,
         )
       : null,
     r.waitingForPerson
