@@ -34,5 +34,6 @@ export function mergeObservation(
     ...(blocks !== undefined ? { consecutiveBlocks: blocks } : {}),
     ...(lastPromptAt ? { lastPromptAt } : {}),
     ...(transcriptPath ? { transcriptPath } : {}),
+    ...(plan.observation?.trigger ? { trigger: plan.observation.trigger } : {}),
   };
 }

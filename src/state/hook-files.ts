@@ -70,6 +70,11 @@ export interface HookObservation {
    * forward by later hooks.
    */
   transcriptPath?: string;
+  /**
+   * Written by PreCompact only (not carried forward): the compaction's
+   * trigger (`manual`, `auto`), which the SessionStart after it records.
+   */
+  trigger?: string;
 }
 
 /**
@@ -165,6 +170,7 @@ export function parseObservation(text: string): HookObservation | undefined {
     ...(typeof value.transcriptPath === 'string'
       ? { transcriptPath: value.transcriptPath }
       : {}),
+    ...(typeof value.trigger === 'string' ? { trigger: value.trigger } : {}),
   };
 }
 

@@ -592,12 +592,13 @@ describe('PreToolUse', () => {
 
 describe('other events', () => {
   it('records events macs has no handler for and leaves them alone', () => {
-    const p = plan('SubagentStop', {
-      ...base('SubagentStop'),
-      stop_hook_active: false,
+    const p = plan('PostCompact', {
+      ...base('PostCompact'),
+      trigger: 'manual',
+      compact_summary: 'a summary',
     });
     expect(p).toEqual({
-      events: [{ type: 'hook.SubagentStop', data: { session: 'abc123' } }],
+      events: [{ type: 'hook.PostCompact', data: { session: 'abc123' } }],
     });
   });
 });
