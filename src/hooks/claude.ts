@@ -76,9 +76,7 @@ function planSessionStart(
   const compact = source === 'compact';
   const role = ctx.role ?? 'worker';
   const context = formatSessionContext(ctx.agent, ctx.workerPrompt, role);
-  const trigger =
-    (ctx.previous?.event === 'PreCompact' ? ctx.previous.trigger : undefined) ??
-    'unknown';
+  const trigger = ctx.previous?.trigger || 'unknown';
   const session = str(input, 'session_id');
   return {
     reply: {
@@ -90,8 +88,8 @@ function planSessionStart(
       },
     },
     observation: compact
-      ? { consecutiveBlocks: 0 }
-      : { state: 'idle', consecutiveBlocks: 0 },
+      ? { consecutiveBlocks: 0, trigger: '' }
+      : { state: 'idle', consecutiveBlocks: 0, trigger: '' },
     events: [
       hookEvent('SessionStart', input, {
         source,

@@ -66,7 +66,7 @@ export interface HookPlan {
     state?: AgentStateName;
     delivered?: string;
     consecutiveBlocks?: number;
-    /** PreCompact: the compaction's trigger, for the SessionStart after it. */
+    /** PreCompact: the compaction's trigger, for the SessionStart after it ('' clears it). */
     trigger?: string;
   };
   /** Lines for `.macs/activity/<agent>.jsonl` (subagents, compactions). */

@@ -71,8 +71,9 @@ export interface HookObservation {
    */
   transcriptPath?: string;
   /**
-   * Written by PreCompact only (not carried forward): the compaction's
-   * trigger (`manual`, `auto`), which the SessionStart after it records.
+   * Written by PreCompact, carried forward until a SessionStart clears it:
+   * the compaction's trigger (`manual`, `auto`), which the SessionStart
+   * that ends the compaction records.
    */
   trigger?: string;
 }

@@ -132,8 +132,10 @@ describe('Claude Code subagents and compaction', () => {
       { ...base('SessionStart'), source: 'compact', model: 'claude-x' },
       {
         agentState: state,
+        // A Notification came between PreCompact and SessionStart: the
+        // trigger is carried forward to it.
         previous: {
-          event: 'PreCompact',
+          event: 'Notification',
           ts: NOW.toISOString(),
           state: 'working',
           trigger: 'auto',
@@ -149,7 +151,7 @@ describe('Claude Code subagents and compaction', () => {
     expect(context).toContain(
       '- q-7 (question, routed): Should I drop the old table?',
     );
-    expect(p.observation?.state).toBeUndefined();
+    expect(p.observation).toEqual({ consecutiveBlocks: 0, trigger: '' });
     expect(p.events).toContainEqual({
       type: 'context.compacted',
       data: { trigger: 'auto', session: 'abc123' },

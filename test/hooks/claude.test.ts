@@ -118,7 +118,11 @@ describe('SessionStart', () => {
         additionalContext: expect.stringContaining('<<CONTROLLER_REQUEST>>'),
       },
     });
-    expect(p.observation).toEqual({ state: 'idle', consecutiveBlocks: 0 });
+    expect(p.observation).toEqual({
+      state: 'idle',
+      consecutiveBlocks: 0,
+      trigger: '',
+    });
     expect(p.events).toEqual([
       {
         type: 'hook.SessionStart',
