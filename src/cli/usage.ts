@@ -15,6 +15,7 @@ import {
   type UsageGrouping,
   type UsageRow,
 } from '../usage/report.js';
+import { countCompactions, readActivity } from '../state/agent-activity.js';
 import { createContext } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
@@ -26,7 +27,7 @@ export interface UsageOptions extends CommonOptions {
 
 const GROUPINGS: readonly UsageGrouping[] = ['agent', 'model', 'day'];
 
-function formatRow(row: UsageRow, width: number): string {
+function formatRow(row: UsageRow, width: number, compacted?: number): string {
   return [
     row.key.padEnd(width),
     String(row.calls).padStart(6),
@@ -35,6 +36,7 @@ function formatRow(row: UsageRow, width: number): string {
     formatTokens(row.cacheReadTokens).padStart(9),
     formatTokens(row.cacheWriteTokens).padStart(9),
     formatUsd(row.costUsd).padStart(10),
+    ...(compacted === undefined ? [] : [String(compacted).padStart(9)]),
   ].join('  ');
 }
 
@@ -70,8 +72,15 @@ export async function runUsage(
     ...(since ? { since } : {}),
     prices: priceTable(config.prices),
   });
+  // How often each agent's context was compacted in that time (docs/usage.md).
+  const compactions: Record<string, number> = {};
+  for (const agent of agents)
+    compactions[agent] = countCompactions(
+      await readActivity(ctx.paths, agent),
+      since,
+    );
   if (opts.json) {
-    deps.output.json(report);
+    deps.output.json({ ...report, compactions });
     return 0;
   }
   if (report.rows.length === 0) {
@@ -90,10 +99,21 @@ export async function runUsage(
       'cache rd'.padStart(9),
       'cache wr'.padStart(9),
       'cost'.padStart(10),
+      ...(by === 'agent' ? ['compacted'.padStart(9)] : []),
     ].join('  '),
   );
-  for (const row of report.rows) deps.output.out(formatRow(row, width));
-  deps.output.out(formatRow(report.total, width));
+  const total = Object.values(compactions).reduce((a, b) => a + b, 0);
+  for (const row of report.rows)
+    deps.output.out(
+      formatRow(
+        row,
+        width,
+        by === 'agent' ? (compactions[row.key] ?? 0) : undefined,
+      ),
+    );
+  deps.output.out(
+    formatRow(report.total, width, by === 'agent' ? total : undefined),
+  );
   if (report.total.costUsd === null)
     deps.output.out(
       '$?: a model without a price (see prices in docs/usage.md)',

@@ -58,6 +58,8 @@ export const EVENT_TYPES = [
   'agent.resumed',
   'preset.changed',
   'conversation.recorded',
+  'subagent.stopped',
+  'context.compacted',
   'bridge.started',
   'bridge.resumed',
   'bridge.stopped',

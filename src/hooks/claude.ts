@@ -11,6 +11,12 @@
 import path from 'node:path';
 import type { AgentStateName } from '../config/states.js';
 import { planPermissionRequest, planPreToolUse } from './claude-approval.js';
+import {
+  formatCompactionNote,
+  planPreCompact,
+  planSubagentStart,
+  planSubagentStop,
+} from './claude-context.js';
 import { planStop, planStopFailure } from './claude-stop.js';
 import {
   clip,
@@ -32,6 +38,9 @@ export const CLAUDE_HOOK_EVENTS = [
   'PreToolUse',
   'PostToolUse',
   'PostToolUseFailure',
+  'SubagentStart',
+  'SubagentStop',
+  'PreCompact',
 ] as const;
 export type ClaudeHookEvent = (typeof CLAUDE_HOOK_EVENTS)[number];
 
@@ -51,28 +60,53 @@ export function formatSessionContext(
   return `${prompt ? `${prompt}\n\n` : ''}macs supervises you as agent "${agent}".`;
 }
 
+/**
+ * SessionStart: the session context, again after `clear` and `compact`. A
+ * compaction (source `compact`, after PreCompact) is counted here, once it
+ * is done, and the agent is reminded of it and of its open requests; the
+ * state is left as it was (an automatic compaction runs inside a turn, so
+ * the agent is not idle). Any other source begins a new conversation: the
+ * subagents of the old one are over.
+ */
 function planSessionStart(
   input: Record<string, unknown>,
   ctx: HookContext,
 ): HookPlan {
+  const source = str(input, 'source') ?? 'unknown';
+  const compact = source === 'compact';
+  const role = ctx.role ?? 'worker';
+  const context = formatSessionContext(ctx.agent, ctx.workerPrompt, role);
+  const trigger = ctx.previous?.trigger || 'unknown';
+  const session = str(input, 'session_id');
   return {
     reply: {
       hookSpecificOutput: {
         hookEventName: 'SessionStart',
-        additionalContext: formatSessionContext(
-          ctx.agent,
-          ctx.workerPrompt,
-          ctx.role,
-        ),
+        additionalContext: compact
+          ? `${context}\n\n${formatCompactionNote(role, ctx.agentState)}`
+          : context,
       },
     },
-    observation: { state: 'idle', consecutiveBlocks: 0 },
+    observation: compact
+      ? { consecutiveBlocks: 0, trigger: '' }
+      : { state: 'idle', consecutiveBlocks: 0, trigger: '' },
     events: [
       hookEvent('SessionStart', input, {
-        source: str(input, 'source') ?? 'unknown',
+        source,
         ...(str(input, 'model') ? { model: str(input, 'model') } : {}),
       }),
+      ...(compact
+        ? [
+            {
+              type: 'context.compacted',
+              data: { trigger, ...(session ? { session } : {}) },
+            },
+          ]
+        : []),
     ],
+    activity: compact
+      ? [{ kind: 'compacted', trigger }]
+      : [{ kind: 'session', source }],
   };
 }
 
@@ -198,6 +232,12 @@ function planClaudeEvent(
       return planPermissionRequest(input, ctx);
     case 'PreToolUse':
       return planPreToolUse(input, ctx);
+    case 'SubagentStart':
+      return planSubagentStart(input);
+    case 'SubagentStop':
+      return planSubagentStop(input);
+    case 'PreCompact':
+      return planPreCompact(input);
     default:
       return { events: [hookEvent(event, input, {})] };
   }

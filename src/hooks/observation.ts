@@ -22,6 +22,9 @@ export function mergeObservation(
   const blocks =
     plan.observation?.consecutiveBlocks ?? previous?.consecutiveBlocks;
   const transcriptPath = plan.transcriptPath ?? previous?.transcriptPath;
+  // PreCompact's trigger waits for the SessionStart that ends the
+  // compaction (other hooks may come between); '' clears it.
+  const trigger = plan.observation?.trigger ?? previous?.trigger;
   const lastPromptAt =
     event === 'UserPromptSubmit' ? now.toISOString() : previous?.lastPromptAt;
   return {
@@ -34,5 +37,6 @@ export function mergeObservation(
     ...(blocks !== undefined ? { consecutiveBlocks: blocks } : {}),
     ...(lastPromptAt ? { lastPromptAt } : {}),
     ...(transcriptPath ? { transcriptPath } : {}),
+    ...(trigger ? { trigger } : {}),
   };
 }

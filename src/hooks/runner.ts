@@ -27,6 +27,7 @@ import { readObservation, writeObservation } from '../state/hook-files.js';
 import { readConversation, writeConversation } from '../state/conversation.js';
 import { resolveHomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
+import { appendActivity } from '../state/agent-activity.js';
 import { runAsk } from './ask.js';
 import { planClaudeHook } from './claude.js';
 import { resolveApproval } from './claude-approval.js';
@@ -324,6 +325,20 @@ export async function runHook(
             data: { conversation: said.id, source: said.source },
           });
       }
+    }
+    // Subagents and compactions, for status and usage (state/agent-activity.ts).
+    if (current.activity?.length) {
+      const ts = now().toISOString();
+      await appendActivity(
+        paths,
+        agent,
+        current.activity.map((line) => ({ ...line, ts })),
+      ).catch((error: unknown) =>
+        recordError(
+          `cannot record the agent's activity: ${errorMessage(error)}`,
+          agent,
+        ),
+      );
     }
     for (const event of current.events) {
       await log

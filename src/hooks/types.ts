@@ -8,6 +8,7 @@ import type { PolicyConfig } from '../config/policy-defaults.js';
 import type { ApprovalOutcome, HookObservation } from '../state/hook-files.js';
 import type { AgentStateFile } from '../state/types.js';
 import type { AgentStateName } from '../config/states.js';
+import type { ActivityInput } from '../state/agent-activity.js';
 
 export interface HookContext {
   agent: string;
@@ -65,7 +66,11 @@ export interface HookPlan {
     state?: AgentStateName;
     delivered?: string;
     consecutiveBlocks?: number;
+    /** PreCompact: the compaction's trigger, for the SessionStart after it ('' clears it). */
+    trigger?: string;
   };
+  /** Lines for `.macs/activity/<agent>.jsonl` (subagents, compactions). */
+  activity?: ActivityInput[];
   /** Claude Code's transcript file (an absolute `.jsonl` path), for usage. */
   transcriptPath?: string;
   events: HookEventRecord[];

@@ -70,6 +70,12 @@ export interface HookObservation {
    * forward by later hooks.
    */
   transcriptPath?: string;
+  /**
+   * Written by PreCompact, carried forward until a SessionStart clears it:
+   * the compaction's trigger (`manual`, `auto`), which the SessionStart
+   * that ends the compaction records.
+   */
+  trigger?: string;
 }
 
 /**
@@ -165,6 +171,7 @@ export function parseObservation(text: string): HookObservation | undefined {
     ...(typeof value.transcriptPath === 'string'
       ? { transcriptPath: value.transcriptPath }
       : {}),
+    ...(typeof value.trigger === 'string' ? { trigger: value.trigger } : {}),
   };
 }
 

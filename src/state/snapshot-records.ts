@@ -17,6 +17,7 @@ import type {
   RequestSnapshot,
 } from './snapshot-schema.js';
 import { freshAgentState } from './store.js';
+import { FINISHED_SHOWN, type ActivitySummary } from './agent-activity.js';
 import type {
   ApprovalVerdict,
   AgentStateFile,
@@ -192,6 +193,8 @@ export interface AgentFacts {
   lastResponse: AnswerSnapshot | null;
   /** Its usage (docs/usage.md); null when none is recorded. */
   usage?: AgentSnapshot['usage'];
+  /** What its hooks said of its subagents and compactions (agent-activity.ts). */
+  activity?: ActivitySummary;
 }
 
 export function toAgentSnapshot(
@@ -233,7 +236,36 @@ export function toAgentSnapshot(
       ? { status: state.hooks.status, reason: state.hooks.reason ?? null }
       : null,
     usage: facts.usage ?? null,
+    ...activityFields(state, facts.activity),
     updatedAt: state.updatedAt,
+  };
+}
+
+/**
+ * The subagents and compactions of an agent. A dead agent runs no
+ * subagent, whatever its last hooks said: those still running are shown
+ * finished, with no stop time.
+ */
+function activityFields(
+  state: AgentStateFile,
+  activity: ActivitySummary | undefined,
+): Pick<AgentSnapshot, 'subagents' | 'compactions' | 'lastCompaction'> {
+  if (!activity)
+    return { subagents: null, compactions: 0, lastCompaction: null };
+  const dead = state.state === 'dead';
+  const ended = dead ? activity.running : [];
+  const hasSubagents =
+    activity.running.length > 0 || activity.finishedTotal > 0;
+  return {
+    subagents: hasSubagents
+      ? {
+          running: dead ? [] : activity.running,
+          finished: [...ended, ...activity.finished].slice(0, FINISHED_SHOWN),
+          finishedTotal: activity.finishedTotal + ended.length,
+        }
+      : null,
+    compactions: activity.compactions,
+    lastCompaction: activity.lastCompaction,
   };
 }
 

@@ -73,6 +73,15 @@ export const AgentUsageSchema = z.strictObject({
   costUsd: z.number().nonnegative().nullable(),
 });
 
+/** A subagent an agent ran (Claude Code's SubagentStart and SubagentStop hooks). */
+export const SubagentSnapshotSchema = z.strictObject({
+  id: z.string(),
+  /** Its kind: Claude Code's `agent_type` (`general-purpose`, `Explore`, a custom agent). */
+  kind: z.string(),
+  startedAt: isoTime.nullable(),
+  stoppedAt: isoTime.nullable(),
+});
+
 export const AgentSnapshotSchema = z.strictObject({
   name: z.string(),
   preset: z.string(),
@@ -113,6 +122,26 @@ export const AgentSnapshotSchema = z.strictObject({
     .nullable(),
   /** Tokens and cost of its model calls this session; null: none recorded. */
   usage: AgentUsageSchema.nullable(),
+  /**
+   * The subagents its hooks reported: running, and the newest finished (at
+   * most 10; `finishedTotal` counts all); null: none reported. Always
+   * written by the reader; optional for snapshots made before it existed.
+   */
+  subagents: z
+    .strictObject({
+      running: z.array(SubagentSnapshotSchema),
+      finished: z.array(SubagentSnapshotSchema),
+      finishedTotal: count,
+    })
+    .nullable()
+    .optional(),
+  /** How many times its context was compacted (optional as `subagents`). */
+  compactions: count.optional(),
+  /** The newest compaction: when, and `manual` (`/compact`) or `auto`. */
+  lastCompaction: z
+    .strictObject({ at: isoTime, trigger: z.string() })
+    .nullable()
+    .optional(),
   updatedAt: isoTime,
 });
 
@@ -259,6 +288,7 @@ export const SnapshotSchema = z.strictObject({
 
 export type AnswerSnapshot = z.infer<typeof AnswerSnapshotSchema>;
 export type AgentSnapshot = z.infer<typeof AgentSnapshotSchema>;
+export type SubagentSnapshot = z.infer<typeof SubagentSnapshotSchema>;
 export type AgentUsageSnapshot = z.infer<typeof AgentUsageSchema>;
 export type RequestSnapshot = z.infer<typeof RequestSnapshotSchema>;
 export type EventSnapshot = z.infer<typeof EventSnapshotSchema>;

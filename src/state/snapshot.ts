@@ -12,6 +12,7 @@ import { readAllAgentStates } from './pending.js';
 import { selectIncomplete } from './incomplete.js';
 import { isRefusal, refusedSince, selectRefused } from './refused.js';
 import { createRecentEventsReader } from './snapshot-events.js';
+import { createActivityReader } from './agent-activity.js';
 import { SNAPSHOT_VERSION } from './snapshot-version.js';
 import {
   createArchivedAnswers,
@@ -102,6 +103,7 @@ export function createSnapshotReader(
   );
   const readArchivedResponse = createArchivedAnswers(paths.archive);
   const prices = priceTable(options.prices);
+  const readActivity = createActivityReader(paths);
 
   async function usageOf(agent: string): Promise<AgentSnapshot['usage']> {
     const file = await readTotals(paths, agent);
@@ -192,6 +194,7 @@ export function createSnapshotReader(
           bridge,
           lastResponse: await lastResponseOf(state),
           usage: await usageOf(state.agent),
+          activity: await readActivity(state.agent).catch(() => undefined),
         });
         // Its pane went with the server: whatever the state file says
         // (idle, working) is no longer known.

@@ -18,6 +18,7 @@ import {
   wrapText,
 } from './format.js';
 import { formatUsageCell } from '../usage/format.js';
+import { agentWorkLine } from './agent-work.js';
 import { addFigures, emptyTotals } from '../usage/types.js';
 import {
   eventColour,
@@ -322,8 +323,10 @@ export function buildDetailLines(
         width,
         'dim',
       ),
-      section('last response', width),
     ];
+    const work = agentWorkLine(a, now);
+    if (work) lines.push(...textLines(work, width, 'dim'));
+    lines.push(section('last response', width));
     if (a.lastResponse) lines.push(...answerLines(a.lastResponse, width, now));
     else lines.push({ text: 'none yet', tone: 'dim' });
     return lines;

@@ -118,7 +118,11 @@ describe('SessionStart', () => {
         additionalContext: expect.stringContaining('<<CONTROLLER_REQUEST>>'),
       },
     });
-    expect(p.observation).toEqual({ state: 'idle', consecutiveBlocks: 0 });
+    expect(p.observation).toEqual({
+      state: 'idle',
+      consecutiveBlocks: 0,
+      trigger: '',
+    });
     expect(p.events).toEqual([
       {
         type: 'hook.SessionStart',
@@ -592,12 +596,13 @@ describe('PreToolUse', () => {
 
 describe('other events', () => {
   it('records events macs has no handler for and leaves them alone', () => {
-    const p = plan('SubagentStop', {
-      ...base('SubagentStop'),
-      stop_hook_active: false,
+    const p = plan('PostCompact', {
+      ...base('PostCompact'),
+      trigger: 'manual',
+      compact_summary: 'a summary',
     });
     expect(p).toEqual({
-      events: [{ type: 'hook.SubagentStop', data: { session: 'abc123' } }],
+      events: [{ type: 'hook.PostCompact', data: { session: 'abc123' } }],
     });
   });
 });

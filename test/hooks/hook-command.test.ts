@@ -34,6 +34,9 @@ describe('hook commands', () => {
       'PreToolUse',
       'PostToolUse',
       'PostToolUseFailure',
+      'SubagentStart',
+      'SubagentStop',
+      'PreCompact',
     ]);
     // A tool call's end is seen for every tool (a dialog answered by a person).
     expect(hooks.PostToolUse?.[0]?.matcher).toBe('*');
