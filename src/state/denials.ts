@@ -117,7 +117,7 @@ export async function recordDenial(
   agent: string,
   denial: DenialRecord,
 ): Promise<DenialRecord[] | undefined> {
-  const list = [...(await readDenials(paths, agent)), denial].slice(
+  const list = [...(await readDenials(paths, agent)), { ...denial }].slice(
     -DENIALS_KEPT,
   );
   const repeated = repeatedDenials(list);
