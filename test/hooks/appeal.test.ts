@@ -82,11 +82,11 @@ describe('appeals in the PreToolUse hook', () => {
     expect(allowed.permissionDecision).toBe('allow');
     expect(allowed.permissionDecisionReason).toMatch(/w1-a-1/);
     expect((await call('rm -rf /')).permissionDecision).toBe('deny');
-    const events = await readEvents(paths, 'w1');
+    const events = await readEvents(paths, { agent: 'w1' });
     expect(
       events
         .filter((e) => e.type === 'hook.PreToolUse')
-        .map((e) => e.data.decision),
+        .map((e) => e.data?.decision),
     ).toEqual(['deny', 'allow', 'deny']);
   });
 
@@ -97,7 +97,7 @@ describe('appeals in the PreToolUse hook', () => {
     await call('rm -r -f /');
     const files = readdirSync(hookRequestsDir(paths, 'w1'));
     expect(files).toHaveLength(1);
-    const events = await readEvents(paths, 'w1');
+    const events = await readEvents(paths, { agent: 'w1' });
     expect(events.find((e) => e.type === 'denials.repeated')).toMatchObject({
       data: { tool: 'Bash', count: 3, rules: ['rm-everything'] },
     });

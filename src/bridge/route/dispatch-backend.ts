@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { CollectContext } from '../../backends/context.js';
 import { createRunGit, type RunGit } from '../../backends/git.js';
+import { createSerialQueue } from '../../state/serial.js';
 import type { FileBackend } from '../../backends/file.js';
 import { createPriorityQueue } from '../../backends/queue.js';
 import type {
@@ -119,6 +120,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   const emit = createRequestEmitter(events, log);
   const runGit = options.runGit ?? createRunGit();
+  const oneAtATime = createSerialQueue();
 
   function wrapHandler(agent: string, onAnswer: AnswerHandler): AnswerHandler {
     return async (answer) => {
@@ -169,11 +171,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
    * cleanly) reported and handed to a person.
    */
   async function answerUnattended(request: BackendRequest): Promise<void> {
-    const outcome = await unattendedOutcome(request, {
-      config,
-      paths,
-      runGit,
-    });
+    // One at a time: two workers done at once must not merge into the same
+    // branch together (the second is checked against the first's merge).
+    const outcome = await oneAtATime(() =>
+      unattendedOutcome(request, { config, paths, runGit }),
+    );
     if (outcome.type === 'answer') {
       if (outcome.data) await emit(request, 'merge.done', outcome.data);
       await deliverAnswer(request, NON_INTERACTIVE, {
