@@ -30,8 +30,11 @@ export interface BackendRequest {
 
 /** What `submit` may say about where a request went. */
 export interface SubmitResult {
-  /** The backend the request was handed to first. */
-  backend: BackendName;
+  /**
+   * The backend the request was handed to first, or `non-interactive`: an
+   * unattended worker's request is answered at once (docs/unattended.md).
+   */
+  backend: BackendName | 'non-interactive';
   /** The backend recorded `request.routed` itself. */
   recorded: boolean;
 }

@@ -182,6 +182,7 @@ async function bridgeAllWith(
     ...(backendFlag ? { backend: backendFlag } : {}),
     ...(opts.split === false ? { noSplit: true } : {}),
     ...(opts.heuristics ? { heuristics: true } : {}),
+    ...(opts.nonInteractive ? { nonInteractive: true } : {}),
   });
 
   let entries = listAgents(record, config);

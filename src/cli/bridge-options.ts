@@ -17,6 +17,8 @@ export interface BridgeOptions extends CommonOptions {
   all?: boolean;
   /** Heuristic triggers (SPEC §2): `--heuristics`. */
   heuristics?: boolean;
+  /** Run unattended (docs/unattended.md): `--non-interactive`. */
+  nonInteractive?: boolean;
 }
 
 /** `--backend` when it is not given: what `--exec` or `--controller-pane` alone imply. */

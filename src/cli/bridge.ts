@@ -126,6 +126,7 @@ export async function runBridge(
       ...(backendFlag ? { backend: backendFlag } : {}),
       ...(opts.split === false ? { noSplit: true } : {}),
       ...(opts.heuristics ? { heuristics: true } : {}),
+      ...(opts.nonInteractive ? { nonInteractive: true } : {}),
     });
     const { agent, pane, preset, followsProgram } = await resolveAgent(
       opts,

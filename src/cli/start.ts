@@ -53,6 +53,8 @@ export interface StartOptions extends CommonOptions {
   wait?: boolean;
   /** A running session: start its bridge and status windows again, keep its requests. */
   resume?: boolean;
+  /** `--non-interactive`: run unattended (docs/unattended.md). */
+  nonInteractive?: boolean;
   /** On a host: the hub's workers for it and its policy, read as JSON from stdin (from-hub.ts). */
   fromHub?: boolean;
 }
@@ -210,7 +212,10 @@ export async function runStart(
     );
   }
   const backend = opts.backend as BackendName | undefined;
-  let flags: Partial<MacsConfig> = backend ? { backend } : {};
+  let flags: Partial<MacsConfig> = {
+    ...(backend ? { backend } : {}),
+    ...(opts.nonInteractive ? { nonInteractive: true } : {}),
+  };
   let demo: { runId: string; result: string } | undefined;
   if (opts.demo) {
     const runId = newDemoRunId();

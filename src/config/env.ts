@@ -19,6 +19,7 @@ export const CONFIG_ENV: Readonly<
   MACS_SUBMIT_RETRIES: { key: 'submitRetries', kind: 'int' },
   MACS_HEURISTICS: { key: 'heuristics', kind: 'bool' },
   MACS_NO_SPLIT: { key: 'noSplit', kind: 'bool' },
+  MACS_NON_INTERACTIVE: { key: 'nonInteractive', kind: 'bool' },
   MACS_POLL_INTERVAL_MS: { key: 'pollIntervalMs', kind: 'int' },
   MACS_BACKSTOP_MS: { key: 'backstopMs', kind: 'int' },
 };

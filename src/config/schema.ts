@@ -19,6 +19,10 @@ const agentName = z
 export const BackendNameSchema = z.enum(['file', 'exec', 'interactive']);
 export type BackendName = z.infer<typeof BackendNameSchema>;
 
+/** What an unattended worker's question is answered (docs/unattended.md). */
+export const DEFAULT_NON_INTERACTIVE_ANSWER =
+  'Nobody can answer now: you run unattended (macs non-interactive mode). Take the most conservative choice that keeps your work safe and reversible, say in your final summary which guess you made and why, and go on. If the assignment cannot be done safely without an answer, stop, refuse it, and say why.';
+
 const nonNegative = z.number().check(z.minimum(0));
 
 /** Dollars per million tokens of one model (docs/usage.md). */
@@ -71,6 +75,11 @@ export const AgentConfigSchema = z.strictObject({
    * as `<host>/<name>`.
    */
   host: z.optional(agentName),
+  /**
+   * Workers only: run unattended (docs/unattended.md), over the session's
+   * `nonInteractive` for this worker.
+   */
+  nonInteractive: z.optional(z.boolean()),
 });
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 
@@ -181,6 +190,16 @@ export const ConfigSchema = z
       {},
     ),
     noSplit: z._default(z.boolean(), false),
+    /**
+     * Run unattended (docs/unattended.md): every request is answered at
+     * once, with nobody asked; `workers[].nonInteractive` overrides it.
+     */
+    nonInteractive: z._default(z.boolean(), false),
+    /** The answer an unattended worker's question gets. */
+    nonInteractiveAnswer: z._default(
+      z.string().check(z.minLength(1)),
+      DEFAULT_NON_INTERACTIVE_ANSWER,
+    ),
     /** A pane log is rotated once read past this many bytes (nothing is lost). */
     paneLogMaxBytes: z._default(positiveInt, 8 * 1024 * 1024),
     /** How often a controller's screen is read while it answers (interactive backend), in ms. */

@@ -64,6 +64,12 @@ export const EVENT_TYPES = [
   'bridge.resumed',
   'bridge.stopped',
   'attention',
+  // Appeals and unattended runs (docs/hooks.md#appeals, docs/unattended.md).
+  'appeal.overturned',
+  'appeal.upheld',
+  'denials.repeated',
+  'merge.done',
+  'merge.conflict',
   'usage.budget',
   'warning',
   'error',

@@ -82,6 +82,43 @@ export function formatPermissionBody(ask: {
   ].join('\n');
 }
 
+/**
+ * What the agent reads when a deny rule refuses its call: the rule, and how
+ * to appeal (docs/hooks.md#appeals): a `type=appeal` request naming the
+ * call, which the controller upholds or overturns.
+ */
+export function denyReason(
+  rule: string,
+  why: string,
+  fingerprint: string,
+): string {
+  return (
+    `macs policy "${rule}" refused this: ${why}. ` +
+    'Do not try to get around it with a similar command. ' +
+    'If this exact call is really needed, appeal: print a request block ' +
+    `<<CONTROLLER_REQUEST type=appeal call=${fingerprint}>> ` +
+    'saying why you need it, then <<CONTROLLER_REQUEST_END>>, and wait. ' +
+    'If the controller overturns the denial, the same call, unchanged, is let through once.'
+  );
+}
+
+/**
+ * The reply to a denied call whose appeal was overturned: allowed this
+ * once (the allowance is taken, state/denials.ts).
+ */
+export function overturnedReply(
+  appeal: string,
+  reason: string,
+): Record<string, unknown> {
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PreToolUse',
+      permissionDecision: 'allow',
+      permissionDecisionReason: `The controller overturned the denial on appeal ${appeal}${reason ? `: ${reason}` : ''}; this call is allowed once.`,
+    },
+  };
+}
+
 function denyReply(reason: string): Record<string, unknown> {
   return {
     hookSpecificOutput: {
@@ -150,11 +187,17 @@ export function planPreToolUse(
     case 'deny': {
       const why =
         verdict.rule.reason ?? 'it matches a pattern the project denies';
+      const fingerprint = approvalFingerprint(tool, toolInput);
+      const transcript = str(input, 'transcript_path');
       return {
-        reply: denyReply(
-          `macs policy "${verdict.rule.name}" refused this: ${why}. ` +
-            `Do not try to get around it; if it is really needed, ask the controller with a CONTROLLER_REQUEST block of type=approval.`,
-        ),
+        reply: denyReply(denyReason(verdict.rule.name, why, fingerprint)),
+        denial: {
+          tool,
+          subject: clip(verdict.subject),
+          fingerprint,
+          rule: verdict.rule.name,
+          ...(transcript ? { transcript } : {}),
+        },
         observation: { state: 'working' },
         events: [
           hookEvent('PreToolUse', input, {

@@ -39,6 +39,7 @@ import {
 } from './codex.js';
 import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
 import { loadHookConfig } from './config-cache.js';
+import { applyDenial } from './denial-step.js';
 import { conversationFromHook } from './conversation.js';
 import { mergeObservation } from './observation.js';
 import {
@@ -275,6 +276,18 @@ export async function runHook(
         ...outcome.extra,
       });
     }
+    // A denied call: an overturned appeal lets it through once; else it is
+    // recorded for an appeal (denial-step.ts).
+    if (current.denial)
+      current = await applyDenial(paths, agent, current, now()).catch(
+        async (error: unknown) => {
+          await recordError(
+            `cannot record the denial: ${errorMessage(error)}`,
+            agent,
+          );
+          return current;
+        },
+      );
     if (finished) return;
     if (current.reply) {
       result.reply = current.reply;

@@ -78,4 +78,15 @@ export interface HookPlan {
   claim?: string;
   /** Ask the controller, then build the reply with resolveApproval. */
   ask?: ApprovalAsk;
+  /**
+   * A call a deny rule refused: recorded for an appeal, unless an
+   * overturned appeal lets it through once (docs/hooks.md#appeals).
+   */
+  denial?: {
+    tool: string;
+    subject: string;
+    fingerprint: string;
+    rule: string;
+    transcript?: string;
+  };
 }

@@ -2,8 +2,8 @@
  * Pure: read an allow/deny decision from the controller's answer to a
  * `type=approval` request that a PreToolUse hook asked for (docs/hooks.md).
  * The first word decides: `allow`, `approve`, `yes`, `ok`, `go ahead`,
- * `proceed`, `lgtm` allow; `deny`, `no`, `reject`, `refuse`, `stop`,
- * `don't` deny. An answer that starts with neither is a deny (fail closed),
+ * `proceed`, `lgtm` (and `overturn`, for an appeal) allow; `deny`, `no`,
+ * `reject`, `refuse`, `stop`, `don't` (and `uphold`) deny. An answer that starts with neither is a deny (fail closed),
  * and the whole answer is the reason the agent sees either way.
  */
 import { createHash } from 'node:crypto';
@@ -17,9 +17,9 @@ export interface ApprovalAnswer {
 }
 
 const ALLOW =
-  /^(?:allow(?:ed)?|approve[ds]?|yes|y|ok(?:ay)?|go(?:\s+ahead)?|proceed|accept(?:ed)?|permit(?:ted)?|lgtm)\b/;
+  /^(?:allow(?:ed)?|overturn(?:ed|s)?|approve[ds]?|yes|y|ok(?:ay)?|go(?:\s+ahead)?|proceed|accept(?:ed)?|permit(?:ted)?|lgtm)\b/;
 const DENY =
-  /^(?:den(?:y|ied)|no|n|reject(?:ed)?|refuse[ds]?|stop|block(?:ed)?|decline[ds]?|don'?t|do\s+not|never)\b/;
+  /^(?:den(?:y|ied)|uph(?:old|olds|eld)|no|n|reject(?:ed)?|refuse[ds]?|stop|block(?:ed)?|decline[ds]?|don'?t|do\s+not|never)\b/;
 
 export function parseApprovalAnswer(instructions: string): ApprovalAnswer {
   const reason = instructions.trim();

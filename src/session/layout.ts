@@ -186,6 +186,8 @@ export function buildBridgeCommand(options: {
   home: string;
   socket: string;
   config?: string;
+  /** The session runs unattended (`macs start --non-interactive`). */
+  nonInteractive?: boolean;
 }): string[] {
   return [
     ...options.macsArgv,
@@ -196,6 +198,7 @@ export function buildBridgeCommand(options: {
     '--tmux-socket',
     options.socket,
     ...(options.config ? ['--config', options.config] : []),
+    ...(options.nonInteractive ? ['--non-interactive'] : []),
   ];
 }
 

@@ -63,6 +63,8 @@ export interface SessionRecord {
   backend: BackendName;
   /** An explicit `--config` file the session was started with. */
   config?: string;
+  /** Started unattended (`--non-interactive`): its bridge runs so again. */
+  nonInteractive?: true;
   demo?: { runId: string; result: string };
   /**
    * A session `macs start --resume` brought back after its tmux server was

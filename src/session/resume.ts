@@ -41,6 +41,7 @@ export async function restartSessionWindows(options: {
         home: paths.home,
         socket: record.socket,
         ...(options.configFile ? { config: options.configFile } : {}),
+        ...(record.nonInteractive ? { nonInteractive: true } : {}),
       }),
     },
     {

@@ -151,6 +151,7 @@ export async function startSessionWindows(
     socket: string;
     macsArgv: readonly string[];
     configFile?: string;
+    nonInteractive?: boolean;
     bridge: string;
     status: string;
   },
@@ -168,6 +169,7 @@ export async function startSessionWindows(
         home: paths.home,
         socket,
         ...(options.configFile ? { config: options.configFile } : {}),
+        ...(options.nonInteractive ? { nonInteractive: true } : {}),
       }),
     }),
     buildRespawnPaneArgs({

@@ -233,6 +233,7 @@ export async function startSession(
       backend: options.config.backend,
       ...(options.configFile ? { config: options.configFile } : {}),
       ...(options.demo ? { demo: options.demo } : {}),
+      ...(options.config.nonInteractive ? { nonInteractive: true } : {}),
       panes: { bridge: bridgePane, status: statusPane },
       agents: entries,
     };
@@ -242,6 +243,7 @@ export async function startSession(
       socket,
       macsArgv: options.macsArgv,
       ...(options.configFile ? { configFile: options.configFile } : {}),
+      ...(options.config.nonInteractive ? { nonInteractive: true } : {}),
       bridge: bridgePane,
       status: statusPane,
     });

@@ -127,5 +127,12 @@ export async function ensureWorktree(options: {
     top,
     `creating the worktree of ${agent}`,
   );
+  // The branch it starts from, for an unattended worker's merge when it is
+  // done (bridge/route/unattended.ts); kept by git with the branch.
+  const base = (
+    await run(['symbolic-ref', '--quiet', '--short', 'HEAD'], top)
+  ).stdout.trim();
+  if (!exists && base)
+    await run(['config', `branch.${branch}.macs-base`, base], top);
   return { path: target, branch, cwd: within(target), created: true };
 }

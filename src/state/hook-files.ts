@@ -224,6 +224,47 @@ export function parseHookRequest(text: string): HookRequestFile | undefined {
   return value as unknown as HookRequestFile;
 }
 
+/**
+ * A notice a hook leaves for the bridge among the hook requests: the agent's
+ * last denials were alike (state/denials.ts). The bridge raises it as a
+ * request to the controller and calls a person; the hook waits for nothing.
+ */
+export interface RepeatedDenialsNotice {
+  id: string;
+  agent: string;
+  type: 'repeated-denials';
+  denials: {
+    at: string;
+    tool: string;
+    subject: string;
+    rule: string;
+    fingerprint: string;
+  }[];
+  createdAt: string;
+}
+
+/** Pure: a parsed repeated-denials notice, or undefined. */
+export function parseRepeatedDenials(
+  text: string,
+): RepeatedDenialsNotice | undefined {
+  const value = parseJsonObject(text);
+  if (!value || value.type !== 'repeated-denials') return undefined;
+  if (typeof value.id !== 'string' || typeof value.agent !== 'string')
+    return undefined;
+  if (typeof value.createdAt !== 'string' || !Array.isArray(value.denials))
+    return undefined;
+  const fields = ['at', 'tool', 'subject', 'rule', 'fingerprint'];
+  const ok = (value.denials as unknown[]).every(
+    (d) =>
+      typeof d === 'object' &&
+      d !== null &&
+      fields.every(
+        (k) => typeof (d as Record<string, unknown>)[k] === 'string',
+      ),
+  );
+  return ok ? (value as unknown as RepeatedDenialsNotice) : undefined;
+}
+
 function isOutcome(value: unknown): value is ApprovalOutcome {
   return value === 'allow' || value === 'deny' || value === 'dialog';
 }

@@ -11,6 +11,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { deciderOf, parseApprovalAnswer } from '../../protocol/approval.js';
 import { splitResponse } from '../../protocol/response.js';
+import { grantAllowance } from '../../state/denials.js';
 import { isUntyped, recordStep } from '../../state/ledger.js';
 import { takeAnswerBy } from '../../state/outbox.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
@@ -75,6 +76,36 @@ export function createAnswers(
     return 'accepted';
   }
 
+  /**
+   * An appeal's answer: overturned (its first word allows), the denied call
+   * it names may pass once (state/denials.ts); else the denial stands.
+   */
+  async function settleAppeal(
+    record: RequestRecord,
+    said: ReturnType<typeof parseApprovalAnswer>,
+  ): Promise<void> {
+    const call = record.attributes.call;
+    const overturned = said.recognized && said.decision === 'allow';
+    if (overturned && call)
+      await grantAllowance(paths, ctx.agent, {
+        fingerprint: call,
+        appeal: record.id,
+        reason: said.reason.slice(0, 500),
+        at: new Date().toISOString(),
+      });
+    await ctx.emit({
+      type: overturned && call ? 'appeal.overturned' : 'appeal.upheld',
+      requestId: record.id,
+      data: {
+        ...(call ? { call } : {}),
+        ...(record.attributes.tool ? { tool: record.attributes.tool } : {}),
+        ...(record.decision
+          ? { decidedBy: record.decision.decidedBy, via: record.decision.via }
+          : {}),
+      },
+    });
+  }
+
   async function take(
     record: RequestRecord,
     answer: BackendAnswer,
@@ -85,13 +116,18 @@ export function createAnswers(
     const by = answer.source.startsWith('outbox')
       ? await takeAnswerBy(paths, record.id)
       : undefined;
+    // An approval's and an appeal's decider is recorded with the decision;
+    // any answer a rule gave (`rule:non-interactive`) says so in its event.
+    const decides = record.type === 'approval' || record.type === 'appeal';
     const decider =
-      record.type === 'approval' ? deciderOf(answer.source, by) : undefined;
+      decides || answer.source.startsWith('rule:')
+        ? deciderOf(answer.source, by)
+        : undefined;
     // (A hook's or a screen's approval records its decision once applied.)
     // A worker's own approval request: its answer is typed, and the
     // decision is what its first word says (docs/backends.md).
     const said =
-      decider && isTypedAnswer(record) && parsed.instructions.trim()
+      decides && decider && isTypedAnswer(record) && parsed.instructions.trim()
         ? parseApprovalAnswer(parsed.instructions)
         : undefined;
     recordStep(record, {
@@ -133,6 +169,7 @@ export function createAnswers(
         ...(parsed.notes ? { notes: parsed.notes.slice(0, 2000) } : {}),
       },
     });
+    if (record.type === 'appeal' && said) await settleAppeal(record, said);
     // An approval a hook asked for is answered with a decision file, never typed.
     if (record.origin === 'hook') await deps.decideByHook(record);
     else if (record.stage === 'answered') deps.deliver(record);

@@ -15,6 +15,7 @@ import {
   decideOnce,
   hookRequestsDir,
   parseHookRequest,
+  parseRepeatedDenials,
   readDecision,
   type ApprovalDecision,
 } from '../../state/hook-files.js';
@@ -30,7 +31,12 @@ import {
   isHookRequestFor,
 } from './hook-approval-record.js';
 import type { HookLinkHost } from '../agent/types.js';
+import { isSafeFileName } from '../../protocol/ids.js';
 import { raiseRequest } from '../requests/raise.js';
+import {
+  repeatedDenialsDetectedData,
+  repeatedDenialsRecord,
+} from './repeated-denials.js';
 import { takeStep } from '../requests/take-step.js';
 
 export interface HookApprovals {
@@ -106,6 +112,25 @@ export function createHookApprovals(
     const file = path.join(requestsDir, name);
     const text = await readFile(file, 'utf8').catch(() => undefined);
     if (text === undefined) return;
+    const notice = parseRepeatedDenials(text);
+    if (notice && notice.agent === agent && isSafeFileName(notice.id)) {
+      await host.serial(async () => {
+        const s = host.current();
+        if (
+          !s.requests[notice.id] &&
+          !s.recent.some((r) => r.id === notice.id)
+        ) {
+          const record = repeatedDenialsRecord(
+            notice,
+            new Date().toISOString(),
+          );
+          await raiseRequest(host, record, repeatedDenialsDetectedData(record));
+          await rm(file, { force: true });
+          await host.route(record);
+        } else await rm(file, { force: true });
+      });
+      return;
+    }
     const request = parseHookRequest(text);
     if (!isHookRequestFor(request, agent)) {
       await rm(file, { force: true });

@@ -27,6 +27,7 @@ import {
 } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
 import type { DetectedBlock } from '../intake/intake.js';
+import { appealDetails } from './appeal.js';
 import { readAsker } from './asker.js';
 import { raiseRequest } from './raise.js';
 import type { RequestSteps } from './request-steps.js';
@@ -253,15 +254,20 @@ export function createRequests(
     const id = await claimRequestId(paths, agent, candidate);
     const priority =
       PRIORITIES.find((p) => p === attributes.priority) ?? 'normal';
+    // An appeal carries the denied call and the recent transcript (appeal.ts).
+    const appeal =
+      attributes.type === 'appeal'
+        ? await appealDetails(paths, agent, attributes.call)
+        : undefined;
     const record = detectedRecord({
       id,
       agent,
       ...(workerId ? { workerId } : {}),
       type: attributes.type ?? 'question',
       priority,
-      attributes,
+      attributes: appeal ? { ...attributes, ...appeal.attributes } : attributes,
       bodyHash,
-      body,
+      body: appeal ? `${body}\n\n${appeal.section}` : body,
       detectedAt: now.toISOString(),
       pane,
       ...(ctx.panePid !== undefined ? { panePid: ctx.panePid } : {}),

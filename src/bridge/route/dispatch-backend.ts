@@ -1,5 +1,7 @@
 import path from 'node:path';
 import type { CollectContext } from '../../backends/context.js';
+import { createRunGit, type RunGit } from '../../backends/git.js';
+import { createSerialQueue } from '../../state/serial.js';
 import type { FileBackend } from '../../backends/file.js';
 import { createPriorityQueue } from '../../backends/queue.js';
 import type {
@@ -26,6 +28,11 @@ import {
   pruneHistory,
 } from './guard-history.js';
 import { personCall } from './person-call.js';
+import {
+  isNonInteractive,
+  NON_INTERACTIVE_SOURCE,
+  unattendedOutcome,
+} from './unattended.js';
 import { checkGuards, chooseRoute, type GuardTrip } from './router.js';
 
 export interface DispatcherOptions {
@@ -45,6 +52,8 @@ export interface DispatcherOptions {
   sessionSince?: number;
   /** Calls a person when a request lands in the inbox (default: an event only). */
   attention?: Attention;
+  /** Runs git for an unattended worker's merge (default: the real git). */
+  runGit?: RunGit;
 }
 
 /** The one backend a supervisor talks to: routing, fallback, loop guards. */
@@ -55,6 +64,9 @@ export interface Dispatcher extends ControllerBackend {
   /** The backends this bridge can use. */
   readonly available: readonly BackendName[];
 }
+
+/** Where an unattended worker's request is routed (docs/unattended.md). */
+const NON_INTERACTIVE = 'non-interactive';
 
 /** Context packets built at once (each runs tmux twice and git once). */
 export const CONTEXT_MAX_PARALLEL = 4;
@@ -107,6 +119,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   let stopped = false;
 
   const emit = createRequestEmitter(events, log);
+  const runGit = options.runGit ?? createRunGit();
+  const oneAtATime = createSerialQueue();
 
   function wrapHandler(agent: string, onAnswer: AnswerHandler): AnswerHandler {
     return async (answer) => {
@@ -133,7 +147,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function deliverAnswer(
     request: BackendRequest,
-    backend: BackendName,
+    backend: BackendName | typeof NON_INTERACTIVE,
     result: Extract<AttemptResult, { type: 'answered' }>,
   ): Promise<void> {
     const handler = handlers.get(request.agent);
@@ -149,6 +163,46 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         message: `the answer from ${backend} was not taken (${verdict})`,
       });
     }
+  }
+
+  /**
+   * An unattended worker's request (unattended.ts): answered at once, as
+   * decided by the rule `non-interactive`, or (a merge that does not go
+   * cleanly) reported and handed to a person.
+   */
+  async function answerUnattended(request: BackendRequest): Promise<void> {
+    // One at a time: two workers done at once must not merge into the same
+    // branch together (the second is checked against the first's merge).
+    const outcome = await oneAtATime(() =>
+      unattendedOutcome(request, { config, paths, runGit }),
+    );
+    if (outcome.type === 'answer') {
+      if (outcome.data) await emit(request, 'merge.done', outcome.data);
+      await deliverAnswer(request, NON_INTERACTIVE, {
+        type: 'answered',
+        text: outcome.text,
+        source: NON_INTERACTIVE_SOURCE,
+      });
+      return;
+    }
+    await emit(request, 'merge.conflict', {
+      ...outcome.data,
+      message: outcome.message,
+    });
+    await emit(request, 'request.routed', {
+      backend: 'file',
+      from: NON_INTERACTIVE,
+      reason: outcome.data.reason,
+    });
+    await file.submit(request);
+    await attention.request({
+      agent: request.agent,
+      requestId: request.id,
+      reason: String(outcome.data.reason),
+      message: outcome.message,
+      ...(request.pane ? { pane: request.pane } : {}),
+      data: outcome.data,
+    });
   }
 
   /** Try the chain from `index` on; runs in the background. */
@@ -228,6 +282,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   async function submit(request: BackendRequest): Promise<SubmitResult> {
     const at = now();
+    // Workaround detection (docs/hooks.md#appeals): a person is called; the
+    // request itself goes to the controller like any other.
+    if (request.type === 'repeated-denials' && !request.previousBackend)
+      await attention.request({
+        agent: request.agent,
+        requestId: request.id,
+        reason: 'repeated-denials',
+        message: `${request.agent} had similar tool calls refused again and again: ${request.body.split('\n', 1)[0] ?? ''}`,
+        ...(request.pane ? { pane: request.pane } : {}),
+      });
+    const unattended =
+      isNonInteractive(config, request.agent) &&
+      !(await fileExists(path.join(paths.inbox, `${request.id}.json`)));
+    if (unattended) {
+      await emit(request, 'request.routed', { backend: NON_INTERACTIVE });
+      track(answerUnattended(request), request);
+      return { backend: NON_INTERACTIVE, recorded: true };
+    }
     const history = await histories.of(request.agent);
     pruneHistory(history, at);
     const resumed = request.previousBackend !== undefined;

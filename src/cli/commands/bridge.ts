@@ -71,6 +71,10 @@ export function registerBridgeCommand(
         '--heuristics',
         'also make requests (type=heuristic) when an idle worker asks a question without a request block (MACS_HEURISTICS=1; config "heuristics")',
       )
+      .option(
+        '--non-interactive',
+        'run unattended: answer every request at once, nobody asked (MACS_NON_INTERACTIVE=1; config "nonInteractive")',
+      )
       .option('--quiet', 'do not print events as they happen'),
   )
     .addHelpText(

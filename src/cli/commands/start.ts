@@ -33,6 +33,12 @@ export function registerStartCommand(
       .option('--no-wait', 'with --demo --detach: return at once')
       .addOption(
         new Option(
+          '--non-interactive',
+          'run unattended: answer every request at once, nobody asked (docs/unattended.md)',
+        ).env('MACS_NON_INTERACTIVE'),
+      )
+      .addOption(
+        new Option(
           '--backend <backend>',
           'who answers requests (default: the config, else file)',
         )
