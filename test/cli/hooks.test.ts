@@ -121,7 +121,7 @@ describe('macs hook / macs hooks / macs events --stats', () => {
     expect(second.out).toMatch(/already installed.*nothing changed/);
     expect(readFileSync(file, 'utf8')).toBe(installed);
     const removed = await run(['hooks', 'uninstall', 'worker-1']);
-    expect(removed.out).toMatch(/removed 9 macs hooks/);
+    expect(removed.out).toMatch(/removed 12 macs hooks/);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(user);
   });
 
