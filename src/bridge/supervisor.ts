@@ -13,7 +13,7 @@
  *   approvals/  a permission dialog on the screen → an approval; its
  *               decision pressed as keys after a fresh look
  *   agent/      the agent's state, from screen, activity and hooks
- *   usage/      (wired beside it, cli/bridge-usage.ts) what the agent used
+ *   usage/      (wired beside it, for the fleet: runtime.ts) what the agent used
  *
  * They share one AgentContext (agent-context.ts): the state in memory, the
  * event log, and the queue that orders every change. Every step leaves an
