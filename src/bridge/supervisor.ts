@@ -112,6 +112,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     backend: options.backend,
     hides: (text) => intake.hides(text),
     callOffDelivery: (id) => delivery.callOff(id),
+    answered: (answer) => answers.onAnswer(answer),
   });
   // Permission dialogs on the screen: raised as approvals, decided with the
   // preset's keys after a fresh look.

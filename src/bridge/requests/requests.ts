@@ -6,7 +6,11 @@
  * answerer (the backend). Heuristic triggers on an idle screen come here
  * too. Every function runs under the context's `serial`.
  */
-import type { ControllerBackend, SubmitResult } from '../../backends/types.js';
+import type {
+  BackendAnswer,
+  ControllerBackend,
+  SubmitResult,
+} from '../../backends/types.js';
 import { errorMessage } from '../../errors.js';
 import {
   checkDuplicate,
@@ -155,6 +159,11 @@ export function createRequests(
     backend: ControllerBackend;
     /** The output hid part of this text (intake.ts). */
     hides(text: string): boolean;
+    /**
+     * An answer the answerer gave at once (SubmitResult.answered), pushed
+     * to the answers room, whose queue takes it after this task.
+     */
+    answered(answer: BackendAnswer): Promise<unknown>;
   },
 ): Requests {
   const { agent, pane, paths, config, tmux, log, profile } = ctx;
@@ -343,12 +352,22 @@ export function createRequests(
       // it again, which is idempotent.
       ctx.saveLater();
     }
-    if (routed?.recorded) return; // the dispatcher recorded where it went
-    await ctx.emit({
-      type: 'request.routed',
-      requestId: record.id,
-      data: { backend: backend.name },
-    });
+    if (!routed?.recorded)
+      await ctx.emit({
+        type: 'request.routed',
+        requestId: record.id,
+        data: { backend: backend.name },
+      });
+    // Not awaited: it is taken under `serial`, after this task.
+    if (routed?.answered)
+      void deps
+        .answered(routed.answered)
+        .catch((error: unknown) =>
+          log.warn(
+            { err: error, requestId: record.id },
+            'an answer given at once failed',
+          ),
+        );
   }
 
   return {

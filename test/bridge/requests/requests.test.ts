@@ -6,6 +6,7 @@ import {
   overLimit,
 } from '../../../src/bridge/requests/requests.js';
 import type {
+  BackendAnswer,
   BackendRequest,
   ControllerBackend,
   SubmitResult,
@@ -116,10 +117,18 @@ describe('requests: from a detected block to a routed request', () => {
     f = await createStageFixture({ session: 's-1', ...options });
     const { steps } = f.createSteps();
     const fake = fakeBackend();
+    const answered: { answer: BackendAnswer; stage?: string }[] = [];
     const requests = createRequests(f.ctx, {
       steps,
       backend: fake.backend,
       hides,
+      // As the answers room does: its queue takes the answer after this task.
+      answered: (answer) =>
+        f.ctx.serial(() => {
+          const stage = f.state().requests[answer.id]?.stage;
+          answered.push({ answer, ...(stage ? { stage } : {}) });
+          return Promise.resolve();
+        }),
     });
     // Every stage runs under `serial`, as intake and agent-state call them.
     const onBlock = (
@@ -130,7 +139,7 @@ describe('requests: from a detected block to a routed request', () => {
       f.ctx.serial(() =>
         requests.onBlock({ attributes: { ...attributes }, body, concealed }),
       );
-    return { requests, onBlock, ...fake };
+    return { requests, onBlock, answered, ...fake };
   }
 
   it('records a new request with who asked, saves it, then routes it', async () => {
@@ -389,6 +398,20 @@ describe('requests: from a detected block to a routed request', () => {
         backend: 'exec',
       });
       expect(f.types()).toEqual(['request.detected']);
+    });
+
+    it('hands on an answer the answerer gave at once, after `routed` is recorded', async () => {
+      // The slot's view of the backend answers an echo of the first
+      // message's example at once; it used to call the supervisor back
+      // through setImmediate. Now the submit returns the answer as a value
+      // and the request is routed first, then the answer pushed on.
+      const { onBlock, behaviour, answered } = await setup();
+      const answer = { id: 'w1-q1', text: '', source: 'macs:protocol-example' };
+      behaviour.result = { backend: 'file', recorded: false, answered: answer };
+      await onBlock({ id: 'q1' }, 'Q');
+      await f.ctx.serial(() => Promise.resolve());
+      expect(answered).toEqual([{ answer, stage: 'routed' }]);
+      expect(f.types()).toEqual(['request.detected', 'request.routed']);
     });
 
     it('routes a request again after a restart: not fresh, the backend it went to before', async () => {
