@@ -110,7 +110,6 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   // created below, before anything runs.
   const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
-    hides: (text) => intake.hides(text),
     callOffDelivery: (id) => delivery.callOff(id),
     answered: (answer) => answers.onAnswer(answer),
   });
@@ -150,13 +149,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     route: requests.route,
     ...(dialogApprovals ? { observeScreen: dialogApprovals.observe } : {}),
     syncSize: (info) => intake.syncSize(info),
-    onIdleScreen: async (screen) => {
-      await requests.onIdleScreen(screen);
-      intake.onIdleScreen();
-    },
+    onIdleScreen: (screen) => onIdleScreen(screen),
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
   });
-  const { capture, intake } = createIntakeRoom(ctx, {
+  const { capture, intake, onIdleScreen } = createIntakeRoom(ctx, {
     activity,
     onRequest: requests.onBlock,
     afterOutput: stateReader.afterOutput,

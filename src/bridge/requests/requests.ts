@@ -19,8 +19,6 @@ import {
   type DedupVerdict,
 } from '../../protocol/dedup.js';
 import { hashBody, makeRequestId } from '../../protocol/ids.js';
-import { cleanScreenLines } from '../../screen/classify.js';
-import { findHeuristic } from '../../screen/heuristics.js';
 import { detectedRecord, recordStep } from '../../state/ledger.js';
 import { claimRequestId } from '../../state/request-ids.js';
 import {
@@ -136,12 +134,6 @@ export interface Requests {
   /** A block found on the screen; true when the state must be saved now. */
   onBlock: (block: DetectedBlock) => Promise<boolean>;
   /**
-   * Heuristic triggers (SPEC §2, screen/heuristics.ts) on an idle screen,
-   * when turned on: a new conversation that asks for a decision becomes a
-   * `type=heuristic` request; the same one never twice.
-   */
-  onIdleScreen: (screen: string) => Promise<void>;
-  /**
    * Hand a request to its answerer. `fresh`: it was detected just now (not
    * routed again after a restart), so an answer already waiting for its id
    * was planted before anyone saw the question.
@@ -157,8 +149,6 @@ export function createRequests(
   deps: {
     steps: RequestSteps;
     backend: ControllerBackend;
-    /** The output hid part of this text (intake.ts). */
-    hides(text: string): boolean;
     /**
      * An answer the answerer gave at once (SubmitResult.answered), pushed
      * to the answers room, whose queue takes it after this task.
@@ -373,26 +363,5 @@ export function createRequests(
   return {
     onBlock,
     route,
-    async onIdleScreen(screen) {
-      if (!config.heuristics) return;
-      const s = ctx.current();
-      const triggers = config.heuristicTriggers;
-      const match = findHeuristic(cleanScreenLines(screen), 'idle', {
-        lines: config.heuristicLines,
-        ...(triggers?.question === undefined
-          ? {}
-          : { question: triggers.question }),
-        ...(triggers?.ask ? { ask: triggers.ask } : {}),
-        ...(triggers?.done ? { done: triggers.done } : {}),
-      });
-      if (!match || match.key === s.heuristicKey) return;
-      s.heuristicKey = match.key;
-      await onBlock({
-        attributes: { type: 'heuristic', trigger: match.trigger },
-        body: match.body,
-        concealed: deps.hides(match.body),
-      });
-      await ctx.saveNow();
-    },
   };
 }

@@ -110,10 +110,7 @@ describe('requests: from a detected block to a routed request', () => {
     f.cleanup();
   });
 
-  async function setup(
-    options: StageFixtureOptions = {},
-    hides: (text: string) => boolean = () => false,
-  ) {
+  async function setup(options: StageFixtureOptions = {}) {
     f = await createStageFixture({ session: 's-1', ...options });
     const { steps } = f.createSteps();
     const fake = fakeBackend();
@@ -121,7 +118,6 @@ describe('requests: from a detected block to a routed request', () => {
     const requests = createRequests(f.ctx, {
       steps,
       backend: fake.backend,
-      hides,
       // As the answers room does: its queue takes the answer after this task.
       answered: (answer) =>
         f.ctx.serial(() => {
@@ -441,67 +437,6 @@ describe('requests: from a detected block to a routed request', () => {
       await f.createSteps().steps.finish(done);
       await requests.route(f.addRecord({ stage: 'detected' }));
       expect(submitted[0]?.recent?.map((r) => r.id)).toEqual([done.id]);
-    });
-  });
-
-  describe('onIdleScreen (heuristic triggers)', () => {
-    const screen = (question: string) =>
-      [
-        '● I looked at the schema.',
-        `  ${question}`,
-        '',
-        '─'.repeat(60),
-        '❯ ',
-        '─'.repeat(60),
-      ].join('\n');
-
-    it('raises nothing with heuristics off', async () => {
-      const { requests, submitted } = await setup();
-      await f.ctx.serial(() =>
-        requests.onIdleScreen(screen('Should we keep the index?')),
-      );
-      expect(submitted).toEqual([]);
-      expect(f.state().heuristicKey).toBeUndefined();
-      expect(f.events).toEqual([]);
-    });
-
-    it('raises a question on an idle screen once', async () => {
-      const { requests, submitted } = await setup(
-        { config: { heuristics: true } },
-        (text) => text.includes('index'),
-      );
-      const idle = screen('Should we keep the index?');
-      await f.ctx.serial(() => requests.onIdleScreen(idle));
-      await f.ctx.serial(() => requests.onIdleScreen(idle));
-      expect(submitted).toHaveLength(1);
-      // Not even looked at again (not a duplicate dropped later).
-      expect(f.eventsOf('request.duplicate')).toEqual([]);
-      expect(f.state().counters.duplicates).toBe(0);
-      const [record] = Object.values(f.state().requests);
-      expect(record).toMatchObject({
-        type: 'heuristic',
-        attributes: { type: 'heuristic', trigger: 'question' },
-        concealed: true,
-      });
-      expect(record?.body).toContain('Should we keep the index?');
-      expect(f.state().heuristicKey).toBeDefined();
-      expect((await f.saved())?.heuristicKey).toBe(f.state().heuristicKey);
-
-      // Another conversation is another request.
-      await f.ctx.serial(() =>
-        requests.onIdleScreen(screen('Shall I drop the table now?')),
-      );
-      expect(submitted).toHaveLength(2);
-    });
-
-    it('raises nothing for a screen that asks nothing', async () => {
-      const { requests, submitted } = await setup({
-        config: { heuristics: true },
-      });
-      await f.ctx.serial(() =>
-        requests.onIdleScreen(screen('I renamed the column.')),
-      );
-      expect(submitted).toEqual([]);
     });
   });
 });
