@@ -106,8 +106,11 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       data: { reason: 'paused' },
     });
   });
-  // The rooms reach each other through these late-bound names: each is
-  // created below, before anything runs.
+  // Each room pushes what it found on to the next (intake's blocks to
+  // requests, an answer given at once to answers); the names still bound
+  // late (each created below, before anything runs) are the links not yet
+  // made values: calling off a delivery, a dialog's answer applied, the
+  // agent's readings and the intake's screen size (docs/architecture.md).
   const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
     callOffDelivery: (id) => delivery.callOff(id),
@@ -154,7 +157,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   });
   const { capture, intake, onIdleScreen } = createIntakeRoom(ctx, {
     activity,
-    onRequest: requests.onBlock,
+    onBlock: requests.onBlock,
     afterOutput: stateReader.afterOutput,
     notePaneGone: stateReader.notePaneGone,
   });

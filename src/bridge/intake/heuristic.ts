@@ -15,7 +15,7 @@ export async function raiseIdleQuestion(
   screen: string,
   deps: {
     /** A block found: raise it (requests.ts); true when it must be saved. */
-    onRequest(block: DetectedBlock): Promise<boolean>;
+    onBlock(block: DetectedBlock): Promise<boolean>;
     /** The output hid part of this text (intake.ts). */
     hides(text: string): boolean;
   },
@@ -34,7 +34,7 @@ export async function raiseIdleQuestion(
   });
   if (!match || match.key === s.heuristicKey) return;
   s.heuristicKey = match.key;
-  await deps.onRequest({
+  await deps.onBlock({
     attributes: { type: 'heuristic', trigger: match.trigger },
     body: match.body,
     concealed: deps.hides(match.body),

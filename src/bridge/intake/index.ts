@@ -1,7 +1,7 @@
 /**
  * The intake room: a pane's output in, request blocks out. `capture.ts`
  * claims and pipes the pane into its log; `intake.ts` reads the log onto a
- * screen reader and hands each block found to `onRequest`; on an idle
+ * screen reader and hands each block found to `onBlock`; on an idle
  * screen, `heuristic.ts` hands on a question asked without markers.
  */
 import type { ActivityTracker } from '../../screen/activity.js';
@@ -18,7 +18,7 @@ export function createIntakeRoom(
   ctx: AgentContext,
   deps: {
     activity: ActivityTracker;
-    onRequest: Parameters<typeof createIntake>[1]['onRequest'];
+    onBlock: Parameters<typeof createIntake>[1]['onBlock'];
     afterOutput: Parameters<typeof createIntake>[1]['afterOutput'];
     notePaneGone: () => Promise<void>;
   },
@@ -35,7 +35,7 @@ export function createIntakeRoom(
   const intake = createIntake(ctx, {
     capture,
     activity: deps.activity,
-    onRequest: deps.onRequest,
+    onBlock: deps.onBlock,
     afterOutput: deps.afterOutput,
   });
   return {
@@ -43,7 +43,7 @@ export function createIntakeRoom(
     intake,
     async onIdleScreen(screen) {
       await raiseIdleQuestion(ctx, screen, {
-        onRequest: deps.onRequest,
+        onBlock: deps.onBlock,
         hides: intake.hides,
       });
       intake.onIdleScreen();

@@ -40,7 +40,7 @@ describe('heuristic triggers', () => {
     });
     const idle = (screen: string) =>
       raiseIdleQuestion(f.ctx, screen, {
-        onRequest: requests.onBlock,
+        onBlock: requests.onBlock,
         hides,
       });
     return { idle, submitted };
