@@ -3,17 +3,18 @@
  * through, in order, one factory each:
  *
  *   intake/     the pane piped into its log, read on a screen → blocks
+ *               (and a heuristic question on an idle screen)
  *   requests/   a block (or a hook's or a dialog's approval) → a request
  *               recorded (raise.ts, the ledger's steps), routed; resumed
  *               after a restart
  *   route/      (the `backend` given: route/dispatch-backend.ts, created
- *               by the fleet) the answerers tried in order
+ *               by runtime.ts for the fleet) the answerers tried in order
  *   answers/    an answer taken once → typed through the typist's phases
  *               (delivery.ts), each recorded; or a decision file
  *   approvals/  a permission dialog on the screen → an approval; its
  *               decision pressed as keys after a fresh look
  *   agent/      the agent's state, from screen, activity and hooks
- *   usage/      (wired beside it, for the fleet: runtime.ts) what the agent used
+ *   usage/      (wired beside it by runtime.ts) what the agent used
  *
  * They share one AgentContext (agent-context.ts): the state in memory, the
  * event log, and the queue that orders every change. Every step leaves an
