@@ -37,6 +37,11 @@ export interface SubmitResult {
   backend: BackendName | 'non-interactive';
   /** The backend recorded `request.routed` itself. */
   recorded: boolean;
+  /**
+   * Answered at once, without an answerer (an echo of the first message's
+   * example): the bridge takes it once `routed` is recorded.
+   */
+  answered?: BackendAnswer;
 }
 
 /** An answer a backend received for a request. */

@@ -3,17 +3,18 @@
  * through, in order, one factory each:
  *
  *   intake/     the pane piped into its log, read on a screen → blocks
+ *               (and a heuristic question on an idle screen)
  *   requests/   a block (or a hook's or a dialog's approval) → a request
  *               recorded (raise.ts, the ledger's steps), routed; resumed
  *               after a restart
  *   route/      (the `backend` given: route/dispatch-backend.ts, created
- *               by the fleet) the answerers tried in order
+ *               by runtime.ts for the fleet) the answerers tried in order
  *   answers/    an answer taken once → typed through the typist's phases
  *               (delivery.ts), each recorded; or a decision file
  *   approvals/  a permission dialog on the screen → an approval; its
  *               decision pressed as keys after a fresh look
  *   agent/      the agent's state, from screen, activity and hooks
- *   usage/      (wired beside it, cli/bridge-usage.ts) what the agent used
+ *   usage/      (wired beside it by runtime.ts) what the agent used
  *
  * They share one AgentContext (agent-context.ts): the state in memory, the
  * event log, and the queue that orders every change. Every step leaves an
@@ -106,12 +107,15 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       data: { reason: 'paused' },
     });
   });
-  // The rooms reach each other through these late-bound names: each is
-  // created below, before anything runs.
+  // Each room pushes what it found on to the next (intake's blocks to
+  // requests, an answer given at once to answers); the names still bound
+  // late (each created below, before anything runs) are the links not yet
+  // made values: calling off a delivery, a dialog's answer applied, the
+  // agent's readings and the intake's screen size (docs/architecture.md).
   const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
-    hides: (text) => intake.hides(text),
     callOffDelivery: (id) => delivery.callOff(id),
+    answered: (answer) => answers.onAnswer(answer),
   });
   // Permission dialogs on the screen: raised as approvals, decided with the
   // preset's keys after a fresh look.
@@ -149,15 +153,12 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     route: requests.route,
     ...(dialogApprovals ? { observeScreen: dialogApprovals.observe } : {}),
     syncSize: (info) => intake.syncSize(info),
-    onIdleScreen: async (screen) => {
-      await requests.onIdleScreen(screen);
-      intake.onIdleScreen();
-    },
+    onIdleScreen: (screen) => onIdleScreen(screen),
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
   });
-  const { capture, intake } = createIntakeRoom(ctx, {
+  const { capture, intake, onIdleScreen } = createIntakeRoom(ctx, {
     activity,
-    onRequest: requests.onBlock,
+    onBlock: requests.onBlock,
     afterOutput: stateReader.afterOutput,
     notePaneGone: stateReader.notePaneGone,
   });

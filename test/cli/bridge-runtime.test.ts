@@ -54,18 +54,21 @@ describe('the bridge runtime: one agent or many, run until told to stop', () => 
       ctx,
       tmux,
       config,
-      agents: [
-        {
-          name: 'w1',
-          role: 'worker',
-          profile: {
-            preset: 'generic',
-            rules: { ...DEFAULT_DELIVERY_RULES, submitDelayMs: 0 },
-            classify: () => 'idle',
+      roster: {
+        agents: [
+          {
+            name: 'w1',
+            role: 'worker',
+            profile: {
+              preset: 'generic',
+              rules: { ...DEFAULT_DELIVERY_RULES, submitDelayMs: 0 },
+              classify: () => 'idle',
+            },
           },
-        },
-      ],
-      resolvePane: () => Promise.resolve(options.pane),
+        ],
+        resolvePane: () => Promise.resolve(options.pane),
+        launched: () => Promise.resolve(undefined),
+      },
       ...(options.single ? { single: true } : {}),
       logFields: { agent: 'w1' },
       banner: (bridge) => [

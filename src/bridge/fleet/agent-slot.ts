@@ -159,7 +159,7 @@ export function createSlotLife(options: SlotLifeOptions): SlotLife {
         events,
         log: log.child({ agent: agent.name }),
         deliverer: options.deliverer,
-        backend: backendFor(slot, { backend, emit, log }),
+        backend: backendFor(slot, { backend, emit }),
         ...(options.session ? { session: options.session } : {}),
         ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
       });

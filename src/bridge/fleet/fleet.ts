@@ -13,7 +13,7 @@ import { emitSafely } from '../../events/log.js';
 import type { EventInput } from '../../events/types.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import { createSlotLife, newSlot, type FleetParts } from './agent-slot.js';
-import type { MultiAgent, Slot, SlotStatus } from './types.js';
+import type { MultiAgent, Roster, Slot, SlotStatus } from './types.js';
 import { newProgramSeen, promptOnce } from './first-message.js';
 import { answerHandler } from './slot-backend.js';
 
@@ -36,22 +36,11 @@ const DISCOVERY_POLL_MS = 5000;
 
 export interface MultiBridgeOptions extends FleetParts {
   agents: readonly MultiAgent[];
-  /**
-   * Find an agent's pane (pane discovery, SPEC §5); throws when there is
-   * none or several. With `ownPaneOnly`, only the agent's pin and
-   * `@macs_agent` tag count: an agent that died is never followed to a pane
-   * found by its title or program, which runs another program.
-   */
-  resolvePane: (
-    agent: MultiAgent,
-    options?: { ownPaneOnly?: boolean },
-  ) => Promise<string>;
-  /** Agents that appeared since (panes newly tagged `@macs_agent`). */
-  findNewAgents?: (known: ReadonlySet<string>) => Promise<MultiAgent[]>;
+  resolvePane: Roster['resolvePane'];
+  findNewAgents?: Roster['findNewAgents'];
   /** A line for the person running the bridge (stderr). */
   onNotice: (line: string) => void;
-  /** The first message reached the agent (record it, so it is never sent twice). */
-  onPrompted?: (agent: string) => Promise<void>;
+  onPrompted?: Roster['onPrompted'];
   healthPollMs?: number;
   /**
    * A fleet of one (`macs bridge --worker-pane`): start() throws when an

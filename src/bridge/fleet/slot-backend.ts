@@ -1,7 +1,7 @@
 /**
  * Between the shared backend and one agent of the fleet: requests go out
- * through a view of the backend that closes an echo of the first message's
- * example at once, and answers come back to the agent's current supervisor,
+ * through a view of the backend that answers an echo of the first message's
+ * example at once (an empty answer the submit returns), and answers come back to the agent's current supervisor,
  * or wait for it while the agent is dead (a dismissal is done at once).
  */
 import type {
@@ -21,18 +21,17 @@ import { isUntyped } from '../../state/ledger.js';
 /**
  * The backend as one worker's supervisor sees it. An echo of an example
  * request from the worker's first message (agents show what they were
- * sent) is closed at once, without asking the controller.
+ * sent) is answered at once with nothing, without asking the controller:
+ * the submit returns that answer (SubmitResult.answered).
  */
 export function backendFor(
   slot: Slot,
   {
     backend,
     emit,
-    log,
   }: {
     backend: SharedBackend;
     emit: (input: EventInput) => Promise<void>;
-    log: Logger;
   },
 ): ControllerBackend {
   return {
@@ -49,19 +48,17 @@ export function backendFor(
             'the worker showed the example request of its first message (prompts/worker.md); closed without asking the controller',
         },
       });
-      const supervisor = slot.supervisor;
-      // After this submit returns: the supervisor records `routed` first.
-      setImmediate(() => {
-        void supervisor
-          ?.onAnswer({
-            id: request.id,
-            text: '',
-            source: 'macs:protocol-example',
-          })
-          .catch((error: unknown) =>
-            log.warn({ err: error }, 'closing an example echo failed'),
-          );
-      });
+      // A value, not a call back into the supervisor: the request is
+      // recorded `routed` first, then this answer is taken.
+      return {
+        backend: backend.name,
+        recorded: false,
+        answered: {
+          id: request.id,
+          text: '',
+          source: 'macs:protocol-example',
+        },
+      };
     },
     rescan: () => backend.rescan(),
     stop: () => Promise.resolve(),

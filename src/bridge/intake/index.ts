@@ -1,11 +1,13 @@
 /**
  * The intake room: a pane's output in, request blocks out. `capture.ts`
  * claims and pipes the pane into its log; `intake.ts` reads the log onto a
- * screen reader and hands each block found to `onRequest`.
+ * screen reader and hands each block found to `onBlock`; on an idle
+ * screen, `heuristic.ts` hands on a question asked without markers.
  */
 import type { ActivityTracker } from '../../screen/activity.js';
 import type { AgentContext } from '../agent-context.js';
 import { createCapture, type Capture } from './capture.js';
+import { raiseIdleQuestion } from './heuristic.js';
 import { createIntake, type Intake } from './intake.js';
 
 export type { Capture } from './capture.js';
@@ -16,11 +18,16 @@ export function createIntakeRoom(
   ctx: AgentContext,
   deps: {
     activity: ActivityTracker;
-    onRequest: Parameters<typeof createIntake>[1]['onRequest'];
+    onBlock: Parameters<typeof createIntake>[1]['onBlock'];
     afterOutput: Parameters<typeof createIntake>[1]['afterOutput'];
     notePaneGone: () => Promise<void>;
   },
-): { capture: Capture; intake: Intake } {
+): {
+  capture: Capture;
+  intake: Intake;
+  /** An idle screen (under `serial`): heuristic triggers, then the reader. */
+  onIdleScreen: (screen: string) => Promise<void>;
+} {
   const capture = createCapture(ctx, {
     scanHistory: () => intake.scanHistory(),
     notePaneGone: deps.notePaneGone,
@@ -28,8 +35,18 @@ export function createIntakeRoom(
   const intake = createIntake(ctx, {
     capture,
     activity: deps.activity,
-    onRequest: deps.onRequest,
+    onBlock: deps.onBlock,
     afterOutput: deps.afterOutput,
   });
-  return { capture, intake };
+  return {
+    capture,
+    intake,
+    async onIdleScreen(screen) {
+      await raiseIdleQuestion(ctx, screen, {
+        onBlock: deps.onBlock,
+        hides: intake.hides,
+      });
+      intake.onIdleScreen();
+    },
+  };
 }

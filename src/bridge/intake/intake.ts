@@ -101,7 +101,7 @@ export function createIntake(
     capture: Capture;
     activity: ActivityTracker;
     /** A request block: record it. True when the state must be saved now. */
-    onRequest(block: DetectedBlock): Promise<boolean>;
+    onBlock(block: DetectedBlock): Promise<boolean>;
     /** Output came: the agent's state is read soon (agent-state.ts). */
     afterOutput(burst: boolean): void;
   },
@@ -169,13 +169,13 @@ export function createIntake(
         });
         return true;
       case 'request':
-        return deps.onRequest({
+        return deps.onBlock({
           attributes: item.attributes,
           body: item.body,
           concealed: hiddenText.hides(item.body),
         });
       case 'request-again':
-        return deps.onRequest({
+        return deps.onBlock({
           attributes: item.attributes,
           body: item.body,
           concealed: hiddenText.hides(item.body),

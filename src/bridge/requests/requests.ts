@@ -6,7 +6,11 @@
  * answerer (the backend). Heuristic triggers on an idle screen come here
  * too. Every function runs under the context's `serial`.
  */
-import type { ControllerBackend, SubmitResult } from '../../backends/types.js';
+import type {
+  BackendAnswer,
+  ControllerBackend,
+  SubmitResult,
+} from '../../backends/types.js';
 import { errorMessage } from '../../errors.js';
 import {
   checkDuplicate,
@@ -15,8 +19,6 @@ import {
   type DedupVerdict,
 } from '../../protocol/dedup.js';
 import { hashBody, makeRequestId } from '../../protocol/ids.js';
-import { cleanScreenLines } from '../../screen/classify.js';
-import { findHeuristic } from '../../screen/heuristics.js';
 import { detectedRecord, recordStep } from '../../state/ledger.js';
 import { claimRequestId } from '../../state/request-ids.js';
 import {
@@ -133,12 +135,6 @@ export interface Requests {
   /** A block found on the screen; true when the state must be saved now. */
   onBlock: (block: DetectedBlock) => Promise<boolean>;
   /**
-   * Heuristic triggers (SPEC §2, screen/heuristics.ts) on an idle screen,
-   * when turned on: a new conversation that asks for a decision becomes a
-   * `type=heuristic` request; the same one never twice.
-   */
-  onIdleScreen: (screen: string) => Promise<void>;
-  /**
    * Hand a request to its answerer. `fresh`: it was detected just now (not
    * routed again after a restart), so an answer already waiting for its id
    * was planted before anyone saw the question.
@@ -154,8 +150,11 @@ export function createRequests(
   deps: {
     steps: RequestSteps;
     backend: ControllerBackend;
-    /** The output hid part of this text (intake.ts). */
-    hides(text: string): boolean;
+    /**
+     * An answer the answerer gave at once (SubmitResult.answered), pushed
+     * to the answers room, whose queue takes it after this task.
+     */
+    answered(answer: BackendAnswer): Promise<unknown>;
   },
 ): Requests {
   const { agent, pane, paths, config, tmux, log, profile } = ctx;
@@ -349,37 +348,26 @@ export function createRequests(
       // it again, which is idempotent.
       ctx.saveLater();
     }
-    if (routed?.recorded) return; // the dispatcher recorded where it went
-    await ctx.emit({
-      type: 'request.routed',
-      requestId: record.id,
-      data: { backend: backend.name },
-    });
+    if (!routed?.recorded)
+      await ctx.emit({
+        type: 'request.routed',
+        requestId: record.id,
+        data: { backend: backend.name },
+      });
+    // Not awaited: it is taken under `serial`, after this task.
+    if (routed?.answered)
+      void deps
+        .answered(routed.answered)
+        .catch((error: unknown) =>
+          log.warn(
+            { err: error, requestId: record.id },
+            'an answer given at once failed',
+          ),
+        );
   }
 
   return {
     onBlock,
     route,
-    async onIdleScreen(screen) {
-      if (!config.heuristics) return;
-      const s = ctx.current();
-      const triggers = config.heuristicTriggers;
-      const match = findHeuristic(cleanScreenLines(screen), 'idle', {
-        lines: config.heuristicLines,
-        ...(triggers?.question === undefined
-          ? {}
-          : { question: triggers.question }),
-        ...(triggers?.ask ? { ask: triggers.ask } : {}),
-        ...(triggers?.done ? { done: triggers.done } : {}),
-      });
-      if (!match || match.key === s.heuristicKey) return;
-      s.heuristicKey = match.key;
-      await onBlock({
-        attributes: { type: 'heuristic', trigger: match.trigger },
-        body: match.body,
-        concealed: deps.hides(match.body),
-      });
-      await ctx.saveNow();
-    },
   };
 }

@@ -75,7 +75,7 @@ describe('intake', () => {
     intake = createIntake(f.ctx, {
       capture,
       activity,
-      onRequest: (found) => {
+      onBlock: (found) => {
         blocks.push(found);
         return Promise.resolve(true);
       },

@@ -6,6 +6,7 @@ import {
   overLimit,
 } from '../../../src/bridge/requests/requests.js';
 import type {
+  BackendAnswer,
   BackendRequest,
   ControllerBackend,
   SubmitResult,
@@ -109,17 +110,21 @@ describe('requests: from a detected block to a routed request', () => {
     f.cleanup();
   });
 
-  async function setup(
-    options: StageFixtureOptions = {},
-    hides: (text: string) => boolean = () => false,
-  ) {
+  async function setup(options: StageFixtureOptions = {}) {
     f = await createStageFixture({ session: 's-1', ...options });
     const { steps } = f.createSteps();
     const fake = fakeBackend();
+    const answered: { answer: BackendAnswer; stage?: string }[] = [];
     const requests = createRequests(f.ctx, {
       steps,
       backend: fake.backend,
-      hides,
+      // As the answers room does: its queue takes the answer after this task.
+      answered: (answer) =>
+        f.ctx.serial(() => {
+          const stage = f.state().requests[answer.id]?.stage;
+          answered.push({ answer, ...(stage ? { stage } : {}) });
+          return Promise.resolve();
+        }),
     });
     // Every stage runs under `serial`, as intake and agent-state call them.
     const onBlock = (
@@ -130,7 +135,7 @@ describe('requests: from a detected block to a routed request', () => {
       f.ctx.serial(() =>
         requests.onBlock({ attributes: { ...attributes }, body, concealed }),
       );
-    return { requests, onBlock, ...fake };
+    return { requests, onBlock, answered, ...fake };
   }
 
   it('records a new request with who asked, saves it, then routes it', async () => {
@@ -391,6 +396,20 @@ describe('requests: from a detected block to a routed request', () => {
       expect(f.types()).toEqual(['request.detected']);
     });
 
+    it('hands on an answer the answerer gave at once, after `routed` is recorded', async () => {
+      // The slot's view of the backend answers an echo of the first
+      // message's example at once; it used to call the supervisor back
+      // through setImmediate. Now the submit returns the answer as a value
+      // and the request is routed first, then the answer pushed on.
+      const { onBlock, behaviour, answered } = await setup();
+      const answer = { id: 'w1-q1', text: '', source: 'macs:protocol-example' };
+      behaviour.result = { backend: 'file', recorded: false, answered: answer };
+      await onBlock({ id: 'q1' }, 'Q');
+      await f.ctx.serial(() => Promise.resolve());
+      expect(answered).toEqual([{ answer, stage: 'routed' }]);
+      expect(f.types()).toEqual(['request.detected', 'request.routed']);
+    });
+
     it('routes a request again after a restart: not fresh, the backend it went to before', async () => {
       const { requests, submitted } = await setup();
       const record = f.addRecord({
@@ -418,67 +437,6 @@ describe('requests: from a detected block to a routed request', () => {
       await f.createSteps().steps.finish(done);
       await requests.route(f.addRecord({ stage: 'detected' }));
       expect(submitted[0]?.recent?.map((r) => r.id)).toEqual([done.id]);
-    });
-  });
-
-  describe('onIdleScreen (heuristic triggers)', () => {
-    const screen = (question: string) =>
-      [
-        '● I looked at the schema.',
-        `  ${question}`,
-        '',
-        '─'.repeat(60),
-        '❯ ',
-        '─'.repeat(60),
-      ].join('\n');
-
-    it('raises nothing with heuristics off', async () => {
-      const { requests, submitted } = await setup();
-      await f.ctx.serial(() =>
-        requests.onIdleScreen(screen('Should we keep the index?')),
-      );
-      expect(submitted).toEqual([]);
-      expect(f.state().heuristicKey).toBeUndefined();
-      expect(f.events).toEqual([]);
-    });
-
-    it('raises a question on an idle screen once', async () => {
-      const { requests, submitted } = await setup(
-        { config: { heuristics: true } },
-        (text) => text.includes('index'),
-      );
-      const idle = screen('Should we keep the index?');
-      await f.ctx.serial(() => requests.onIdleScreen(idle));
-      await f.ctx.serial(() => requests.onIdleScreen(idle));
-      expect(submitted).toHaveLength(1);
-      // Not even looked at again (not a duplicate dropped later).
-      expect(f.eventsOf('request.duplicate')).toEqual([]);
-      expect(f.state().counters.duplicates).toBe(0);
-      const [record] = Object.values(f.state().requests);
-      expect(record).toMatchObject({
-        type: 'heuristic',
-        attributes: { type: 'heuristic', trigger: 'question' },
-        concealed: true,
-      });
-      expect(record?.body).toContain('Should we keep the index?');
-      expect(f.state().heuristicKey).toBeDefined();
-      expect((await f.saved())?.heuristicKey).toBe(f.state().heuristicKey);
-
-      // Another conversation is another request.
-      await f.ctx.serial(() =>
-        requests.onIdleScreen(screen('Shall I drop the table now?')),
-      );
-      expect(submitted).toHaveLength(2);
-    });
-
-    it('raises nothing for a screen that asks nothing', async () => {
-      const { requests, submitted } = await setup({
-        config: { heuristics: true },
-      });
-      await f.ctx.serial(() =>
-        requests.onIdleScreen(screen('I renamed the column.')),
-      );
-      expect(submitted).toEqual([]);
     });
   });
 });
