@@ -3,11 +3,11 @@ import path from 'node:path';
 import { describeUntyped } from '../protocol/sanitize.js';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
-import { findIncompleteById, INCOMPLETE_FIX } from '../state/incomplete.js';
-import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
-import { readAllAgentStates } from '../state/pending.js';
+import { INCOMPLETE_FIX } from '../state/incomplete.js';
+import { MAX_OUTBOX_BYTES } from '../state/outbox.js';
+import { respondToRequest } from '../operations/answer-request.js';
+import { remoteTargetOf } from '../operations/host-forward.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
-import { remoteTargetOf } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface RespondOptions extends CommonOptions {
@@ -59,7 +59,7 @@ export async function runRespond(
       answer,
     );
   }
-  const result = await writeOutboxAnswer(ctx.paths, id, answer, {
+  const result = await respondToRequest(ctx.paths, id, answer, {
     force: opts.force === true,
   });
   switch (result.type) {
@@ -71,24 +71,19 @@ export async function runRespond(
       });
     case 'empty':
       throw new ConfigError('the answer is empty; nothing was written');
-    case 'not-pending': {
-      // A block without its end marker that will have this id (issue 29):
-      // not a request yet, so there is nothing to answer.
-      const incomplete = findIncompleteById(
-        await readAllAgentStates(ctx.paths).catch(() => []),
-        id,
+    case 'incomplete': {
+      const { agent } = result.incomplete;
+      throw new MacsError(
+        `'${id}' is an incomplete request: ${agent} printed its start marker but not its end marker, so it cannot be answered yet (nothing was written)`,
+        {
+          hint: `${INCOMPLETE_FIX}; tell it with macs send ${agent} "…". Once it ends it is in the inbox to answer`,
+        },
       );
-      if (incomplete)
-        throw new MacsError(
-          `'${id}' is an incomplete request: ${incomplete.agent} printed its start marker but not its end marker, so it cannot be answered yet (nothing was written)`,
-          {
-            hint: `${INCOMPLETE_FIX}; tell it with macs send ${incomplete.agent} "…". Once it ends it is in the inbox to answer`,
-          },
-        );
+    }
+    case 'not-pending':
       throw new MacsError(`no pending request '${id}' in ${result.inbox}`, {
         hint: 'list pending requests with `macs inbox` (check --home); --force writes the answer anyway',
       });
-    }
     case 'already-answered':
       throw new MacsError(
         `request '${id}' already has an answer waiting (${result.file})`,

@@ -7,8 +7,8 @@
  * forwarding `macs mcp` uses (mcp/remote-tools.ts).
  */
 import type { HomePaths } from '../home/paths.js';
-import { createRemoteTools } from '../mcp/remote-tools.js';
-import type { RemoteTools } from '../mcp/types.js';
+import { createRemoteTools } from '../operations/hub-tools.js';
+import type { RemoteTools } from '../operations/types.js';
 import {
   readRemoteFleet,
   type HostView,
