@@ -15,56 +15,34 @@ export interface RespondOptions extends CommonOptions {
   force?: boolean;
 }
 
-/**
- * Answer a pending request: write `outbox/<id>.txt` atomically (temp file +
- * rename), which the bridge picks up at once.
- */
-export async function runRespond(
-  id: string,
+/** The answer: TEXT, `--file F`, or stdin (`-`, or no TEXT on a pipe). */
+async function readAnswer(
   text: string | undefined,
   opts: RespondOptions,
   deps: CliDeps,
-): Promise<number> {
-  const ctx = createContext(opts, deps);
-  const { config } = await loadConfigOrDefaults(ctx, opts, deps);
-  const remote = remoteTargetOf(id, 'request', config, deps.env);
-  if (!remote && !isSafeFileName(id)) {
-    throw new ConfigError(`'${id}' is not a request id`, {
-      hint: 'see the ids with `macs inbox`',
-    });
-  }
-  let answer: string;
+): Promise<string> {
   if (opts.file !== undefined) {
     if (text !== undefined)
       throw new ConfigError('give the answer as TEXT or with --file, not both');
-    answer = await readFile(path.resolve(deps.cwd, opts.file), 'utf8');
-  } else if (text === '-' || (text === undefined && !deps.stdinIsTTY)) {
-    // No longer than an outbox file may be (SPEC §4): a bounded read.
-    answer = await deps.readStdin(MAX_OUTBOX_BYTES);
-  } else if (text !== undefined) {
-    answer = text;
-  } else {
-    throw new ConfigError('no answer given', {
-      hint: 'macs respond <id> "text", --file F, or - to read stdin',
-    });
+    return readFile(path.resolve(deps.cwd, opts.file), 'utf8');
   }
-  if (remote) {
-    const { respondRemote } = await import('./respond-remote.js');
-    return respondRemote(
-      ctx,
-      config,
-      deps,
-      remote.target.name,
-      remote.name,
-      answer,
-    );
-  }
-  const result = await respondToRequest(ctx.paths, id, answer, {
-    force: opts.force === true,
+  // No longer than an outbox file may be (SPEC §4): a bounded read.
+  if (text === '-' || (text === undefined && !deps.stdinIsTTY))
+    return deps.readStdin(MAX_OUTBOX_BYTES);
+  if (text !== undefined) return text;
+  throw new ConfigError('no answer given', {
+    hint: 'macs respond <id> "text", --file F, or - to read stdin',
   });
+}
+
+/** The answer written, or the error that says why it was not. */
+function checkWritten(
+  id: string,
+  result: Awaited<ReturnType<typeof respondToRequest>>,
+): Extract<typeof result, { type: 'written' }> {
   switch (result.type) {
     case 'written':
-      break;
+      return result;
     case 'bad-id':
       throw new ConfigError(`'${id}' is not a request id`, {
         hint: 'see the ids with `macs inbox`',
@@ -92,13 +70,49 @@ export async function runRespond(
         },
       );
     default:
-      assertNever(result);
+      return assertNever(result);
   }
-  const target = result.file;
+}
+
+/**
+ * Answer a pending request: write `outbox/<id>.txt` atomically (temp file +
+ * rename), which the bridge picks up at once.
+ */
+export async function runRespond(
+  id: string,
+  text: string | undefined,
+  opts: RespondOptions,
+  deps: CliDeps,
+): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const { config } = await loadConfigOrDefaults(ctx, opts, deps);
+  const remote = remoteTargetOf(id, 'request', config, deps.env);
+  if (!remote && !isSafeFileName(id)) {
+    throw new ConfigError(`'${id}' is not a request id`, {
+      hint: 'see the ids with `macs inbox`',
+    });
+  }
+  const answer = await readAnswer(text, opts, deps);
+  if (remote) {
+    const { respondRemote } = await import('./respond-remote.js');
+    return respondRemote(
+      ctx,
+      config,
+      deps,
+      remote.target.name,
+      remote.name,
+      answer,
+    );
+  }
+  const result = await respondToRequest(ctx.paths, id, answer, {
+    force: opts.force === true,
+  });
+  const written = checkWritten(id, result);
+  const target = written.file;
   deps.output.out(
     `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, target) || target}`,
   );
-  if (result.untyped > 0)
-    deps.output.err(`macs respond: ${describeUntyped(result.untyped)}`);
+  if (written.untyped > 0)
+    deps.output.err(`macs respond: ${describeUntyped(written.untyped)}`);
   return 0;
 }
