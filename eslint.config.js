@@ -49,17 +49,36 @@ const LAYERS = {
   ],
   // Other hosts over ssh: the ssh runner, the links, the fleet at the hub.
   remote: ['home', 'config', 'events', 'protocol', 'state'],
+  // What a person or the controller does (send, answer, decide, dismiss,
+  // pause, follow events, forward to a host), once, below the doors.
+  operations: [
+    ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
+    ...['typist', 'hooks', 'backends', 'bridge', 'usage', 'session', 'remote'],
+  ],
+  // The doors: mcp/, ui/, web/ (and cli/, which may import anything).
   mcp: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
     ...['typist', 'hooks', 'backends', 'bridge', 'session', 'remote', 'usage'],
+    'operations',
   ],
-  ui: ['home', 'config', 'events', 'protocol', 'state', 'usage'],
+  ui: ['home', 'config', 'events', 'protocol', 'state', 'usage', 'operations'],
   web: [
     ...['home', 'config', 'events', 'protocol', 'screen', 'state', 'tmux'],
-    ...['mcp', 'remote'],
+    ...['remote', 'operations'],
   ],
 };
 const FOLDERS = [...Object.keys(LAYERS), 'cli'];
+
+// Doors are thin and never import each other (STYLE.md), not even a type:
+// what two doors share lives in operations/. (cli/ starts the other doors:
+// `macs mcp`, `macs web`.)
+const DOORS = { mcp: ['cli', 'web', 'ui'], web: ['cli', 'mcp', 'ui'] };
+function doorGroup(folder, banned) {
+  return {
+    group: banned.flatMap((f) => [`../${f}/*`, `../../${f}/*`]),
+    message: `src/${folder}/ is a door and imports no other door (${banned.map((f) => `${f}/`).join(', ')}), not even a type; share it through operations/ (DOORS in eslint.config.js).`,
+  };
+}
 
 // The rooms of src/bridge/, along a request's path (docs/architecture.md):
 // which other rooms each room's modules may import values from. No room
@@ -82,7 +101,11 @@ const ROOM_NAMES = [...Object.keys(ROOMS), FLEET];
 
 /** The patterns a folder of src/ may not import (LAYERS). */
 function layerGroup(folder, allowed) {
-  const banned = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
+  // A door's doors are refused by doorGroup, type imports too.
+  const doors = DOORS[folder] ?? [];
+  const banned = FOLDERS.filter(
+    (f) => f !== folder && !allowed.includes(f) && !doors.includes(f),
+  );
   return {
     group: banned.flatMap((f) => [`../${f}/*`, `../../${f}/*`]),
     allowTypeImports: true,
@@ -94,7 +117,12 @@ const restrictImports = (patterns) => ({
 });
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
   files: [`src/${folder}/**`],
-  rules: restrictImports([layerGroup(folder, allowed)]),
+  rules: restrictImports(
+    [
+      layerGroup(folder, allowed),
+      ...(DOORS[folder] ? [doorGroup(folder, DOORS[folder])] : []),
+    ].filter((g) => g.group.length > 0),
+  ),
 }));
 // A room's files keep the bridge's layer (its patterns cover both depths)
 // and may not import the rooms outside theirs.

@@ -1,18 +1,12 @@
-import { readdir, stat, open } from 'node:fs/promises';
-import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError } from '../errors.js';
-import {
-  matchesEvent,
-  parseEventLines,
-  parseSince,
-  readEvents,
-  type EventFilter,
-} from '../events/log.js';
+import { parseSince, readEvents, type EventFilter } from '../events/log.js';
 import { computeEventStats, formatEventStats } from '../events/stats.js';
-import type { MacsEvent } from '../events/types.js';
-import type { HomePaths } from '../home/paths.js';
-import { createContext, loadConfigOrDefaults } from './common.js';
+import type { FollowedEvent } from '../operations/follow-events.js';
+import {
+  createContext,
+  loadConfigOrDefaults,
+  type CommandContext,
+} from './common.js';
 import { describeKnownAgents, listKnownAgents } from './known-agents.js';
 import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
@@ -28,7 +22,7 @@ export interface EventsOptions extends CommonOptions {
 }
 
 /** An event as printed: this machine's, or a host's (its `type` unchecked against ours). */
-type PrintedEvent = Omit<MacsEvent, 'type'> & { type: string };
+type PrintedEvent = FollowedEvent;
 
 /** One event as a line for people. */
 export function formatEventLine(event: PrintedEvent): string {
@@ -39,8 +33,6 @@ export function formatEventLine(event: PrintedEvent): string {
       : '';
   return `${time}  ${event.agent}  ${event.type}${event.requestId ? `  ${event.requestId}` : ''}${data}`;
 }
-
-const FOLLOW_POLL_MS = 200;
 
 /** Query the event log; with --follow, keep printing new events until interrupted. */
 export async function runEvents(
@@ -67,34 +59,8 @@ export async function runEvents(
     );
     if (remote !== undefined) return remote;
   }
-  if (opts.agent && !opts.agent.includes('/')) {
-    // An agent of an earlier session still has its events; a name with no
-    // events, state, session or config entry is a typo, not "no events".
-    const known = await listKnownAgents(ctx.paths, config, { events: true });
-    if (!known.includes(opts.agent)) {
-      const what = `no agent '${opts.agent}' in ${ctx.paths.home} (no events, state or config entry)`;
-      if (!opts.follow)
-        throw new ConfigError(what, {
-          hint: `${describeKnownAgents(known)}; macs events without --agent shows them all`,
-        });
-      deps.output.err(
-        `warning: ${what}; following in case it appears (${describeKnownAgents(known)})`,
-      );
-    }
-  }
-  const filter: EventFilter = {
-    ...(opts.agent ? { agent: opts.agent } : {}),
-    ...(opts.type ? { type: opts.type } : {}),
-    ...(opts.request ? { requestId: opts.request } : {}),
-  };
-  if (opts.since) {
-    const since = parseSince(opts.since);
-    if (!since)
-      throw new ConfigError(
-        `--since '${opts.since}' is not a duration (10m, 2h, 1d) or a date`,
-      );
-    filter.since = since;
-  }
+  await checkAgentKnown(opts, ctx, config, deps);
+  const filter = parseFilter(opts);
   if (opts.stats) {
     if (opts.follow)
       throw new ConfigError('--stats and --follow do not go together');
@@ -114,70 +80,58 @@ export async function runEvents(
     else events.forEach(print);
     return 0;
   }
-  // At a hub, the hosts' events too (each followed over ssh).
-  const plan =
-    Object.keys(config.hosts).length > 0
-      ? (await import('./events-remote.js')).planHostFollows(
-          opts,
-          config,
-          deps.env,
-        )
-      : { hosts: [], local: true };
-  const stopHosts = new AbortController();
-  void deps.interrupted.then(() => stopHosts.abort());
-  const hosts =
-    plan.hosts.length > 0
-      ? (await import('./events-remote.js')).followHosts(
-          plan.hosts,
-          deps,
-          print,
-          stopHosts.signal,
-        )
-      : Promise.resolve([]);
-  if (plan.local) await followLocal(ctx.paths, filter, print, deps);
-  else await deps.interrupted;
-  stopHosts.abort();
-  await hosts;
+  const stop = new AbortController();
+  void deps.interrupted.then(() => stop.abort());
+  const { followEvents } = await import('../operations/follow-events.js');
+  await followEvents({
+    paths: ctx.paths,
+    config,
+    env: deps.env,
+    filter,
+    names: opts,
+    onEvent: print,
+    onNotice: (line) => deps.output.err(`macs: ${line}`),
+    signal: stop.signal,
+  });
   return 0;
 }
 
-/** Print what exists, then new complete lines of every events file as they appear. */
-async function followLocal(
-  paths: HomePaths,
-  filter: EventFilter,
-  print: (event: PrintedEvent) => void,
+/**
+ * An agent of an earlier session still has its events; a name with no
+ * events, state, session or config entry is a typo, not "no events".
+ */
+async function checkAgentKnown(
+  opts: EventsOptions,
+  ctx: CommandContext,
+  config: Parameters<typeof listKnownAgents>[1],
   deps: CliDeps,
 ): Promise<void> {
-  const ctx = { paths };
-  for (const event of await readEvents(ctx.paths, filter)) print(event);
-  const offsets = new Map<string, number>();
-  const files = async () =>
-    (await readdir(ctx.paths.events).catch(() => [] as string[])).filter((f) =>
-      f.endsWith('.jsonl'),
-    );
-  for (const f of await files())
-    offsets.set(f, (await stat(path.join(ctx.paths.events, f))).size);
-  let stopped = false;
-  void deps.interrupted.then(() => {
-    stopped = true;
-  });
-  while (!stopped) {
-    for (const f of await files()) {
-      const file = path.join(ctx.paths.events, f);
-      const size = (await stat(file).catch(() => undefined))?.size ?? 0;
-      let from = offsets.get(f) ?? 0;
-      if (size < from) from = 0;
-      if (size === from) continue;
-      const handle = await open(file, 'r');
-      const buf = Buffer.alloc(size - from);
-      await handle.read(buf, 0, buf.length, from);
-      await handle.close();
-      const text = buf.toString('utf8');
-      const complete = text.lastIndexOf('\n') + 1; // leave a half-written line for the next round
-      offsets.set(f, from + Buffer.byteLength(text.slice(0, complete)));
-      for (const event of parseEventLines(text.slice(0, complete)))
-        if (matchesEvent(event, filter)) print(event);
-    }
-    await Promise.race([delay(FOLLOW_POLL_MS), deps.interrupted]);
+  if (!opts.agent || opts.agent.includes('/')) return;
+  const known = await listKnownAgents(ctx.paths, config, { events: true });
+  if (known.includes(opts.agent)) return;
+  const what = `no agent '${opts.agent}' in ${ctx.paths.home} (no events, state or config entry)`;
+  if (!opts.follow)
+    throw new ConfigError(what, {
+      hint: `${describeKnownAgents(known)}; macs events without --agent shows them all`,
+    });
+  deps.output.err(
+    `warning: ${what}; following in case it appears (${describeKnownAgents(known)})`,
+  );
+}
+
+function parseFilter(opts: EventsOptions): EventFilter {
+  const filter: EventFilter = {
+    ...(opts.agent ? { agent: opts.agent } : {}),
+    ...(opts.type ? { type: opts.type } : {}),
+    ...(opts.request ? { requestId: opts.request } : {}),
+  };
+  if (opts.since) {
+    const since = parseSince(opts.since);
+    if (!since)
+      throw new ConfigError(
+        `--since '${opts.since}' is not a duration (10m, 2h, 1d) or a date`,
+      );
+    filter.since = since;
   }
+  return filter;
 }

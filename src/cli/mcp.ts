@@ -44,9 +44,8 @@ export async function runMcp(
         );
   const { server, recording } = createMacsMcpServer({
     ...(fleet ? { fleet } : {}),
-    ctx,
-    sendToAgent: (params) =>
-      import('./send.js').then((m) => m.sendToAgent(params)),
+    paths: ctx.paths,
+    log: ctx.log,
     config,
     runTmux: deps.runTmux,
     ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),

@@ -1,32 +1,9 @@
 import { AgentError } from '../errors.js';
-import { createEventLog, type EventSink } from '../events/log.js';
-import { readSessionRecord } from '../session/record.js';
-import { setDeliveryPaused } from '../state/control.js';
-import type { HomePaths } from '../home/paths.js';
-import { readAllAgentStates } from '../state/pending.js';
+import { createEventLog } from '../events/log.js';
+import { listHomeAgents, pauseDelivery } from '../operations/pause-delivery.js';
 import { createContext } from './common.js';
 import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
-
-/**
- * Hold or release deliveries to an agent (`macs pause|resume`, `p` in the
- * status view): a control file the agent's bridge reads before typing.
- * Answers wait, kept, until delivery resumes; nothing else stops.
- */
-export async function pauseDelivery(
-  paths: HomePaths,
-  events: EventSink,
-  agent: string,
-  paused: boolean,
-  by: string,
-): Promise<void> {
-  await setDeliveryPaused(paths, agent, paused);
-  await events.emit({
-    agent,
-    type: paused ? 'delivery.paused' : 'delivery.resumed',
-    data: { by },
-  });
-}
 
 /** `macs pause <agent>` / `macs resume <agent>`. */
 export async function runPause(
@@ -41,15 +18,11 @@ export async function runPause(
     name,
   ]);
   if (remote !== undefined) return remote;
-  const record = await readSessionRecord(ctx.paths);
-  const known = new Set([
-    ...(record?.agents.map((a) => a.name) ?? []),
-    ...(await readAllAgentStates(ctx.paths)).map((s) => s.agent),
-  ]);
-  if (!known.has(agent))
+  const known = await listHomeAgents(ctx.paths);
+  if (!known.includes(agent))
     throw new AgentError(`no agent '${agent}' in ${ctx.paths.home}`, {
-      hint: known.size
-        ? `its agents: ${[...known].sort().join(', ')}`
+      hint: known.length
+        ? `its agents: ${known.join(', ')}`
         : 'start a session first (macs start)',
     });
   await pauseDelivery(

@@ -3,16 +3,75 @@ import path from 'node:path';
 import { describeUntyped } from '../protocol/sanitize.js';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
-import { findIncompleteById, INCOMPLETE_FIX } from '../state/incomplete.js';
-import { MAX_OUTBOX_BYTES, writeOutboxAnswer } from '../state/outbox.js';
-import { readAllAgentStates } from '../state/pending.js';
+import { INCOMPLETE_FIX } from '../state/incomplete.js';
+import { MAX_OUTBOX_BYTES } from '../state/outbox.js';
+import { respondToRequest } from '../operations/answer-request.js';
+import { remoteTargetOf } from '../operations/host-forward.js';
 import { createContext, loadConfigOrDefaults } from './common.js';
-import { remoteTargetOf } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
 export interface RespondOptions extends CommonOptions {
   file?: string;
   force?: boolean;
+}
+
+/** The answer: TEXT, `--file F`, or stdin (`-`, or no TEXT on a pipe). */
+async function readAnswer(
+  text: string | undefined,
+  opts: RespondOptions,
+  deps: CliDeps,
+): Promise<string> {
+  if (opts.file !== undefined) {
+    if (text !== undefined)
+      throw new ConfigError('give the answer as TEXT or with --file, not both');
+    return readFile(path.resolve(deps.cwd, opts.file), 'utf8');
+  }
+  // No longer than an outbox file may be (SPEC §4): a bounded read.
+  if (text === '-' || (text === undefined && !deps.stdinIsTTY))
+    return deps.readStdin(MAX_OUTBOX_BYTES);
+  if (text !== undefined) return text;
+  throw new ConfigError('no answer given', {
+    hint: 'macs respond <id> "text", --file F, or - to read stdin',
+  });
+}
+
+/** The answer written, or the error that says why it was not. */
+function checkWritten(
+  id: string,
+  result: Awaited<ReturnType<typeof respondToRequest>>,
+): Extract<typeof result, { type: 'written' }> {
+  switch (result.type) {
+    case 'written':
+      return result;
+    case 'bad-id':
+      throw new ConfigError(`'${id}' is not a request id`, {
+        hint: 'see the ids with `macs inbox`',
+      });
+    case 'empty':
+      throw new ConfigError('the answer is empty; nothing was written');
+    case 'incomplete': {
+      const { agent } = result.incomplete;
+      throw new MacsError(
+        `'${id}' is an incomplete request: ${agent} printed its start marker but not its end marker, so it cannot be answered yet (nothing was written)`,
+        {
+          hint: `${INCOMPLETE_FIX}; tell it with macs send ${agent} "…". Once it ends it is in the inbox to answer`,
+        },
+      );
+    }
+    case 'not-pending':
+      throw new MacsError(`no pending request '${id}' in ${result.inbox}`, {
+        hint: 'list pending requests with `macs inbox` (check --home); --force writes the answer anyway',
+      });
+    case 'already-answered':
+      throw new MacsError(
+        `request '${id}' already has an answer waiting (${result.file})`,
+        {
+          hint: 'use --force to replace it',
+        },
+      );
+    default:
+      return assertNever(result);
+  }
 }
 
 /**
@@ -33,21 +92,7 @@ export async function runRespond(
       hint: 'see the ids with `macs inbox`',
     });
   }
-  let answer: string;
-  if (opts.file !== undefined) {
-    if (text !== undefined)
-      throw new ConfigError('give the answer as TEXT or with --file, not both');
-    answer = await readFile(path.resolve(deps.cwd, opts.file), 'utf8');
-  } else if (text === '-' || (text === undefined && !deps.stdinIsTTY)) {
-    // No longer than an outbox file may be (SPEC §4): a bounded read.
-    answer = await deps.readStdin(MAX_OUTBOX_BYTES);
-  } else if (text !== undefined) {
-    answer = text;
-  } else {
-    throw new ConfigError('no answer given', {
-      hint: 'macs respond <id> "text", --file F, or - to read stdin',
-    });
-  }
+  const answer = await readAnswer(text, opts, deps);
   if (remote) {
     const { respondRemote } = await import('./respond-remote.js');
     return respondRemote(
@@ -59,51 +104,15 @@ export async function runRespond(
       answer,
     );
   }
-  const result = await writeOutboxAnswer(ctx.paths, id, answer, {
+  const result = await respondToRequest(ctx.paths, id, answer, {
     force: opts.force === true,
   });
-  switch (result.type) {
-    case 'written':
-      break;
-    case 'bad-id':
-      throw new ConfigError(`'${id}' is not a request id`, {
-        hint: 'see the ids with `macs inbox`',
-      });
-    case 'empty':
-      throw new ConfigError('the answer is empty; nothing was written');
-    case 'not-pending': {
-      // A block without its end marker that will have this id (issue 29):
-      // not a request yet, so there is nothing to answer.
-      const incomplete = findIncompleteById(
-        await readAllAgentStates(ctx.paths).catch(() => []),
-        id,
-      );
-      if (incomplete)
-        throw new MacsError(
-          `'${id}' is an incomplete request: ${incomplete.agent} printed its start marker but not its end marker, so it cannot be answered yet (nothing was written)`,
-          {
-            hint: `${INCOMPLETE_FIX}; tell it with macs send ${incomplete.agent} "…". Once it ends it is in the inbox to answer`,
-          },
-        );
-      throw new MacsError(`no pending request '${id}' in ${result.inbox}`, {
-        hint: 'list pending requests with `macs inbox` (check --home); --force writes the answer anyway',
-      });
-    }
-    case 'already-answered':
-      throw new MacsError(
-        `request '${id}' already has an answer waiting (${result.file})`,
-        {
-          hint: 'use --force to replace it',
-        },
-      );
-    default:
-      assertNever(result);
-  }
-  const target = result.file;
+  const written = checkWritten(id, result);
+  const target = written.file;
   deps.output.out(
     `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, target) || target}`,
   );
-  if (result.untyped > 0)
-    deps.output.err(`macs respond: ${describeUntyped(result.untyped)}`);
+  if (written.untyped > 0)
+    deps.output.err(`macs respond: ${describeUntyped(written.untyped)}`);
   return 0;
 }

@@ -28,8 +28,8 @@ import { VERSION } from '../version.js';
 import { remoteAgentSnapshot, remoteRequestSnapshot } from '../web/fleet.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
-import { remoteTargetOf } from './remote.js';
-import { answerHostRequest } from './respond-remote.js';
+import { remoteTargetOf } from '../operations/host-forward.js';
+import { answerHostRequest } from '../operations/answer-host.js';
 
 /** How often each host is read: as often as `macs web` reads them. */
 export const STATUS_HOSTS_READ_MS = 5_000;

@@ -15,8 +15,11 @@ import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
 import { describeAnswerResult } from './status-answer.js';
 import { createAttentionBell } from './status-attention.js';
-import { describeDismissal, dismissRequests } from './dismiss.js';
-import { pauseDelivery } from './pause.js';
+import {
+  describeDismissal,
+  dismissRequests,
+} from '../operations/dismiss-requests.js';
+import { pauseDelivery } from '../operations/pause-delivery.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 import { formatStatusText } from './status-text.js';
 import type { StatusHosts } from './status-hosts.js';

@@ -1,22 +1,22 @@
 import { isIP } from 'node:net';
 import os from 'node:os';
-import { AgentError, ConfigError, errorMessage, MacsError } from '../errors.js';
+import type { MacsConfig } from '../config/schema.js';
+import { ConfigError, errorMessage, MacsError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
-import { readAgentScreen } from '../mcp/screen.js';
+import type { HomePaths } from '../home/paths.js';
+import type { Logger } from '../log/logger.js';
+import { readAgentScreen } from '../operations/agent-screen.js';
+import { remoteTargetOf } from '../operations/host-forward.js';
 import { readSessionRecord } from '../session/record.js';
-import { createSnapshotFeed } from '../state/watch.js';
+import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
 import { probeTmuxServer } from '../tmux/probe.js';
 import { createSnapshotReader } from '../state/snapshot.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { AUTH_FAILURES_MAX, createSecret } from '../web/auth.js';
-import type { findFleetAgent } from '../web/fleet.js';
-import type { ActionReply, ScreenView } from '../web/messages.js';
-import { WEB_SEND_TIMEOUT_SEC } from '../web/actions.js';
+import type { findFleetAgent, WebHosts } from '../web/fleet.js';
+import type { ScreenView } from '../web/messages.js';
 import { createContext, createLongLivedTmuxClient } from './common.js';
-import { describeDismissal, dismissRequests } from './dismiss.js';
 import type { CliDeps, CommonOptions } from './options.js';
-import { pauseDelivery } from './pause.js';
-import { remoteTargetOf } from './remote.js';
 import { VERSION } from '../version.js';
 
 export interface WebOptions extends CommonOptions {
@@ -160,76 +160,68 @@ export function isLoopback(host: string): boolean {
   return isIP(host) === 4 && host.startsWith('127.');
 }
 
-/**
- * `macs web`: serve the page until interrupted. Prints the URL (with its
- * secret) once, on stdout; the developer log never holds it.
- */
-export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
-  const ctx = createContext(opts, deps);
-  const { config } = await ctx.loadConfig();
-  const { host, port } = parseListen(opts.listen ?? WEB_DEFAULT_LISTEN);
-  const { paths, log } = ctx;
-  const events = createEventLog(paths);
-  // A session whose tmux server is gone reads so here too.
-  const serverUp = probeTmuxServer(deps.runTmux);
-  const feed = createSnapshotFeed({
+/** At a hub, one live link per host for as long as the page is served. */
+async function startHosts(
+  config: MacsConfig,
+  paths: HomePaths,
+  log: Logger,
+  env: NodeJS.ProcessEnv,
+): Promise<WebHosts | undefined> {
+  if (Object.keys(config.hosts).length === 0) return undefined;
+  const [remote, web] = await Promise.all([
+    import('../remote/fleet.js'),
+    import('../web/fleet.js'),
+  ]);
+  return web.createWebHosts(
+    remote.createRemoteFleet(
+      { config, env, paths, version: VERSION, log },
+      { live: true },
+    ),
     paths,
-    reader: createSnapshotReader(paths, { serverUp }),
-    throttleMs: WEB_FEED_THROTTLE_MS,
-    keepAlive: true,
-    onError: (error) => log.warn({ err: error }, 'web: status read failed'),
-  });
-  await feed.start();
-  // At a hub, one live link per host for as long as the page is served.
-  const hosts =
-    Object.keys(config.hosts).length === 0
-      ? undefined
-      : await Promise.all([
-          import('../remote/fleet.js'),
-          import('../web/fleet.js'),
-        ]).then(([remote, web]) =>
-          web.createWebHosts(
-            remote.createRemoteFleet(
-              { config, env: deps.env, paths, version: VERSION, log },
-              { live: true },
-            ),
-            paths,
-          ),
-        );
-  /** The host and its own name of `<host>/<name>`; undefined for a local name. */
-  const remoteOf = (name: string, kind: 'agent' | 'request') =>
-    remoteTargetOf(name, kind, config, deps.env);
-  /** `macs <argv…>` run by a host's own macs, as the command line does. */
-  const onHost = async (
-    target: NonNullable<ReturnType<typeof remoteOf>>['target'],
-    argv: string[],
-  ): Promise<string> => {
-    const { runHostMacs } = await import('../remote/forward.js');
-    const lines = await runHostMacs(target, argv);
-    return lines.map((l) => `${target.name}: ${l}`).join('\n');
-  };
+  );
+}
 
-  // The session's tmux server, as it is now (a session started later is found).
+/** The session's tmux server, as it is now (a session started later is found). */
+function createTmuxClients(
+  opts: WebOptions,
+  deps: CliDeps,
+  paths: HomePaths,
+  log: Logger,
+): { client: () => Promise<TmuxClient>; close: () => Promise<void> } {
   const clients = new Map<string, TmuxClient>();
-  const tmuxClient = async (): Promise<TmuxClient> => {
+  const client = async (): Promise<TmuxClient> => {
     const socket =
       opts.tmuxSocket ??
       (await readSessionRecord(paths).catch(() => undefined))?.socket;
     const key = socket ?? '';
-    let client = clients.get(key);
-    if (!client) {
-      client = createLongLivedTmuxClient(socket, deps, log);
-      clients.set(key, client);
+    let found = clients.get(key);
+    if (!found) {
+      found = createLongLivedTmuxClient(socket, deps, log);
+      clients.set(key, found);
     }
-    return client;
+    return found;
   };
-  const readScreen = async (
-    agent: string,
-    fleet: Parameters<typeof findFleetAgent>[0],
-  ): Promise<ScreenView> => {
+  const close = async () => {
+    await Promise.all([...clients.values()].map((c) => c.close()));
+  };
+  return { client, close };
+}
+
+type ReadScreen = (
+  agent: string,
+  fleet: Parameters<typeof findFleetAgent>[0],
+) => Promise<ScreenView>;
+
+/** An agent's screen for the page: a host's through its own read_screen. */
+function createScreenReader(
+  paths: HomePaths,
+  hosts: WebHosts | undefined,
+  tmux: () => Promise<TmuxClient>,
+  isRemote: (agent: string) => boolean,
+): ReadScreen {
+  return async (agent, fleet) => {
     try {
-      // A host's agent: its screen through the host's own read_screen.
-      if (hosts && remoteOf(agent, 'agent')) {
+      if (hosts && isRemote(agent)) {
         const output = await hosts.forward('read_screen', { agent });
         const lines = (output?.data.lines as string[] | undefined) ?? [];
         return {
@@ -244,54 +236,78 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
       return await readAgentScreen({
         paths,
         agents: fleet?.agents ?? [],
-        tmux: await tmuxClient(),
+        tmux: await tmux(),
         agent,
       });
     } catch (error) {
       return { agent, error: errorMessage(error) };
     }
   };
-  const known = (agent: string) => {
-    const fleet = feed.current();
-    if (!fleet?.agents.some((a) => a.name === agent))
-      throw new AgentError(`no agent '${agent}' in ${paths.home}`);
-  };
-  const send = opts.allowSend
-    ? async (
-        agent: string,
-        text: string,
-        signal: AbortSignal,
-      ): Promise<ActionReply> => {
-        known(agent);
-        const { sendToAgent } = await import('./send.js');
-        const outcome = await sendToAgent({
-          agent,
-          text,
-          ctx,
-          config,
-          runTmux: deps.runTmux,
-          ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),
-          timeoutSec: WEB_SEND_TIMEOUT_SEC,
-          signal,
-        });
-        if (outcome.type === 'cancelled')
-          return { ok: false, message: 'cancelled; nothing was typed' };
-        return outcome.data.confirmed
-          ? { ok: true, message: `sent to ${outcome.shown}: ${outcome.how}` }
-          : {
-              ok: false,
-              message: `typed into ${outcome.shown} but saw no sign the agent took it; not typed again`,
-            };
-      }
-    : undefined;
+}
 
-  const { startWebServer } = await import('../web/server.js');
-  const secret = createSecret();
+/** Where the page is, and the warnings a person must see, on the terminal. */
+function announce(
+  opts: WebOptions,
+  deps: CliDeps,
+  host: string,
+  port: number,
+  secret: string,
+): void {
+  // One line per address (`0.0.0.0`: each of this machine's), loopback first.
+  const urls = listenUrls(host, port, secret);
+  for (const { url, where } of urls)
+    deps.output.out(
+      `macs web: open ${url}${urls.length > 1 ? ` (${where})` : ''}`,
+    );
+  if (!isLoopback(host))
+    deps.output.err(
+      `warning: macs web listens on ${host}, reachable from other machines; anyone who gets the URL can answer your agents (an ssh tunnel is safer: docs/web.md)`,
+    );
+  if (opts.allowSend)
+    deps.output.err(
+      'warning: --allow-send: the page can type messages into idle agents',
+    );
+}
+
+/** The home's status, read again whenever it changes, for the page. */
+function startFeed(
+  paths: HomePaths,
+  log: Logger,
+  serverUp: ReturnType<typeof probeTmuxServer>,
+): SnapshotFeed {
+  return createSnapshotFeed({
+    paths,
+    reader: createSnapshotReader(paths, { serverUp }),
+    throttleMs: WEB_FEED_THROTTLE_MS,
+    keepAlive: true,
+    onError: (error) => log.warn({ err: error }, 'web: status read failed'),
+  });
+}
+
+/**
+ * `macs web`: serve the page until interrupted. Prints the URL (with its
+ * secret) once, on stdout; the developer log never holds it.
+ */
+export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
+  const ctx = createContext(opts, deps);
+  const { config } = await ctx.loadConfig();
+  const { host, port } = parseListen(opts.listen ?? WEB_DEFAULT_LISTEN);
+  const { paths, log } = ctx;
+  // A session whose tmux server is gone reads so here too.
+  const serverUp = probeTmuxServer(deps.runTmux);
+  const feed = startFeed(paths, log, serverUp);
+  await feed.start();
+  const hosts = await startHosts(config, paths, log, deps.env);
+  const tmux = createTmuxClients(opts, deps, paths, log);
+  const isRemote = (agent: string) =>
+    remoteTargetOf(agent, 'agent', config, deps.env) !== undefined;
   const stopAll = async () => {
     await hosts?.close();
     feed.stop();
-    await Promise.all([...clients.values()].map((c) => c.close()));
+    await tmux.close();
   };
+  const { startWebServer } = await import('../web/server.js');
+  const secret = createSecret();
   const server = await startWebServer({
     host,
     port,
@@ -305,46 +321,23 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
     allowSend: opts.allowSend === true,
     panesDir: paths.panes,
     log: log.child({ component: 'web' }),
-    readScreen,
+    readScreen: createScreenReader(paths, hosts, tmux.client, isRemote),
     actions: {
       paths,
+      config,
+      env: deps.env,
       reader: createSnapshotReader(paths, { eventLimit: 1, serverUp }),
-      events,
+      feed,
+      events: createEventLog(paths),
       log,
-      setPaused: async (agent, paused) => {
-        const remote = remoteOf(agent, 'agent');
-        if (remote) {
-          await onHost(remote.target, [
-            paused ? 'pause' : 'resume',
-            remote.name,
-          ]);
-          return;
-        }
-        known(agent);
-        await pauseDelivery(paths, events, agent, paused, 'web');
-      },
-      dismiss: async (id, reason) => {
-        const remote = remoteOf(id, 'request');
-        if (remote)
-          return {
-            ok: true,
-            message:
-              (await onHost(remote.target, [
-                'dismiss',
-                remote.name,
-                '--reason',
-                reason,
-              ])) || `dismissed ${id}`,
-          };
-        const [outcome] = await dismissRequests(paths, [id], reason, log);
-        if (!outcome) return { ok: false, message: 'nothing dismissed' };
-        return {
-          ok:
-            outcome.result === 'dismissed' || outcome.result === 'handed-over',
-          message: describeDismissal(outcome),
-        };
-      },
-      ...(send ? { send } : {}),
+      ...(opts.allowSend
+        ? {
+            send: {
+              runTmux: deps.runTmux,
+              ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),
+            },
+          }
+        : {}),
       ...(hosts ? { forward: hosts.forward } : {}),
     },
     ...(hosts ? { hosts } : {}),
@@ -352,24 +345,9 @@ export async function runWeb(opts: WebOptions, deps: CliDeps): Promise<number> {
     await stopAll();
     throw listenFailure(error, host, port) ?? error;
   });
-  log.info(
-    { host, port: server.port, allowSend: opts.allowSend === true },
-    'web server started',
-  );
-  // One line per address (`0.0.0.0`: each of this machine's), loopback first.
-  const urls = listenUrls(host, server.port, secret);
-  for (const { url, where } of urls)
-    deps.output.out(
-      `macs web: open ${url}${urls.length > 1 ? ` (${where})` : ''}`,
-    );
-  if (!isLoopback(host))
-    deps.output.err(
-      `warning: macs web listens on ${host}, reachable from other machines; anyone who gets the URL can answer your agents (an ssh tunnel is safer: docs/web.md)`,
-    );
-  if (opts.allowSend)
-    deps.output.err(
-      'warning: --allow-send: the page can type messages into idle agents',
-    );
+  const allowSend = opts.allowSend === true;
+  log.info({ host, port: server.port, allowSend }, 'web server started');
+  announce(opts, deps, host, server.port, secret);
   const signal = await deps.interrupted;
   await server.close();
   await stopAll();

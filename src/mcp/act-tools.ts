@@ -8,11 +8,15 @@
 import * as z from 'zod';
 import { HUB_ANSWER_BY } from '../protocol/approval.js';
 import { describeUntyped } from '../protocol/sanitize.js';
-import { composeAnswer, findRequest, writeAnswer } from './requests.js';
+import {
+  answerRequest,
+  decideApproval,
+  type AnswerResult,
+} from '../operations/answer-request.js';
+import { Refusal } from '../operations/refusal.js';
 import {
   agentName,
   requestId,
-  ToolRefusal,
   type RegisterTool,
   type ToolContext,
 } from './tool.js';
@@ -30,6 +34,23 @@ const hubBy = z
   .describe(
     "set by a hub's macs only: who answered at the hub (its controller, or a person)",
   );
+
+/** The answer written, or its refusal thrown for the registrar to report. */
+function answered(
+  result: AnswerResult,
+): Extract<AnswerResult, { type: 'answered' }> {
+  switch (result.type) {
+    case 'answered':
+      return result;
+    case 'not-approval':
+      throw new Refusal(
+        `request '${result.request.id}' is a ${result.request.type} request, not an approval; answer it with answer_request`,
+        result.request.agent,
+      );
+    case 'refused':
+      throw new Refusal(result.reason, result.agent);
+  }
+}
 
 /** Register answer_request, decide_approval and send_message. */
 export function registerActTools(
@@ -62,13 +83,13 @@ export function registerActTools(
       },
     },
     async (args) => {
-      const request = await findRequest(paths, reader, args.id);
-      const text = composeAnswer(args.instructions, args.notes);
-      const written = await writeAnswer(
-        paths,
-        request,
-        text,
-        args.by ?? 'mcp:answer_request',
+      const { request, written } = answered(
+        await answerRequest(paths, reader, {
+          id: args.id,
+          instructions: args.instructions,
+          ...(args.notes !== undefined ? { notes: args.notes } : {}),
+          by: args.by ?? 'mcp:answer_request',
+        }),
       );
       return {
         text: `answered ${request.id} (${request.agent}): the bridge types it into the worker once it is idle${written.untyped > 0 ? `; ${describeUntyped(written.untyped)}` : ''}`,
@@ -104,21 +125,14 @@ export function registerActTools(
       },
     },
     async (args) => {
-      const request = await findRequest(paths, reader, args.id);
-      if (request.type !== 'approval')
-        throw new ToolRefusal(
-          `request '${request.id}' is a ${request.type} request, not an approval; answer it with answer_request`,
-          request.agent,
-        );
-      const text = composeAnswer(
-        `${args.decision}: ${args.reason.trim()}`,
-        `decided ${args.by ? `at the hub (${args.by})` : 'by the controller through MCP'}: ${args.decision}`,
-      );
-      const written = await writeAnswer(
-        paths,
-        request,
-        text,
-        args.by ?? 'mcp:decide_approval',
+      const { request, written } = answered(
+        await decideApproval(paths, reader, {
+          id: args.id,
+          decision: args.decision,
+          reason: args.reason,
+          note: `decided ${args.by ? `at the hub (${args.by})` : 'by the controller through MCP'}`,
+          by: args.by ?? 'mcp:decide_approval',
+        }),
       );
       return {
         text: `${args.decision === 'allow' ? 'allowed' : 'denied'} ${request.id} (${request.agent}): ${request.attributes.hook ? `the bridge answers the agent's waiting ${request.attributes.hook} hook at once, typing nothing` : 'the bridge tells the worker once it is idle'}`,
@@ -163,10 +177,10 @@ export function registerActTools(
         signal,
       });
       if (outcome.type === 'cancelled')
-        throw new ToolRefusal('cancelled; nothing was typed', args.agent);
+        throw new Refusal('cancelled; nothing was typed', args.agent);
       const { data } = outcome;
       if (!data.confirmed)
-        throw new ToolRefusal(
+        throw new Refusal(
           `typed ${data.chars} chars into ${outcome.shown} and pressed ${outcome.submitKey} ${String(data.submits ?? 1)} time(s), but saw no sign the agent took them; not typed again (read_screen shows the pane)`,
           args.agent,
         );

@@ -8,9 +8,9 @@
 import { readPauseReason } from '../state/pause-reason.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import type { ToolContext } from './tool.js';
-import type { BudgetNotice, ToolOutput } from './types.js';
+import type { BudgetNotice, ToolOutput } from '../operations/types.js';
 
-export type { BudgetNotice } from './types.js';
+export type { BudgetNotice } from '../operations/types.js';
 
 /** The tool's answer for one budget pause. */
 export function budgetNoticeOutput(notice: BudgetNotice): ToolOutput {

@@ -14,8 +14,8 @@ import {
   requestSummary,
   requestText,
 } from './format.js';
-import { findRequest } from './requests.js';
-import { readAgentScreen } from './screen.js';
+import { findRequest } from '../operations/answer-request.js';
+import { readAgentScreen } from '../operations/agent-screen.js';
 import { remoteAgentLine, remoteRequestLine } from './remote-format.js';
 import {
   agentName,

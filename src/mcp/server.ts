@@ -3,7 +3,7 @@
  * bound to one macs home and reads it as every other command does: the
  * status snapshot for agents and requests, the outbox for answers (the
  * checks of `macs respond`), the deliverer of `macs send` for messages, and
- * tmux for screens. Each call is recorded as an `mcp.call` event with
+ * tmux for screens: the operations of src/operations/, as every door. Each call is recorded as an `mcp.call` event with
  * `by: "mcp"`; a refusal is an MCP tool error carrying the reason.
  *
  * This module builds the server and its shared context; the tools live in
@@ -15,6 +15,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MacsConfig } from '../config/schema.js';
 import type { RemoteFleet } from '../remote/fleet.js';
 import { emitSafely, createEventLog } from '../events/log.js';
+import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { readSessionRecord } from '../session/record.js';
 import { createSnapshotReader } from '../state/snapshot.js';
@@ -22,11 +23,9 @@ import { createSnapshotFeed, shareSnapshotFeed } from '../state/watch.js';
 import { probeTmuxServer } from '../tmux/probe.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { RunTmux } from '../tmux/run.js';
-import type { CommandContext } from '../cli/common.js';
-import type { SendOutcome, SendParams } from '../cli/send.js';
 import { registerActTools } from './act-tools.js';
 import { registerReadTools } from './read-tools.js';
-import { createRemoteTools } from './remote-tools.js';
+import { createRemoteTools } from '../operations/hub-tools.js';
 import { recordRefusedCalls } from './refused-calls.js';
 import {
   createToolRegistrar,
@@ -37,12 +36,9 @@ import {
 import { registerWaitTool } from './wait-tool.js';
 
 export interface MacsMcpOptions {
-  ctx: CommandContext;
-  /**
-   * `send_message`: the `macs send` path (src/cli/send.ts), given by the
-   * command that starts the server so that mcp/ does not import cli/.
-   */
-  sendToAgent: (params: SendParams) => Promise<SendOutcome>;
+  paths: HomePaths;
+  /** The developer log. */
+  log: Logger;
   config: MacsConfig;
   runTmux: RunTmux;
   /** `--tmux-socket`; else the session's server (`.macs/session.json`). */
@@ -64,9 +60,7 @@ export interface MacsMcpServer {
 
 /** Build the MCP server for one home (connect it to `recording(transport)` to serve). */
 export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
-  const { ctx, config } = options;
-  const { paths } = ctx;
-  const log: Logger = ctx.log;
+  const { paths, log, config } = options;
   const events = createEventLog(paths);
   /** Ids of the tool calls that reached a tool (the others were refused by the SDK). */
   const reached = new Set<string | number>();
@@ -86,11 +80,12 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
       tmuxClient = createTmuxClient(socket, options.runTmux);
       return tmuxClient;
     },
-    send: ({ agent, text, timeoutSec, signal }) =>
-      options.sendToAgent({
+    // The typist is loaded when a message is sent, not when the server starts.
+    send: async ({ agent, text, timeoutSec, signal }) =>
+      (await import('../operations/send-message.js')).sendToAgent({
         agent,
         text,
-        ctx,
+        paths,
         config,
         runTmux: options.runTmux,
         ...(options.socket ? { socket: options.socket } : {}),

@@ -1,7 +1,7 @@
 /**
  * How a tool of `macs mcp` is registered, and what every tool shares. A
  * tool handler returns text for the model and data for programs, or throws
- * a `ToolRefusal` with its reason; the registrar records each call as an
+ * a `Refusal` (operations/refusal.ts) with its reason; the registrar records each call as an
  * `mcp.call` event with `by: "mcp"` and turns any failure into an MCP tool
  * error carrying the reason, so one tool's mistake never ends the server.
  */
@@ -24,25 +24,15 @@ import type { SnapshotReader } from '../state/snapshot.js';
 import { readSessionRecord } from '../session/record.js';
 import type { SharedSnapshotFeed } from '../state/watch.js';
 import type { TmuxClient } from '../tmux/client.js';
-import type { SendOutcome } from '../cli/send.js';
-import type { RemoteTools, ToolOutput } from './types.js';
+import { Refusal } from '../operations/refusal.js';
+import type { SendOutcome } from '../operations/send-message.js';
+import type { RemoteTools, ToolOutput } from '../operations/types.js';
 
 /** The agent name `mcp.call` events of calls about no agent are filed under. */
 export const MCP_EVENT_AGENT = 'mcp';
 
 /** What the SDK gives a tool handler besides its arguments. */
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** A refusal with its reason, shown to the model as a tool error. */
-export class ToolRefusal extends Error {
-  constructor(
-    message: string,
-    readonly agent?: string,
-  ) {
-    super(message);
-    this.name = 'ToolRefusal';
-  }
-}
 
 /** Register one tool; see `createToolRegistrar`. */
 export type RegisterTool = <Shape extends z.ZodRawShape>(
@@ -169,10 +159,10 @@ export function createToolRegistrar(
           error instanceof MacsError && error.hint
             ? `${error.message} (hint: ${error.hint})`
             : errorMessage(error);
-        if (!(error instanceof MacsError || error instanceof ToolRefusal))
+        if (!(error instanceof MacsError || error instanceof Refusal))
           log.error({ err: error, tool: name }, 'mcp tool failed');
         const named =
-          error instanceof ToolRefusal && error.agent
+          error instanceof Refusal && error.agent
             ? error.agent
             : typeof about === 'string' && isValidAgentName(about)
               ? about

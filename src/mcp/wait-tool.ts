@@ -12,13 +12,9 @@ import * as z from 'zod';
 import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import { budgetNoticeOutput, createBudgetNotices } from './budget-notice.js';
 import type { SnapshotFeed } from '../state/watch.js';
+import { Refusal } from '../operations/refusal.js';
 import { requestDetail, requestText } from './format.js';
-import {
-  agentName,
-  ToolRefusal,
-  type RegisterTool,
-  type ToolContext,
-} from './tool.js';
+import { agentName, type RegisterTool, type ToolContext } from './tool.js';
 
 /**
  * `wait_for_request`: default and longest wait, in seconds. The default stays
@@ -122,7 +118,7 @@ export function registerWaitTool(
         const about = args.agent ? { agent: args.agent } : {};
         for (;;) {
           if (signal.aborted)
-            throw new ToolRefusal('cancelled by the client', args.agent);
+            throw new Refusal('cancelled by the client', args.agent);
           await beat();
           const notice = await findBudgetNotice(feed.current(), args.agent);
           if (notice) return notice;

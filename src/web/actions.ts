@@ -1,30 +1,42 @@
 /**
- * What a person can do from the page of `macs web`, each through the code
- * the command line and the MCP tools use: answers and approval decisions
- * are written to the outbox with `macs respond`'s checks (mcp/requests.ts;
- * the bridge delivers them, re-checking an approval's prompt first);
- * dismissals, pauses and messages go through the functions of `macs
- * dismiss`, `macs pause` and `macs send`, given by the command. Each is
- * recorded as a `web.action` event with `by: "web"`.
+ * What a person can do from the page of `macs web`, each through the
+ * operations the command line and the MCP tools use (src/operations/):
+ * answers and approval decisions are written to the outbox with `macs
+ * respond`'s checks (answer-request.ts; the bridge delivers them,
+ * re-checking an approval's prompt first); dismissals, pauses and messages
+ * go through dismiss-requests.ts, pause-delivery.ts and send-message.ts.
+ * Each is recorded as a `web.action` event with `by: "web"`.
  *
  * A host's request (`<host>/<id>`, docs/remote.md) is answered and decided
- * by the host itself through the forwarding of `macs mcp` at a hub
- * (mcp/remote-tools.ts: an answer to an unreachable host is kept and
- * delivered once), and dismissed by `macs dismiss`'s own forwarding. Its
- * event is filed under `web`, the host's name in `data.remote`.
+ * by the host itself through the forwarding at a hub (hub-tools.ts: an
+ * answer to an unreachable host is kept and delivered once), and dismissed
+ * or paused by the host's own macs (host-forward.ts). Its event is filed
+ * under `web`, the host's name in `data.remote`.
  */
 import * as z from 'zod';
-import { errorMessage, MacsError } from '../errors.js';
+import type { MacsConfig } from '../config/schema.js';
+import { AgentError, errorMessage, MacsError } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import { describeUntyped } from '../protocol/sanitize.js';
-import { composeAnswer, findRequest, writeAnswer } from '../mcp/requests.js';
-import { ToolRefusal } from '../mcp/tool.js';
-import type { RemoteTools } from '../mcp/types.js';
+import {
+  answerRequest,
+  decideApproval,
+  type AnswerResult,
+} from '../operations/answer-request.js';
+import {
+  describeDismissal,
+  dismissRequest,
+} from '../operations/dismiss-requests.js';
+import { setAgentPaused } from '../operations/pause-delivery.js';
+import { Refusal } from '../operations/refusal.js';
+import type { RemoteTools } from '../operations/types.js';
 import { splitRemoteName } from '../remote/names.js';
 import type { SnapshotReader } from '../state/snapshot.js';
+import type { SnapshotFeed } from '../state/watch.js';
+import type { RunTmux } from '../tmux/run.js';
 import type { ActionReply } from './messages.js';
 
 /** Longest answer, reason or message (an outbox file's limit, SPEC §4). */
@@ -72,22 +84,18 @@ export const ACTION_SCHEMAS = {
 export type ActionName = keyof typeof ACTION_SCHEMAS;
 type ActionInput<N extends ActionName> = z.infer<(typeof ACTION_SCHEMAS)[N]>;
 
-/** What the command gives the actions (functions of cli/, which web/ does not import). */
+/** The home the actions act on, and what they need to (no functions of other doors). */
 export interface WebActionDeps {
   paths: HomePaths;
+  config: MacsConfig;
+  env: NodeJS.ProcessEnv;
   reader: SnapshotReader;
+  /** The fleet as the page sees it: an agent not in it is refused. */
+  feed: Pick<SnapshotFeed, 'current'>;
   events: EventSink;
   log: Logger;
-  /** `macs pause` / `macs resume` (cli/pause.ts pauseDelivery; a host's agent: its own macs). */
-  setPaused: (agent: string, paused: boolean) => Promise<void>;
-  /** `macs dismiss` (cli/dismiss.ts): the outcome for a person. */
-  dismiss: (id: string, reason: string) => Promise<ActionReply>;
-  /** `macs send` (cli/send.ts sendToAgent); absent without `--allow-send`. */
-  send?: (
-    agent: string,
-    text: string,
-    signal: AbortSignal,
-  ) => Promise<ActionReply>;
+  /** Messages typed into panes (`--allow-send`): how to reach tmux. */
+  send?: { runTmux: RunTmux; socket?: string };
   /**
    * A tool call about `<host>/…` answered by the host (web/fleet.ts
    * `WebHosts.forward`); absent when the config has no hosts.
@@ -111,13 +119,30 @@ async function forwardToHost(
   args: Record<string, unknown> & { id: string },
 ): Promise<Done> {
   if (!deps.forward)
-    throw new ToolRefusal(
+    throw new Refusal(
       `'${args.id}' names a host's request, but this home's macs.config.json has no hosts`,
     );
   // A person in the page: the host records the answer as theirs.
   const output = await deps.forward(tool, args, 'hub:web');
-  if (!output) throw new ToolRefusal(`'${args.id}' is not a request of a host`);
+  if (!output) throw new Refusal(`'${args.id}' is not a request of a host`);
   return { ok: true, message: output.text, remote: args.id };
+}
+
+/** The answer written, or its refusal thrown (a reply of the page). */
+function answered(
+  result: AnswerResult,
+): Extract<AnswerResult, { type: 'answered' }> {
+  switch (result.type) {
+    case 'answered':
+      return result;
+    case 'not-approval':
+      throw new Refusal(
+        `request '${result.request.id}' is a ${result.request.type} request, not an approval; answer it instead`,
+        result.request.agent,
+      );
+    case 'refused':
+      throw new Refusal(result.reason, result.agent);
+  }
 }
 
 async function answer(
@@ -130,12 +155,13 @@ async function answer(
       instructions: input.text,
       ...(input.notes ? { notes: input.notes } : {}),
     });
-  const request = await findRequest(deps.paths, deps.reader, input.id);
-  const written = await writeAnswer(
-    deps.paths,
-    request,
-    composeAnswer(input.text, input.notes),
-    'web:answer',
+  const { request, written } = answered(
+    await answerRequest(deps.paths, deps.reader, {
+      id: input.id,
+      instructions: input.text,
+      ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      by: 'web:answer',
+    }),
   );
   return {
     ok: true,
@@ -156,20 +182,14 @@ async function decide(
       decision: input.decision,
       reason: input.reason.trim(),
     });
-  const request = await findRequest(deps.paths, deps.reader, input.id);
-  if (request.type !== 'approval')
-    throw new ToolRefusal(
-      `request '${request.id}' is a ${request.type} request, not an approval; answer it instead`,
-      request.agent,
-    );
-  await writeAnswer(
-    deps.paths,
-    request,
-    composeAnswer(
-      `${input.decision}: ${input.reason.trim()}`,
-      `decided by a person in macs web: ${input.decision}`,
-    ),
-    'web:decide_approval',
+  const { request } = answered(
+    await decideApproval(deps.paths, deps.reader, {
+      id: input.id,
+      decision: input.decision,
+      reason: input.reason,
+      note: 'decided by a person in macs web',
+      by: 'web:decide_approval',
+    }),
   );
   return {
     ok: true,
@@ -177,6 +197,99 @@ async function decide(
     agent: request.agent,
     requestId: request.id,
   };
+}
+
+async function dismiss(
+  deps: WebActionDeps,
+  input: ActionInput<'dismiss'>,
+): Promise<Done> {
+  const outcome = await dismissRequest(
+    deps,
+    input.id,
+    input.reason?.trim() || 'dismissed in macs web',
+  );
+  const reply: ActionReply = !outcome
+    ? { ok: false, message: 'nothing dismissed' }
+    : outcome.result === 'on-host'
+      ? {
+          ok: true,
+          message: outcome.lines.join('\n') || `dismissed ${input.id}`,
+        }
+      : {
+          ok:
+            outcome.result === 'dismissed' || outcome.result === 'handed-over',
+          message: describeDismissal(outcome),
+        };
+  return isRemoteId(input.id)
+    ? { ...reply, remote: input.id }
+    : { ...reply, requestId: input.id };
+}
+
+/** An agent of the fleet the page shows; another name is refused. */
+function checkKnown(deps: WebActionDeps, agent: string): void {
+  if (!deps.feed.current()?.agents.some((a) => a.name === agent))
+    throw new AgentError(`no agent '${agent}' in ${deps.paths.home}`);
+}
+
+async function pause(
+  deps: WebActionDeps,
+  name: 'pause' | 'resume',
+  input: ActionInput<'pause'>,
+): Promise<Done> {
+  const remote = isRemoteAgent(input.agent);
+  if (!remote) checkKnown(deps, input.agent);
+  await setAgentPaused(deps, input.agent, name === 'pause', 'web');
+  return {
+    ok: true,
+    message:
+      name === 'pause'
+        ? `delivery to ${input.agent} paused: its answers wait (kept) until resumed`
+        : `delivery to ${input.agent} resumed`,
+    ...(remote ? { remote: input.agent } : { agent: input.agent }),
+  };
+}
+
+async function send(
+  deps: WebActionDeps,
+  input: ActionInput<'send'>,
+  signal: AbortSignal,
+): Promise<Done> {
+  const { agent } = input;
+  if (isRemoteAgent(agent))
+    return {
+      ok: false,
+      message: `the page does not type into a host's agent; at the hub: macs send ${agent} <text>`,
+      remote: agent,
+    };
+  if (!deps.send)
+    return {
+      ok: false,
+      message:
+        'typing into panes from the page is off; start macs web with --allow-send',
+      agent,
+    };
+  checkKnown(deps, agent);
+  // The typist is loaded when a message is sent, not when the page starts.
+  const { sendToAgent } = await import('../operations/send-message.js');
+  const outcome = await sendToAgent({
+    agent,
+    text: input.text,
+    paths: deps.paths,
+    config: deps.config,
+    runTmux: deps.send.runTmux,
+    ...(deps.send.socket ? { socket: deps.send.socket } : {}),
+    timeoutSec: WEB_SEND_TIMEOUT_SEC,
+    signal,
+  });
+  if (outcome.type === 'cancelled')
+    return { ok: false, message: 'cancelled; nothing was typed', agent };
+  return outcome.data.confirmed
+    ? { ok: true, message: `sent to ${outcome.shown}: ${outcome.how}`, agent }
+    : {
+        ok: false,
+        message: `typed into ${outcome.shown} but saw no sign the agent took it; not typed again`,
+        agent,
+      };
 }
 
 async function perform(
@@ -190,51 +303,13 @@ async function perform(
       return answer(deps, ACTION_SCHEMAS.answer.parse(input));
     case 'decide':
       return decide(deps, ACTION_SCHEMAS.decide.parse(input));
-    case 'dismiss': {
-      const args = ACTION_SCHEMAS.dismiss.parse(input);
-      const reply = await deps.dismiss(
-        args.id,
-        args.reason?.trim() || 'dismissed in macs web',
-      );
-      return isRemoteId(args.id)
-        ? { ...reply, remote: args.id }
-        : { ...reply, requestId: args.id };
-    }
+    case 'dismiss':
+      return dismiss(deps, ACTION_SCHEMAS.dismiss.parse(input));
     case 'pause':
-    case 'resume': {
-      const args = ACTION_SCHEMAS[name].parse(input);
-      await deps.setPaused(args.agent, name === 'pause');
-      return {
-        ok: true,
-        message:
-          name === 'pause'
-            ? `delivery to ${args.agent} paused: its answers wait (kept) until resumed`
-            : `delivery to ${args.agent} resumed`,
-        ...(isRemoteAgent(args.agent)
-          ? { remote: args.agent }
-          : { agent: args.agent }),
-      };
-    }
-    case 'send': {
-      const args = ACTION_SCHEMAS.send.parse(input);
-      if (isRemoteAgent(args.agent))
-        return {
-          ok: false,
-          message: `the page does not type into a host's agent; at the hub: macs send ${args.agent} <text>`,
-          remote: args.agent,
-        };
-      if (!deps.send)
-        return {
-          ok: false,
-          message:
-            'typing into panes from the page is off; start macs web with --allow-send',
-          agent: args.agent,
-        };
-      return {
-        ...(await deps.send(args.agent, args.text, signal)),
-        agent: args.agent,
-      };
-    }
+    case 'resume':
+      return pause(deps, name, ACTION_SCHEMAS[name].parse(input));
+    case 'send':
+      return send(deps, ACTION_SCHEMAS.send.parse(input), signal);
     default: {
       const never: never = name;
       throw new MacsError(`unknown action ${String(never)}`);
@@ -267,14 +342,14 @@ export async function runWebAction(
           : errorMessage(error);
     if (!(
       error instanceof MacsError ||
-      error instanceof ToolRefusal ||
+      error instanceof Refusal ||
       error instanceof z.ZodError
     ))
       deps.log.error({ err: error, action: name }, 'web action failed');
     done = {
       ok: false,
       message,
-      ...(error instanceof ToolRefusal && error.agent
+      ...(error instanceof Refusal && error.agent
         ? { agent: error.agent }
         : {}),
     };

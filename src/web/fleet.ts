@@ -4,11 +4,11 @@
  * every host of the config (docs/remote.md) added as `<host>/<agent>` and
  * `<host>/<id>`; the actions find their agent and request through here too,
  * and a call about a host's agent or request goes to the host through the
- * forwarding `macs mcp` uses (mcp/remote-tools.ts).
+ * forwarding `macs mcp` uses (operations/hub-tools.ts).
  */
 import type { HomePaths } from '../home/paths.js';
-import { createRemoteTools } from '../mcp/remote-tools.js';
-import type { RemoteTools } from '../mcp/types.js';
+import { createRemoteTools } from '../operations/hub-tools.js';
+import type { RemoteTools } from '../operations/types.js';
 import {
   readRemoteFleet,
   type HostView,

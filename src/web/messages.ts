@@ -3,6 +3,7 @@
  * socket, and the shape of the fleet the page draws. Types only: the page
  * (page/) and the server both import them.
  */
+import type { AgentScreen } from '../operations/types.js';
 import type {
   AgentSnapshot,
   ApprovalSnapshot,
@@ -66,16 +67,7 @@ export interface FleetView {
 }
 
 /** An agent's screen as the page draws it, or why there is none. */
-export type ScreenView =
-  | {
-      agent: string;
-      pane: string;
-      dead: boolean;
-      width: number;
-      height: number;
-      lines: string[];
-    }
-  | { agent: string; error: string };
+export type ScreenView = AgentScreen | { agent: string; error: string };
 
 /** Server -> page. */
 export type ServerMessage =

@@ -64,4 +64,29 @@ describe('the import rules of src/', () => {
     expect(await ruleIds([typeOnly])).toEqual([]);
     expect(await ruleIds([proc])).toContain('no-restricted-imports');
   }, 120_000);
+
+  it('keeps the doors apart: web/ and mcp/ import no other door, not even a type (issue 30)', async () => {
+    // Before issue 30, web/ used mcp/ as a service library and mcp/ took
+    // types from cli/; the layer rule lets type imports cross, so a door
+    // leaning on another door's types went unseen. DOORS refuses them.
+    const webToMcp = write(
+      'src/web/lint-probe-door.ts',
+      "import type { ToolContext } from '../mcp/tool.js';\nexport type T = ToolContext;\n",
+    );
+    const mcpToCli = write(
+      'src/mcp/lint-probe-door.ts',
+      "import type { CliDeps } from '../cli/options.js';\nexport type D = CliDeps;\n",
+    );
+    const shared = write(
+      'src/web/lint-probe-shared.ts',
+      "import { Refusal } from '../operations/refusal.js';\nexport const R = Refusal;\n",
+    );
+    expect(await ruleIds([webToMcp])).toContain(
+      '@typescript-eslint/no-restricted-imports',
+    );
+    expect(await ruleIds([mcpToCli])).toContain(
+      '@typescript-eslint/no-restricted-imports',
+    );
+    expect(await ruleIds([shared])).toEqual([]);
+  }, 120_000);
 });

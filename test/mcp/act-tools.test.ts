@@ -5,7 +5,7 @@ import { registerActTools, SEND_DEFAULT_SEC } from '../../src/mcp/act-tools.js';
 import type { ToolContext } from '../../src/mcp/tool.js';
 import { splitResponse } from '../../src/protocol/response.js';
 import { takeAnswerBy } from '../../src/state/outbox.js';
-import type { SendOutcome } from '../../src/cli/send.js';
+import type { SendOutcome } from '../../src/operations/send-message.js';
 import { createHomeFixture, makeRecord } from '../state/home-fixture.js';
 import { connectTools, makeToolContext, textOf } from './harness.js';
 

@@ -1,8 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandContext } from '../../src/cli/common.js';
-import type { SendParams } from '../../src/cli/send.js';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { readEvents } from '../../src/events/log.js';
 import { createSilentLogger } from '../../src/log/logger.js';
@@ -12,7 +10,6 @@ import {
 } from '../../src/mcp/server.js';
 import { writeSessionRecord } from '../../src/session/record.js';
 import type { RunTmux } from '../../src/tmux/run.js';
-import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 import { createHomeFixture } from '../state/home-fixture.js';
 import { textOf, type ToolResult } from './harness.js';
 
@@ -21,7 +18,6 @@ describe('createMacsMcpServer', () => {
   let fx: ReturnType<typeof createHomeFixture>;
   let client: Client | undefined;
   const tmuxRuns: string[][] = [];
-  const sends: SendParams[] = [];
   /** tmux as if every pane were gone. */
   const runTmux: RunTmux = (args) => {
     tmuxRuns.push([...args]);
@@ -34,7 +30,6 @@ describe('createMacsMcpServer', () => {
   beforeEach(async () => {
     fx = createHomeFixture();
     tmuxRuns.length = 0;
-    sends.length = 0;
     await fx.writeState('worker-1', (s) => {
       s.pane = '%3';
     });
@@ -46,18 +41,9 @@ describe('createMacsMcpServer', () => {
   });
 
   async function connect(over: Partial<MacsMcpOptions> = {}) {
-    const ctx: CommandContext = {
-      paths: fx.paths,
-      tmux: new FakeTmuxClient(),
-      log: createSilentLogger(),
-      loadConfig: () => Promise.reject(new Error('not in this test')),
-    };
     const { server, recording } = createMacsMcpServer({
-      ctx,
-      sendToAgent: (params) => {
-        sends.push(params);
-        return Promise.resolve({ type: 'cancelled' });
-      },
+      paths: fx.paths,
+      log: createSilentLogger(),
       config: ConfigSchema.parse({}),
       runTmux,
       version: '9.9.9',
@@ -70,7 +56,7 @@ describe('createMacsMcpServer', () => {
     client = connected;
     const call = async (name: string, args: Record<string, unknown> = {}) =>
       (await connected.callTool({ name, arguments: args })) as ToolResult;
-    return { client: connected, call, ctx };
+    return { client: connected, call };
   }
 
   it('serves the eight tools, in their order, as macs at its version', async () => {
@@ -138,30 +124,30 @@ describe('createMacsMcpServer', () => {
     );
   });
 
-  it('sends messages through the given macs send path with its context', async () => {
-    const { call, ctx } = await connect({ socket: 'macs-given' });
-    const cancelled = await call('send_message', {
+  it("sends messages on --tmux-socket, else the session's server", async () => {
+    // send_message goes through operations/send-message.ts with the
+    // server's home and socket (before issue 30 the command handed the
+    // server `macs send`'s function): here every pane is gone, so it is
+    // refused after asking that server about the agent's pane.
+    const { call } = await connect({ socket: 'macs-given' });
+    const refused = await call('send_message', {
       agent: 'worker-1',
       text: 'hello',
       timeout_sec: 7,
     });
-    expect(textOf(cancelled)).toBe('cancelled; nothing was typed');
-    expect(sends).toEqual([
-      expect.objectContaining({
-        agent: 'worker-1',
-        text: 'hello',
-        ctx,
-        runTmux,
-        socket: 'macs-given',
-        timeoutSec: 7,
-      }),
+    expect(refused.isError).toBe(true);
+    expect(tmuxRuns.map((args) => args.slice(0, 2))).toContainEqual([
+      '-L',
+      'macs-given',
     ]);
     await client?.close();
+    tmuxRuns.length = 0;
     await connect();
     await client?.callTool({
       name: 'send_message',
       arguments: { agent: 'worker-1', text: 'again' },
     });
-    expect(sends[1]).not.toHaveProperty('socket');
+    expect(tmuxRuns.length).toBeGreaterThan(0);
+    expect(tmuxRuns.flat()).not.toContain('macs-given');
   });
 });

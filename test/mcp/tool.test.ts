@@ -3,12 +3,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ConfigError } from '../../src/errors.js';
-import {
-  agentName,
-  MCP_EVENT_AGENT,
-  requestId,
-  ToolRefusal,
-} from '../../src/mcp/tool.js';
+import { Refusal } from '../../src/operations/refusal.js';
+import { agentName, MCP_EVENT_AGENT, requestId } from '../../src/mcp/tool.js';
 import { createHomeFixture } from '../state/home-fixture.js';
 import { connectTools, textOf } from './harness.js';
 
@@ -53,9 +49,9 @@ describe('createToolRegistrar', () => {
         (args) => {
           switch (args.how) {
             case 'refusal':
-              throw new ToolRefusal('not like that');
+              throw new Refusal('not like that');
             case 'refusal-about':
-              throw new ToolRefusal('not for them', 'worker-2');
+              throw new Refusal('not for them', 'worker-2');
             case 'macs':
               throw new ConfigError('bad setting', { hint: 'fix it' });
             case 'bug':

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEventLog, readEvents } from '../../src/events/log.js';
 import { createLogger } from '../../src/log/logger.js';
+import { ConfigSchema } from '../../src/config/schema.js';
+import { isDeliveryPaused } from '../../src/state/control.js';
 import { takeAnswerBy } from '../../src/state/outbox.js';
 import { createSnapshotReader } from '../../src/state/snapshot.js';
 import { runWebAction, type WebActionDeps } from '../../src/web/actions.js';
@@ -11,23 +13,20 @@ import { createHomeFixture, makeRecord } from '../state/home-fixture.js';
 describe('runWebAction', () => {
   let fx: ReturnType<typeof createHomeFixture>;
   let deps: WebActionDeps;
-  const paused: [string, boolean][] = [];
+  let snapshot: Awaited<ReturnType<WebActionDeps['reader']['read']>>;
   const signal = new AbortController().signal;
 
   beforeEach(async () => {
     fx = createHomeFixture();
-    paused.length = 0;
+    const reader = createSnapshotReader(fx.paths);
     deps = {
       paths: fx.paths,
-      reader: createSnapshotReader(fx.paths),
+      config: ConfigSchema.parse({}),
+      env: {},
+      reader,
+      feed: { current: () => snapshot },
       events: createEventLog(fx.paths),
       log: createLogger({ level: 'silent' }),
-      setPaused: (agent, p) => {
-        paused.push([agent, p]);
-        return Promise.resolve();
-      },
-      dismiss: (id) =>
-        Promise.resolve({ ok: true, message: `dismissed ${id}` }),
       refresh: () => Promise.resolve(),
     };
     await fx.writeState('worker-1', (s) => {
@@ -41,6 +40,7 @@ describe('runWebAction', () => {
     });
     fx.writeInboxMeta('worker-1-q-1', { id: 'worker-1-q-1' });
     fx.writeInboxMeta('worker-1-a-1', { id: 'worker-1-a-1' });
+    snapshot = await reader.read();
   });
   afterEach(() => fx.cleanup());
 
@@ -124,20 +124,35 @@ describe('runWebAction', () => {
     expect(noSend.message).toMatch(/--allow-send/);
   });
 
-  it('pauses and resumes through the given path', async () => {
+  it('pauses and resumes through the control file, by web; an unknown agent is refused', async () => {
     expect(
       (await runWebAction(deps, 'pause', { agent: 'worker-1' }, signal)).ok,
     ).toBe(true);
+    expect(isDeliveryPaused(fx.paths, 'worker-1')).toBe(true);
     expect(
       (await runWebAction(deps, 'resume', { agent: 'worker-1' }, signal)).ok,
     ).toBe(true);
-    expect(paused).toEqual([
-      ['worker-1', true],
-      ['worker-1', false],
+    expect(isDeliveryPaused(fx.paths, 'worker-1')).toBe(false);
+    expect(
+      (await readEvents(fx.paths, { agent: 'worker-1' }))
+        .filter((e) => e.type.startsWith('delivery.'))
+        .map((e) => [e.type, e.data?.by]),
+    ).toEqual([
+      ['delivery.paused', 'web'],
+      ['delivery.resumed', 'web'],
     ]);
-    expect((await webEvents()).map((e) => [e.action, e.by])).toEqual([
-      ['pause', 'web'],
-      ['resume', 'web'],
+    const unknown = await runWebAction(
+      deps,
+      'pause',
+      { agent: 'worker-9' },
+      signal,
+    );
+    expect(unknown).toMatchObject({ ok: false });
+    expect(unknown.message).toMatch(/no agent 'worker-9'/);
+    expect((await webEvents()).map((e) => [e.action, e.by, e.ok])).toEqual([
+      ['pause', 'web', true],
+      ['resume', 'web', true],
+      ['pause', 'web', false],
     ]);
   });
 });

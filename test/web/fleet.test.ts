@@ -1,4 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConfigSchema } from '../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../src/events/log.js';
 import { createLogger } from '../../src/log/logger.js';
 import type { RemoteFleet } from '../../src/remote/fleet.js';
@@ -213,34 +223,44 @@ describe('web fleet with hosts', () => {
     let calls: ReturnType<typeof fakeFleet>['calls'];
     let hosts: WebHosts;
     let deps: WebActionDeps;
-    const paused: [string, boolean][] = [];
-    const dismissed: string[] = [];
+    /** A fake `ssh` on the PATH: the host's macs, noting each command it is given. */
+    let sshDir: string;
+    const sshCalls = () =>
+      existsSync(path.join(sshDir, 'calls'))
+        ? readFileSync(path.join(sshDir, 'calls'), 'utf8').trim().split('\n')
+        : [];
 
     beforeEach(() => {
+      sshDir = mkdtempSync(path.join(os.tmpdir(), 'macs-fake-ssh-'));
+      writeFileSync(
+        path.join(sshDir, 'ssh'),
+        `#!/bin/sh\necho "$*" >> '${sshDir}/calls'\necho done\n`,
+        { mode: 0o755 },
+      );
+      vi.stubEnv('PATH', `${sshDir}:${process.env.PATH ?? ''}`);
       const fake = fakeFleet({
         gpu1: { agents: [gpuAgent], requests: gpuRequests },
         gpu2: 'down',
       });
       calls = fake.calls;
       hosts = createWebHosts(fake.fleet, fx.paths);
-      paused.length = 0;
-      dismissed.length = 0;
       deps = {
         paths: fx.paths,
+        config: ConfigSchema.parse({
+          hosts: { gpu1: { ssh: 'gpu1.example', home: '/srv/macs' } },
+        }),
+        env: {},
         reader: createSnapshotReader(fx.paths),
+        feed: { current: () => undefined },
         events: createEventLog(fx.paths),
         log: createLogger({ level: 'silent' }),
-        setPaused: (agent, p) => {
-          paused.push([agent, p]);
-          return Promise.resolve();
-        },
-        dismiss: (id) => {
-          dismissed.push(id);
-          return Promise.resolve({ ok: true, message: `dismissed ${id}` });
-        },
         forward: hosts.forward,
         refresh: () => Promise.resolve(),
       };
+    });
+    afterEach(() => {
+      vi.unstubAllEnvs();
+      rmSync(sshDir, { recursive: true, force: true });
     });
 
     const hostCalls = () => calls.filter((c) => !c.tool.startsWith('list_'));
@@ -348,17 +368,28 @@ describe('web fleet with hosts', () => {
       expect(hostCalls()).toEqual([]);
     });
 
-    it('dismisses and pauses through the command functions; never types into a host agent', async () => {
-      expect(
-        (await runWebAction(deps, 'dismiss', { id: 'gpu1/w1-q-1' }, signal)).ok,
-      ).toBe(true);
-      expect(dismissed).toEqual(['gpu1/w1-q-1']);
+    it("dismisses and pauses through the host's own macs; never types into a host agent", async () => {
+      const dismissed = await runWebAction(
+        deps,
+        'dismiss',
+        { id: 'gpu1/w1-q-1' },
+        signal,
+      );
+      expect(dismissed).toEqual({ ok: true, message: 'gpu1: done' });
       expect(
         (await runWebAction(deps, 'pause', { agent: 'gpu1/w1' }, signal)).ok,
       ).toBe(true);
-      expect(paused).toEqual([['gpu1/w1', true]]);
+      const calls = sshCalls();
+      expect(calls).toHaveLength(2);
+      expect(calls[0]).toMatch(
+        /gpu1\.example .*macs dismiss w1-q-1 --reason .*dismissed in macs web.* --home \/srv\/macs/,
+      );
+      expect(calls[1]).toMatch(/macs pause w1 --home \/srv\/macs/);
       const sent = await runWebAction(
-        { ...deps, send: () => Promise.reject(new Error('typed')) },
+        {
+          ...deps,
+          send: { runTmux: () => Promise.reject(new Error('typed')) },
+        },
         'send',
         { agent: 'gpu1/w1', text: 'hi' },
         signal,

@@ -1,9 +1,22 @@
 /**
- * Types the tools of `macs mcp` share (tool.ts, remote-tools.ts): kept here
- * so that neither imports the other only for a type (no import cycle).
+ * Types the operations and the doors share (the MCP tools, the page of
+ * `macs web`, the forwarding at a hub): kept here so that no module imports
+ * another only for a type (no import cycle), and the page's bundle only
+ * types.
  */
 import type { HubAnswerBy } from '../protocol/approval.js';
 import type { RemoteAgent, RemoteRequest } from '../remote/fleet.js';
+
+/** What a pane shows now (operations/agent-screen.ts). */
+export interface AgentScreen {
+  agent: string;
+  pane: string;
+  dead: boolean;
+  width: number;
+  height: number;
+  /** Sanitized text lines, trailing blank lines dropped. */
+  lines: string[];
+}
 
 /** What `wait_for_request` returns as `notice`. */
 export interface BudgetNotice {
@@ -19,7 +32,10 @@ export interface BudgetNotice {
   spentUsd?: number | null;
 }
 
-/** What a tool handler gives back: text for the model, data for programs. */
+/**
+ * What a tool handler of `macs mcp` gives back (here, or a host's at a
+ * hub): text for the model, data for programs.
+ */
 export interface ToolOutput {
   text: string;
   data: Record<string, unknown>;

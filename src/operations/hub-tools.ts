@@ -22,7 +22,7 @@ import {
 import { HostRefusal } from '../remote/host-session.js';
 import { qualifyName, splitRemoteName } from '../remote/names.js';
 import { RemoteError } from '../remote/ssh-errors.js';
-import { ToolRefusal } from './tool.js';
+import { Refusal } from './refusal.js';
 import type { BudgetNotice, RemoteTools } from './types.js';
 
 /** The tools about one agent or request that a host answers itself. */
@@ -85,8 +85,8 @@ export function createRemoteTools(
   fleet: RemoteFleet,
   paths: HomePaths,
 ): RemoteTools {
-  const refusal = (error: unknown, agent?: string): ToolRefusal =>
-    new ToolRefusal(
+  const refusal = (error: unknown, agent?: string): Refusal =>
+    new Refusal(
       error instanceof RemoteError && error.hint
         ? `${error.message} (hint: ${error.hint})`
         : errorMessage(error),
@@ -207,12 +207,12 @@ export function createRemoteTools(
           : undefined;
       if (split === undefined) return undefined;
       if (split === 'invalid')
-        throw new ToolRefusal(
+        throw new Refusal(
           `'${idArg ?? agentArg}' is not a name of this hub: a host's agent is <host>/<agent>, its request <host>/<id>`,
         );
       const { host, name } = split;
       if (!fleet.targets.some((t) => t.name === host))
-        throw new ToolRefusal(`no host '${host}' in this hub's config`);
+        throw new Refusal(`no host '${host}' in this hub's config`);
       const qualified = qualifyName(host, name);
       switch (tool) {
         case 'get_request': {
@@ -221,7 +221,7 @@ export function createRemoteTools(
             await call(host, tool, { id: name }),
           );
           if (!parsed.ok)
-            throw new ToolRefusal(
+            throw new Refusal(
               `host ${host} sent a request macs refuses (${parsed.error})`,
             );
           const r = parsed.value.request;
@@ -253,7 +253,7 @@ export function createRemoteTools(
             },
           ).catch((error: unknown) => {
             throw error instanceof HostRefusal
-              ? new ToolRefusal(`host ${host}: ${error.message}`)
+              ? new Refusal(`host ${host}: ${error.message}`)
               : refusal(error);
           });
           const text =
@@ -262,7 +262,7 @@ export function createRemoteTools(
               : result.type === 'held'
                 ? `host ${host} cannot be reached now: the answer to ${qualified} is kept and delivered once when it is back`
                 : `an answer to ${qualified} is already kept for ${host}; it is not answered twice`;
-          if (result.type === 'held-already') throw new ToolRefusal(text);
+          if (result.type === 'held-already') throw new Refusal(text);
           return {
             text,
             data: { id: qualified, host, outcome: result.type },
@@ -283,7 +283,7 @@ export function createRemoteTools(
           if (tool === 'read_screen') {
             const parsed = parseHostData(HostScreenSchema, data);
             if (!parsed.ok)
-              throw new ToolRefusal(
+              throw new Refusal(
                 `host ${host} sent a screen macs refuses (${parsed.error})`,
               );
             return {
@@ -300,7 +300,7 @@ export function createRemoteTools(
           };
         }
         default:
-          throw new ToolRefusal(
+          throw new Refusal(
             `${tool} is not available for a host's ${idArg ? 'request' : 'agent'} (${qualified})`,
           );
       }

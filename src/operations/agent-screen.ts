@@ -9,18 +9,8 @@ import { sanitizeText } from '../protocol/sanitize.js';
 import { readSessionRecord } from '../session/record.js';
 import type { AgentSnapshot } from '../state/snapshot-schema.js';
 import { PaneNotFoundError, type TmuxClient } from '../tmux/client.js';
-import { ToolRefusal } from './tool.js';
-
-/** What a pane shows now. */
-export interface AgentScreen {
-  agent: string;
-  pane: string;
-  dead: boolean;
-  width: number;
-  height: number;
-  /** Sanitized text lines, trailing blank lines dropped. */
-  lines: string[];
-}
+import { Refusal } from './refusal.js';
+import type { AgentScreen } from './types.js';
 
 /** The pane of an agent: its state file's, else the session record's. */
 export async function findAgentPane(
@@ -49,15 +39,13 @@ export async function readAgentScreen(options: {
   const { agent, tmux } = options;
   const pane = await findAgentPane(options.paths, agent, options.agents);
   if (!pane)
-    throw new ToolRefusal(
-      `unknown agent '${agent}'; list_agents shows the agents`,
-    );
+    throw new Refusal(`unknown agent '${agent}'; list_agents shows the agents`);
   let info;
   try {
     info = await tmux.paneInfo(pane);
   } catch (error) {
     if (error instanceof PaneNotFoundError)
-      throw new ToolRefusal(
+      throw new Refusal(
         `agent '${agent}' has no pane any more (${pane} is gone)`,
         agent,
       );

@@ -1,11 +1,12 @@
 /**
- * Where `macs send` types: the agent's pane (its state file's, else pane
+ * Where a send types: the agent's pane (its state file's, else pane
  * discovery) and the preset that says how, and what a shell agent runs
  * instead of taking input.
  */
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
 import type { MacsConfig } from '../config/schema.js';
+import type { HomePaths } from '../home/paths.js';
 import { localWorkers } from '../config/workers.js';
 import { AgentError, ConfigError } from '../errors.js';
 import { discoverPane } from '../session/discover.js';
@@ -18,7 +19,6 @@ import {
 import { detectPanePresetName } from '../bridge/profile.js';
 import { shellTakesInput } from '../typist/wait-typeable.js';
 import { readForegroundProcesses } from '../tmux/processes.js';
-import type { CommandContext } from './common.js';
 
 export interface SendTarget {
   pane: string;
@@ -49,10 +49,10 @@ export async function findTarget(
   agent: string,
   presetFlag: string | undefined,
   tmux: TmuxClient,
-  ctx: CommandContext,
+  paths: HomePaths,
   config: MacsConfig,
 ): Promise<SendTarget> {
-  const saved = await readAgentState(ctx.paths, agent);
+  const saved = await readAgentState(paths, agent);
   const configured =
     localWorkers(config).find((w) => w.name === agent)?.preset ??
     (config.controller?.name === agent ? config.controller.preset : undefined);
@@ -69,13 +69,13 @@ export async function findTarget(
       discovered = await discoverPane({
         agent,
         tmux,
-        paths: ctx.paths,
+        paths,
         ...(program ? { program } : {}),
       });
     } catch (error) {
       if (!(error instanceof AgentError) || saved !== undefined) throw error;
       throw new AgentError(
-        `unknown agent '${agent}' (no state file in ${ctx.paths.state}); ${error.message}`,
+        `unknown agent '${agent}' (no state file in ${paths.state}); ${error.message}`,
         {
           hint: `check the name (macs status lists the agents), or tag its pane: tmux set-option -p -t %N @macs_agent ${agent}`,
           cause: error,
