@@ -31,7 +31,7 @@ import {
 } from './hook-approval-record.js';
 import type { HookLinkHost } from '../agent/types.js';
 import { raiseRequest } from '../requests/raise.js';
-import { takeStep } from '../requests/take-step.js';
+import { takeStep } from '../../state/take-step.js';
 
 export interface HookApprovals {
   /** Take the approvals the agent's hooks asked for since the last look. */
