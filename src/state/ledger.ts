@@ -1,3 +1,4 @@
+import type { KnownEventType } from '../events/types.js';
 import type {
   AgentStateFile,
   ApprovalVerdict,
@@ -29,6 +30,25 @@ export const STAGE_RANK: Readonly<Record<RequestStage, number>> = {
   expired: 6,
   dismissed: 6,
 };
+
+/**
+ * The event that puts a request in each stage: the crash rebuild
+ * (rebuild.ts) reads a request's stage from the event log with it, and the
+ * web page draws a request's path (web/request-path.ts).
+ */
+export const STAGE_OF_EVENT: Readonly<Partial<Record<string, RequestStage>>> = {
+  'request.detected': 'detected',
+  'request.routed': 'routed',
+  'request.answered': 'answered',
+  'request.answered-empty': 'answered-empty',
+  'request.delivering': 'delivering',
+  'request.delivered': 'delivered',
+  'request.confirmed': 'confirmed',
+  'request.unconfirmed': 'unconfirmed',
+  'delivery.unconfirmed': 'unconfirmed',
+  'request.expired': 'expired',
+  'request.dismissed': 'dismissed',
+} satisfies Partial<Record<KnownEventType, RequestStage>>;
 
 /** The stages in which nothing has been typed yet: a request may still end unanswered. */
 const UNTYPED: readonly RequestStage[] = ['detected', 'routed', 'answered'];
