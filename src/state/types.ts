@@ -1,4 +1,5 @@
 import type { AgentStateName } from '../config/states.js';
+import type { DecidedBy } from '../protocol/approval.js';
 import type { DedupState } from '../protocol/dedup.js';
 
 export type StateSource =
@@ -133,9 +134,6 @@ export interface ApprovalInfo {
   /** The pid of the hook that waits for the decision. */
   hookPid?: number;
 }
-
-/** Who decided an approval: a rule of the config, the controller, a person. */
-export type DecidedBy = 'rule' | 'controller' | 'person';
 
 export interface ApprovalVerdict {
   /** Absent for a worker's own approval whose answer starts with neither word. */
