@@ -8,7 +8,7 @@ import { refusedSince, selectRefused } from '../state/refused.js';
 import { createRecentEventsReader } from '../state/snapshot-events.js';
 import type { RefusedSnapshot } from '../state/snapshot-schema.js';
 import { isWaitingForPerson } from '../state/snapshot-records.js';
-import type { RequestRecord } from '../state/types.js';
+import { isFinalStage, type RequestRecord } from '../state/types.js';
 import { createContext, formatAge, loadConfigOrDefaults } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
@@ -31,6 +31,8 @@ export function describeWaiting(
 ): { forPerson: boolean; text: string } {
   if (isWaitingForPerson(record, facts.inInbox))
     return { forPerson: true, text: 'waits for you' };
+  if (isFinalStage(record.stage))
+    return { forPerson: false, text: record.stage };
   switch (record.stage) {
     case 'detected':
       return { forPerson: false, text: 'being routed' };
@@ -48,13 +50,6 @@ export function describeWaiting(
           ? `answered; held while delivery to ${record.agent} is paused (macs resume ${record.agent})`
           : `answered; waiting to be typed into ${record.agent}`,
       };
-    case 'answered-empty':
-    case 'delivered':
-    case 'confirmed':
-    case 'unconfirmed':
-    case 'expired':
-    case 'dismissed':
-      return { forPerson: false, text: record.stage };
     default: {
       const never: never = record.stage;
       return { forPerson: false, text: String(never) };

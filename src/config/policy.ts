@@ -13,6 +13,7 @@
  */
 import * as z from 'zod/mini';
 import './zod.js';
+import { PatternSchema } from './pattern.js';
 import {
   DEFAULT_ALLOW_RULES,
   DEFAULT_ASK_DEFAULT,
@@ -25,22 +26,6 @@ import {
 
 // The plain side (types, default rules, defaultPolicy) lives in
 // policy-defaults.ts, which `macs hook` loads without zod.
-
-function isValidRegex(source: string): boolean {
-  try {
-    new RegExp(source);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const PatternSchema = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.refine(isValidRegex, { message: 'not a valid regular expression' }),
-  );
 
 const RuleObjectSchema = z.strictObject({
   name: z.optional(z.string().check(z.minLength(1))),

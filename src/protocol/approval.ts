@@ -7,7 +7,9 @@
  * and the whole answer is the reason the agent sees either way.
  */
 import { createHash } from 'node:crypto';
-import type { DecidedBy } from '../state/types.js';
+
+/** Who decided an approval: a rule of the config, the controller, a person. */
+export type DecidedBy = 'rule' | 'controller' | 'person';
 
 export interface ApprovalAnswer {
   decision: 'allow' | 'deny';

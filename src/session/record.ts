@@ -141,6 +141,34 @@ export async function writeSessionRecord(
   );
 }
 
+/** A new session's record, but for what recordNewSession gives every one. */
+export type NewSessionRecord = Omit<
+  SessionRecord,
+  'session' | 'createdAt' | 'stopping'
+> &
+  Partial<Pick<SessionRecord, 'session' | 'createdAt' | 'stopping'>>;
+
+/**
+ * Record a session just made on the private server (`macs start`, and
+ * `macs start --resume` from the record of the one that was lost): the
+ * macs session's name, created now, never stopping; written to
+ * `.macs/session.json`. Returns the record as written.
+ */
+export async function recordNewSession(
+  paths: HomePaths,
+  fields: NewSessionRecord,
+  now = new Date(),
+): Promise<SessionRecord> {
+  const { stopping: _stopping, ...rest } = fields;
+  const record: SessionRecord = {
+    ...rest,
+    session: SESSION_NAME,
+    createdAt: now.toISOString(),
+  };
+  await writeSessionRecord(paths, record);
+  return record;
+}
+
 /** `.macs/session.stopped.json`: the last session `macs stop` ended, and when. */
 export function stoppedSessionFilePath(paths: HomePaths): string {
   return paths.stoppedSessionFile;

@@ -17,7 +17,7 @@ import type { TmuxClient } from '../tmux/client.js';
 import { prepareAndRunInPane } from './launch.js';
 import { asSessionError, removeHalfSession } from './start.js';
 import {
-  SESSION_NAME,
+  recordNewSession,
   removeSessionRecord,
   writeSessionRecord,
   type AgentLaunch,
@@ -176,13 +176,10 @@ export async function reviveSession(options: {
               },
       );
     }
-    const { stopping: _stopping, ...before } = previous;
-    const record: SessionRecord = {
-      ...before,
+    const record = await recordNewSession(paths, {
+      ...previous,
       id: options.sessionId,
       socket,
-      session: SESSION_NAME,
-      createdAt: new Date().toISOString(),
       resumed: {
         ...(previous.id ? { from: previous.id } : {}),
         at: new Date().toISOString(),
@@ -190,8 +187,7 @@ export async function reviveSession(options: {
       },
       panes: { bridge: panes.bridge, status: panes.status },
       agents: entries,
-    };
-    await writeSessionRecord(paths, record);
+    });
     await startSessionWindows(tmux, {
       paths,
       socket,

@@ -28,8 +28,8 @@ import type { PlannedAgent } from './plan.js';
 import {
   SESSION_NAME,
   newSessionId,
+  recordNewSession,
   removeSessionRecord,
-  writeSessionRecord,
   type SessionAgentRecord,
   type SessionRecord,
 } from './record.js';
@@ -223,21 +223,18 @@ export async function startSession(
     }
 
     // 4. The record, then the bridge (which reads it) and the status view.
-    const record: SessionRecord = {
+    const record = await recordNewSession(paths, {
       version: 1,
       id: options.sessionId ?? newSessionId(),
       home: paths.home,
       socket,
-      session: SESSION_NAME,
-      createdAt: new Date().toISOString(),
       backend: options.config.backend,
       ...(options.configFile ? { config: options.configFile } : {}),
       ...(options.demo ? { demo: options.demo } : {}),
       ...(options.config.nonInteractive ? { nonInteractive: true } : {}),
       panes: { bridge: bridgePane, status: statusPane },
       agents: entries,
-    };
-    await writeSessionRecord(paths, record);
+    });
     await startSessionWindows(tmux, {
       paths,
       socket,

@@ -1,3 +1,4 @@
+import type { KnownEventType } from '../events/types.js';
 import type {
   AgentStateFile,
   ApprovalVerdict,
@@ -29,6 +30,25 @@ export const STAGE_RANK: Readonly<Record<RequestStage, number>> = {
   expired: 6,
   dismissed: 6,
 };
+
+/**
+ * The event that puts a request in each stage: the crash rebuild
+ * (rebuild.ts) reads a request's stage from the event log with it, and the
+ * web page draws a request's path (web/request-path.ts).
+ */
+export const STAGE_OF_EVENT: Readonly<Partial<Record<string, RequestStage>>> = {
+  'request.detected': 'detected',
+  'request.routed': 'routed',
+  'request.answered': 'answered',
+  'request.answered-empty': 'answered-empty',
+  'request.delivering': 'delivering',
+  'request.delivered': 'delivered',
+  'request.confirmed': 'confirmed',
+  'request.unconfirmed': 'unconfirmed',
+  'delivery.unconfirmed': 'unconfirmed',
+  'request.expired': 'expired',
+  'request.dismissed': 'dismissed',
+} satisfies Partial<Record<KnownEventType, RequestStage>>;
 
 /** The stages in which nothing has been typed yet: a request may still end unanswered. */
 const UNTYPED: readonly RequestStage[] = ['detected', 'routed', 'answered'];
@@ -228,8 +248,9 @@ export function outcomeOf(
  * Pure: the record after a step. The stage moves only as STAGE_MOVES allows
  * (a step that would move it back leaves the stage as it is, e.g.
  * `delivered` after a hook confirmed the request); the step's own fields are
- * recorded anyway, except a close's reason on a record past closing and
- * anything of a rebuilt step the record is past already.
+ * recorded anyway, except a close's reason on a record past closing, the
+ * time of a confirmation the ledger refuses, and anything of a rebuilt step
+ * the record is past already.
  */
 export function applyStep(
   record: RequestRecord,
@@ -273,6 +294,8 @@ function stepRecord(
       next.deliveredAt = step.at;
       break;
     case 'confirmed':
+      // A confirmation of a request that ended otherwise records nothing.
+      if (outcome.type === 'refused') return { record, outcome };
       next.confirmedAt = step.at;
       break;
     case 'closed':
@@ -300,9 +323,11 @@ function stepRecord(
  * Apply a step to the record an agent's state holds, and say what it did to
  * the stage. The open requests are held as one object each (a stage that
  * finds another object, or none, knows the request was ended meanwhile), so
- * the new record's fields are written onto that object. Every writer of a
- * request's stage (the bridge, the hooks' approvals, the screen's dialogs,
- * `macs dismiss`, the crash rebuild) comes here.
+ * the new record's fields are written onto that object. Private to state/:
+ * every writer of a request's stage takes its steps through take-step.ts
+ * (applied, saved, its event left, a refusal reported), and only the crash
+ * rebuild (rebuild.ts) applies them here directly
+ * (test/lint/ledger-door.test.ts).
  */
 export function recordStep(
   record: RequestRecord,
@@ -346,20 +371,3 @@ export function retireRecord(
 
 /** The stages that end a request without anything being typed. */
 export type UnansweredEnd = Extract<RequestStage, 'expired' | 'dismissed'>;
-
-/** End an open request without an answer: the stage and why. */
-export function closeRecord(
-  record: RequestRecord,
-  stage: UnansweredEnd,
-  reason: string,
-  by: string,
-  now = new Date(),
-): StepOutcome {
-  return recordStep(record, {
-    type: 'closed',
-    stage,
-    reason,
-    by,
-    at: now.toISOString(),
-  });
-}

@@ -16,7 +16,13 @@ import type { MacsEvent } from '../events/types.js';
 import { recordSeen } from '../protocol/dedup.js';
 import { hashBody } from '../protocol/ids.js';
 import { readClaim } from './claim.js';
-import { RECENT_MAX, recordStep, STAGE_RANK, toRecent } from './ledger.js';
+import {
+  RECENT_MAX,
+  recordStep,
+  STAGE_OF_EVENT,
+  STAGE_RANK,
+  toRecent,
+} from './ledger.js';
 import type { HomePaths } from '../home/paths.js';
 import type {
   AgentStateFile,
@@ -35,21 +41,6 @@ const BRIDGE_EVENTS: ReadonlySet<string> = new Set([
   'bridge.resumed',
   'bridge.stopped',
 ]);
-
-/** The event that puts a request in each stage. */
-const STAGE_OF_EVENT: Partial<Record<string, RequestStage>> = {
-  'request.detected': 'detected',
-  'request.routed': 'routed',
-  'request.answered': 'answered',
-  'request.answered-empty': 'answered-empty',
-  'request.delivering': 'delivering',
-  'request.delivered': 'delivered',
-  'request.confirmed': 'confirmed',
-  'request.unconfirmed': 'unconfirmed',
-  'delivery.unconfirmed': 'unconfirmed',
-  'request.expired': 'expired',
-  'request.dismissed': 'dismissed',
-};
 
 /** What a rebuild found, for the warning it is reported with. */
 export interface RebuildSummary {

@@ -1,4 +1,5 @@
 import type { AgentStateName } from '../config/states.js';
+import type { DecidedBy } from '../protocol/approval.js';
 import type { DedupState } from '../protocol/dedup.js';
 
 export type StateSource =
@@ -134,9 +135,6 @@ export interface ApprovalInfo {
   hookPid?: number;
 }
 
-/** Who decided an approval: a rule of the config, the controller, a person. */
-export type DecidedBy = 'rule' | 'controller' | 'person';
-
 export interface ApprovalVerdict {
   /** Absent for a worker's own approval whose answer starts with neither word. */
   decision?: 'allow' | 'deny';
@@ -240,13 +238,39 @@ export interface IncompleteRequest {
   requestId?: string;
 }
 
-export const OPEN_STAGES: readonly RequestStage[] = [
+const OPEN = [
   'detected',
   'routed',
   'answered',
   'delivering',
   'pasted',
-];
+] as const;
+/** A request in one of these stages is still on its way (in the open set). */
+export type OpenStage = (typeof OPEN)[number];
+export const OPEN_STAGES: readonly RequestStage[] = OPEN;
+
+const FINAL = [
+  'answered-empty',
+  'delivered',
+  'confirmed',
+  'unconfirmed',
+  'expired',
+  'dismissed',
+] as const;
+/**
+ * A request in one of these stages is finished (archived; a `delivered`
+ * one may still be confirmed, or not): every stage that is not open. The
+ * one list of them, for the restarted bridge, the inbox and the status view.
+ */
+export type FinalStage = (typeof FINAL)[number];
+export const FINAL_STAGES: readonly RequestStage[] = FINAL;
+
+// Every stage is open or final, and none is both (checked when compiled).
+type IsNever<T extends never> = T;
+type _EveryStageOpenOrFinal = IsNever<
+  Exclude<RequestStage, OpenStage | FinalStage>
+>;
+type _NoStageOpenAndFinal = IsNever<Extract<OpenStage, FinalStage>>;
 
 /** Is the answer to this request typed into the agent (a worker's own request)? */
 export function isTypedAnswer(record: Pick<RequestRecord, 'origin'>): boolean {
@@ -255,6 +279,10 @@ export function isTypedAnswer(record: Pick<RequestRecord, 'origin'>): boolean {
 
 export function isOpenStage(stage: RequestStage): boolean {
   return OPEN_STAGES.includes(stage);
+}
+
+export function isFinalStage(stage: RequestStage): stage is FinalStage {
+  return FINAL_STAGES.includes(stage);
 }
 
 /**

@@ -9,6 +9,7 @@ import type {
   RequestSnapshot,
   Snapshot,
 } from '../state/snapshot-schema.js';
+import { isFinalStage } from '../state/types.js';
 import {
   describeEventData,
   formatAgeAt,
@@ -125,6 +126,7 @@ export function selectUsageTotal(snapshot: Snapshot): string | undefined {
 /** The short status word of a pending request. */
 export function requestStatus(request: RequestSnapshot): string {
   if (request.waitingForPerson) return 'needs you';
+  if (isFinalStage(request.stage)) return request.stage;
   switch (request.stage) {
     case 'detected':
       return 'detected';
@@ -135,13 +137,6 @@ export function requestStatus(request: RequestSnapshot): string {
     case 'delivering':
     case 'pasted':
       return 'delivering';
-    case 'answered-empty':
-    case 'delivered':
-    case 'confirmed':
-    case 'unconfirmed':
-    case 'expired':
-    case 'dismissed':
-      return request.stage;
     default: {
       const never: never = request.stage;
       return never;

@@ -7,21 +7,17 @@ import type {
   EventSnapshot,
   RequestSnapshot,
 } from '../state/snapshot-schema.js';
+import { STAGE_OF_EVENT } from '../state/ledger.js';
 import type { PathStep, RequestPath } from './messages.js';
 
-/** The event types that are steps of a request's path, and the step's name. */
-const STEP_OF: Record<string, string> = {
-  'request.detected': 'detected',
-  'request.routed': 'routed',
+/**
+ * The event types that are steps of a request's path, and the step's name:
+ * the ledger's stages, and two steps that are no stage (queued for a
+ * person, failed at an answerer).
+ */
+const STEP_OF: Readonly<Partial<Record<string, string>>> = {
+  ...STAGE_OF_EVENT,
   'request.queued': 'queued',
-  'request.answered': 'answered',
-  'request.answered-empty': 'answered-empty',
-  'request.delivering': 'delivering',
-  'request.delivered': 'delivered',
-  'request.confirmed': 'confirmed',
-  'request.unconfirmed': 'unconfirmed',
-  'request.dismissed': 'dismissed',
-  'request.expired': 'expired',
   'request.failed': 'failed',
 };
 

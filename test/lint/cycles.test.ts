@@ -100,10 +100,46 @@ function describeCycles(cycles: string[][]): string[] {
   );
 }
 
+/**
+ * The graph of src/'s folders (a module at the top, like errors.ts, is its
+ * own): an edge where any module of one imports any module of the other.
+ */
+function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
+  const folderOf = (file: string): string =>
+    path.relative(SRC, file).split(path.sep)[0] ?? file;
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    const edges = folders.get(from) ?? new Set<string>();
+    folders.set(from, edges);
+    for (const target of targets)
+      if (folderOf(target) !== from) edges.add(folderOf(target));
+  }
+  return new Map([...folders].map(([f, edges]) => [f, [...edges]]));
+}
+
+// The doors' cycle (mcp/ imports types of cli/, which imports web/ and
+// mcp/; web/ imports mcp/) is being removed in its own change (issue 30):
+// until then a cycle through cli/ and mcp/ is let through. Any other
+// folder cycle fails. Drop this once that change has landed.
+const isDoorsCycle = (folders: string[]): boolean =>
+  folders.includes('cli') && folders.includes('mcp');
+
 describe('the import graph of src/', () => {
   it('has no cycle, counting type-only imports', () => {
     const cycles = findCycles(buildImportGraph(listModules(SRC)));
     expect(describeCycles(cycles)).toEqual([]);
+  });
+
+  // Folders had a cycle of type-only imports (issue 30): protocol/ took
+  // `DecidedBy` from state/, which imports protocol/. Strategy: fold the
+  // module graph into folders and fail naming each cycle between them.
+  it('has no cycle between folders, counting type-only imports', () => {
+    const cycles = findCycles(folderGraph(buildImportGraph(listModules(SRC))));
+    const named = cycles
+      .filter((c) => !isDoorsCycle(c))
+      .map((c) => c.join(' <-> '));
+    expect(named).toEqual([]);
   });
 
   it('finds a cycle made only of type imports (the check itself)', () => {

@@ -10,6 +10,7 @@ import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import {
   markSessionStopping,
   readSessionRecord,
+  recordNewSession,
   recordStoppedSession,
   removeSessionRecord,
   wasSessionStopped,
@@ -61,5 +62,47 @@ describe('wasSessionStopped', () => {
     expect(await wasSessionStopped(paths, undefined)).toBe(false);
     await recordStoppedSession(paths, { ...record, id: 'earlier' });
     expect(await wasSessionStopped(paths, record.id)).toBe(false);
+  });
+});
+
+// `macs start` and `macs start --resume` each built and wrote the session
+// record themselves (issue 30); now both go through recordNewSession.
+describe('recordNewSession', () => {
+  let home: string;
+  let paths: HomePaths;
+  beforeEach(() => {
+    home = mkdtempSync(path.join(os.tmpdir(), 'macs-record-'));
+    paths = resolveHomePaths(home);
+  });
+  afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+  it('names the macs session, stamps it now, drops a stop of the one it resumes, and writes it', async () => {
+    const lost: SessionRecord = {
+      version: 1,
+      id: 'old',
+      home: '/h',
+      socket: 's',
+      session: 'other',
+      createdAt: '2026-11-28T07:00:00.000Z',
+      backend: 'file',
+      panes: { bridge: '%1', status: '%2' },
+      agents: [],
+      stopping: '2026-11-28T08:00:00.000Z',
+    };
+    const now = new Date('2026-11-29T09:00:00Z');
+    const record = await recordNewSession(
+      paths,
+      { ...lost, id: 'new', panes: { bridge: '%5', status: '%6' } },
+      now,
+    );
+    const { stopping: _stopping, ...kept } = lost;
+    expect(record).toEqual({
+      ...kept,
+      id: 'new',
+      session: 'macs',
+      createdAt: '2026-11-29T09:00:00.000Z',
+      panes: { bridge: '%5', status: '%6' },
+    });
+    expect(await readSessionRecord(paths)).toEqual(record);
   });
 });

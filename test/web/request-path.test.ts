@@ -57,4 +57,26 @@ describe('buildRequestPaths: each request with the time it reached each stage', 
       },
     ]);
   });
+
+  // The page had its own table from event type to step, which missed the
+  // event an unconfirmed delivery leaves (`delivery.unconfirmed`): such a
+  // request's path showed no end. Strategy: the path of one, drawn with the
+  // ledger's table (state/ledger.ts STAGE_OF_EVENT), ends `unconfirmed`.
+  it('ends the path of a delivery left unconfirmed', () => {
+    const paths = buildRequestPaths(
+      [],
+      [
+        event('request.detected', 'w1-q3', '2026-11-27T10:00:00Z'),
+        event('request.answered', 'w1-q3', '2026-11-27T10:00:02Z'),
+        event('request.delivered', 'w1-q3', '2026-11-27T10:00:03Z'),
+        event('delivery.unconfirmed', 'w1-q3', '2026-11-27T10:00:04Z'),
+      ],
+    );
+    expect(paths[0]?.steps.map((s) => s.stage)).toEqual([
+      'detected',
+      'answered',
+      'delivered',
+      'unconfirmed',
+    ]);
+  });
 });

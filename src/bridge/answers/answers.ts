@@ -12,7 +12,8 @@ import path from 'node:path';
 import { deciderOf, parseApprovalAnswer } from '../../protocol/approval.js';
 import { splitResponse } from '../../protocol/response.js';
 import { grantAllowance } from '../../state/denials.js';
-import { isUntyped, recordStep } from '../../state/ledger.js';
+import { isUntyped } from '../../state/ledger.js';
+import { takeStep } from '../../state/take-step.js';
 import { takeAnswerBy } from '../../state/outbox.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
@@ -130,45 +131,49 @@ export function createAnswers(
       decides && decider && isTypedAnswer(record) && parsed.instructions.trim()
         ? parseApprovalAnswer(parsed.instructions)
         : undefined;
-    recordStep(record, {
-      type: 'answered',
-      at: now,
-      response: {
-        instructions: parsed.instructions,
-        notes: parsed.notes,
-        source: answer.source,
-        ...(by ? { by } : {}),
-        receivedAt: now,
-        raw: answer.text,
+    // The stage the ledger gives an answer: `answered-empty` when nothing
+    // is left to type.
+    const empty = !parsed.instructions.trim();
+    await takeStep(
+      ctx,
+      record,
+      {
+        type: 'answered',
+        at: now,
+        response: {
+          instructions: parsed.instructions,
+          notes: parsed.notes,
+          source: answer.source,
+          ...(by ? { by } : {}),
+          receivedAt: now,
+          raw: answer.text,
+        },
+        ...(decider && said
+          ? {
+              decision: {
+                ...(said.recognized ? { decision: said.decision } : {}),
+                decidedBy: decider.decidedBy,
+                via: decider.via,
+                reason: said.reason,
+                at: now,
+              },
+            }
+          : {}),
       },
-      ...(decider && said
-        ? {
-            decision: {
-              ...(said.recognized ? { decision: said.decision } : {}),
-              decidedBy: decider.decidedBy,
-              via: decider.via,
-              reason: said.reason,
-              at: now,
-            },
-          }
-        : {}),
-    });
-    await ctx.saveNow();
-    await ctx.emit({
-      type:
-        record.stage === 'answered'
-          ? 'request.answered'
-          : 'request.answered-empty',
-      requestId: record.id,
-      data: {
-        source: answer.source,
-        ...(by ? { by } : {}),
-        ...(decider ? { decidedBy: decider.decidedBy, via: decider.via } : {}),
-        chars: parsed.instructions.length,
-        notesChars: parsed.notes.length,
-        ...(parsed.notes ? { notes: parsed.notes.slice(0, 2000) } : {}),
+      {
+        type: empty ? 'request.answered-empty' : 'request.answered',
+        data: {
+          source: answer.source,
+          ...(by ? { by } : {}),
+          ...(decider
+            ? { decidedBy: decider.decidedBy, via: decider.via }
+            : {}),
+          chars: parsed.instructions.length,
+          notesChars: parsed.notes.length,
+          ...(parsed.notes ? { notes: parsed.notes.slice(0, 2000) } : {}),
+        },
       },
-    });
+    );
     if (record.type === 'appeal' && said) await settleAppeal(record, said);
     // An approval a hook asked for is answered with a decision file, never typed.
     if (record.origin === 'hook') await deps.decideByHook(record);

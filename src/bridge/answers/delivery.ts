@@ -10,7 +10,7 @@
  * (hook-approvals.ts).
  */
 import { errorMessage } from '../../errors.js';
-import { recordStep } from '../../state/ledger.js';
+import { takeStep } from '../../state/take-step.js';
 import type { RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { AgentContext } from '../agent-context.js';
@@ -115,12 +115,13 @@ export function createDelivery(
       // The event goes first here: a state rebuilt from the event log
       // (state/rebuild.ts) must know that typing may have begun.
       delete record.waits;
-      await ctx.emit({ type: 'request.delivering', requestId: record.id });
-      recordStep(record, {
-        type: 'delivering',
-        at: new Date().toISOString(),
-      });
-      await ctx.saveNow();
+      await takeStep(
+        ctx,
+        record,
+        { type: 'delivering', at: new Date().toISOString() },
+        { type: 'request.delivering' },
+        { eventFirst: true },
+      );
       return true;
     });
   }
@@ -131,8 +132,7 @@ export function createDelivery(
     type: 'pasted' | 'submitting',
   ): Promise<void> {
     return serial(async () => {
-      recordStep(record, { type, at: new Date().toISOString() });
-      await ctx.saveNow();
+      await takeStep(ctx, record, { type, at: new Date().toISOString() });
     });
   }
 
@@ -143,13 +143,15 @@ export function createDelivery(
 
   /** Nothing left to type once sanitized: archived as answered-empty. */
   async function recordEmpty(record: RequestRecord): Promise<void> {
-    recordStep(record, { type: 'answered-empty' });
-    await ctx.saveNow();
-    await ctx.emit({
-      type: 'request.answered-empty',
-      requestId: record.id,
-      data: { reason: 'nothing left after sanitizing' },
-    });
+    await takeStep(
+      ctx,
+      record,
+      { type: 'answered-empty' },
+      {
+        type: 'request.answered-empty',
+        data: { reason: 'nothing left after sanitizing' },
+      },
+    );
     await steps.finish(record);
   }
 
@@ -166,25 +168,31 @@ export function createDelivery(
   ): Promise<void> {
     if (record.stage !== 'confirmed') {
       if (confirmed?.phase === 'confirmed') {
-        recordStep(record, { type: 'confirmed', at: new Date().toISOString() });
-        await ctx.emit({
-          type: 'request.confirmed',
-          requestId: record.id,
-          data: { via: confirmed.confirmation, submits: confirmed.submits },
-        });
-      } else {
-        recordStep(record, { type: 'unconfirmed' });
-        await ctx.emit({
-          type: 'delivery.unconfirmed',
-          requestId: record.id,
-          data: {
-            submits: confirmed?.submits ?? submits,
-            reason:
-              confirmed === undefined
-                ? `the program in pane ${pane} ended before the submit key; not typed again`
-                : `no sign that the agent took the text after ${String(confirmed.submits)} press(es) of ${profile.rules.submitKey}; not typed again`,
+        await takeStep(
+          ctx,
+          record,
+          { type: 'confirmed', at: new Date().toISOString() },
+          {
+            type: 'request.confirmed',
+            data: { via: confirmed.confirmation, submits: confirmed.submits },
           },
-        });
+        );
+      } else {
+        await takeStep(
+          ctx,
+          record,
+          { type: 'unconfirmed' },
+          {
+            type: 'delivery.unconfirmed',
+            data: {
+              submits: confirmed?.submits ?? submits,
+              reason:
+                confirmed === undefined
+                  ? `the program in pane ${pane} ended before the submit key; not typed again`
+                  : `no sign that the agent took the text after ${String(confirmed.submits)} press(es) of ${profile.rules.submitKey}; not typed again`,
+            },
+          },
+        );
       }
     }
     if (ctx.current().requests[record.id]) await steps.finish(record);

@@ -8,12 +8,11 @@
  */
 import { claimRequest, readClaim } from '../../state/claim.js';
 import type { HookObservation } from '../../state/hook-files.js';
-import { outcomeOf, recordStep, type LedgerStep } from '../../state/ledger.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
 import { archiveRequest } from '../requests/archive.js';
 import type { HookLinkHost } from '../agent/types.js';
 import { confirmationOf, promptTime } from '../../state/hook-observation.js';
-import { refusedStepEvent } from '../requests/take-step.js';
+import { takeStep } from '../../state/take-step.js';
 
 export interface HookDeliveries {
   /** Aborted when the agent's Stop hook delivered this request (stop waiting to type). */
@@ -69,28 +68,26 @@ export function createHookDeliveries(
       typing.delete(id);
       if (step === 'drop') continue;
       await host.serial(async () => {
-        const confirmed: LedgerStep = {
-          type: 'confirmed',
-          at: new Date(promptAt).toISOString(),
-        };
-        // Recorded otherwise meanwhile (unconfirmed by a restart): it stays.
-        const outcome = outcomeOf(record, confirmed);
-        if (outcome.type === 'refused') {
-          await host.emit(refusedStepEvent(record, confirmed, outcome));
-          return;
-        }
-        recordStep(record, confirmed);
-        const s = host.current();
-        s.recent = s.recent.map((r) =>
-          r.id === record.id ? { ...r, stage: record.stage } : r,
+        // Recorded otherwise meanwhile (unconfirmed by a restart): it stays
+        // (the ledger refuses the step, and says so).
+        await takeStep(
+          host,
+          record,
+          { type: 'confirmed', at: new Date(promptAt).toISOString() },
+          {
+            type: 'request.confirmed',
+            data: { via: 'hook', event: 'UserPromptSubmit' },
+          },
+          {
+            alongside: async () => {
+              const s = host.current();
+              s.recent = s.recent.map((r) =>
+                r.id === record.id ? { ...r, stage: record.stage } : r,
+              );
+              if (!s.requests[record.id]) await archiveRequest(paths, record);
+            },
+          },
         );
-        if (!s.requests[record.id]) await archiveRequest(paths, record);
-        await host.saveNow();
-        await host.emit({
-          type: 'request.confirmed',
-          requestId: record.id,
-          data: { via: 'hook', event: 'UserPromptSubmit' },
-        });
       });
     }
   }
@@ -99,17 +96,19 @@ export function createHookDeliveries(
     const s = host.current();
     if (s.requests[record.id] !== record) return;
     if (record.stage !== 'answered' && record.stage !== 'delivering') return;
-    recordStep(record, { type: 'delivered', at: new Date().toISOString() });
     s.counters.delivered += 1;
-    await host.saveNow();
-    await host.emit({
-      type: 'request.delivered',
-      requestId: record.id,
-      data: {
-        method: 'stop-hook',
-        chars: record.response?.instructions.length ?? 0,
+    await takeStep(
+      host,
+      record,
+      { type: 'delivered', at: new Date().toISOString() },
+      {
+        type: 'request.delivered',
+        data: {
+          method: 'stop-hook',
+          chars: record.response?.instructions.length ?? 0,
+        },
       },
-    });
+    );
     await host.finish(record);
   }
 

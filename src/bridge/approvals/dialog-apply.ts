@@ -10,7 +10,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { errorMessage } from '../../errors.js';
 import { dialogKeys, readDialog } from '../../screen/dialog.js';
-import { recordStep } from '../../state/ledger.js';
 import type { RequestRecord } from '../../state/types.js';
 import type { PresetDialog } from '../../config/presets/types.js';
 import { rulingEventData, rulingOf, verdictOf } from './approval-decision.js';
@@ -22,7 +21,7 @@ import {
   type DialogMemory,
 } from './dialog-checks.js';
 import type { DialogApprovalHost } from './types.js';
-import { takeStep } from '../requests/take-step.js';
+import { takeStep } from '../../state/take-step.js';
 
 /** After the keys, the dialog must leave the screen within this long. */
 const DIALOG_CONFIRM_MS = 5_000;
@@ -131,16 +130,13 @@ export function createDialogApply(
         return false;
       // The event first: a state rebuilt from the log must know that keys
       // may have been pressed (they are never pressed again).
-      await host.emit({
-        type: 'request.delivering',
-        requestId: record.id,
-        data: { method: 'dialog-keys' },
-      });
-      recordStep(record, {
-        type: 'delivering',
-        at: new Date().toISOString(),
-      });
-      await host.saveNow();
+      await takeStep(
+        host,
+        record,
+        { type: 'delivering', at: new Date().toISOString() },
+        { type: 'request.delivering', data: { method: 'dialog-keys' } },
+        { eventFirst: true },
+      );
       return true;
     });
   }

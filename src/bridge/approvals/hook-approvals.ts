@@ -37,7 +37,7 @@ import {
   repeatedDenialsDetectedData,
   repeatedDenialsRecord,
 } from './repeated-denials.js';
-import { takeStep } from '../requests/take-step.js';
+import { takeStep } from '../../state/take-step.js';
 
 export interface HookApprovals {
   /** Take the approvals the agent's hooks asked for since the last look. */

@@ -11,7 +11,7 @@ import {
   ruleAnswer,
   type ApprovalRuleVerdict,
 } from '../../hooks/policy.js';
-import { recordStep } from '../../state/ledger.js';
+import { takeStep } from '../../state/take-step.js';
 import type { ApprovalInfo, RequestRecord } from '../../state/types.js';
 
 type ApprovalPolicy = Pick<MacsConfig['policy'], 'deny' | 'allow'>;
@@ -81,17 +81,19 @@ export async function answerByRule(
   if (!verdict) return undefined;
   const now = new Date().toISOString();
   const response = ruleAnswer(verdict, now);
-  recordStep(record, { type: 'answered', at: now, response });
-  await host.saveNow();
-  await host.emit({
-    type: 'request.answered',
-    requestId: record.id,
-    data: {
-      source: response.source,
-      decidedBy: 'rule',
-      via: verdict.rule.name,
-      chars: response.instructions.length,
+  await takeStep(
+    host,
+    record,
+    { type: 'answered', at: now, response },
+    {
+      type: 'request.answered',
+      data: {
+        source: response.source,
+        decidedBy: 'rule',
+        via: verdict.rule.name,
+        chars: response.instructions.length,
+      },
     },
-  });
+  );
   return verdict;
 }

@@ -2,12 +2,12 @@ import { archiveRequest, removeRequestFiles } from './archive.js';
 import { emitSafely, type EventSink } from '../../events/log.js';
 import type { Logger } from '../../log/logger.js';
 import {
-  closeRecord,
   isUntyped,
-  recordStep,
   retireRecord,
+  type LedgerStep,
   type UnansweredEnd,
 } from '../../state/ledger.js';
+import { takeStep, type StepHost } from '../../state/take-step.js';
 import type { HomePaths } from '../../home/paths.js';
 import {
   acquireAgentLock,
@@ -65,29 +65,40 @@ export async function endRequestsInState(
     if (!isOpenStage(record.stage) || !options.select(record)) continue;
     const reason = options.reason(record);
     const typed = !isUntyped(record);
-    if (typed) {
-      recordStep(record, { type: 'unconfirmed' });
-      record.closed = {
-        reason,
-        by: options.by,
-        at: new Date().toISOString(),
-      };
-    } else closeRecord(record, options.stage, reason, options.by);
-    await archiveRequest(paths, record);
-    retireRecord(state, record);
-    await saveAgentState(paths, state);
-    await removeRequestFiles(paths, record.id);
-    const type = typed
-      ? 'delivery.unconfirmed'
-      : options.stage === 'expired'
-        ? 'request.expired'
-        : 'request.dismissed';
-    await emitSafely(events, log, {
-      agent,
-      type,
-      requestId: record.id,
-      data: { reason, by: options.by },
-    });
+    const at = new Date().toISOString();
+    // Typing had begun: unconfirmed, with why it was ended all the same.
+    const step: LedgerStep = typed
+      ? { type: 'unconfirmed' }
+      : { type: 'closed', stage: options.stage, reason, by: options.by, at };
+    // Saved with the step: the archive and the open set without it; the
+    // request's files go once the state is saved.
+    const host: StepHost = {
+      emit: (input) => emitSafely(events, log, { agent, ...input }),
+      saveNow: async () => {
+        await saveAgentState(paths, state);
+        await removeRequestFiles(paths, record.id);
+      },
+    };
+    await takeStep(
+      host,
+      record,
+      step,
+      {
+        type: typed
+          ? 'delivery.unconfirmed'
+          : options.stage === 'expired'
+            ? 'request.expired'
+            : 'request.dismissed',
+        data: { reason, by: options.by },
+      },
+      {
+        alongside: async () => {
+          if (typed) record.closed = { reason, by: options.by, at };
+          await archiveRequest(paths, record);
+          retireRecord(state, record);
+        },
+      },
+    );
     await emitSafely(events, log, {
       agent,
       type: 'request.archived',

@@ -19,7 +19,7 @@ import {
   writeArchivedRecord,
 } from './archive.js';
 import { checkOrigin } from './origin.js';
-import { takeStep } from './take-step.js';
+import { takeStep } from '../../state/take-step.js';
 
 export interface RequestSteps {
   /** Archive a finished request and drop it from the open set. */

@@ -19,7 +19,8 @@ import {
   type DedupVerdict,
 } from '../../protocol/dedup.js';
 import { hashBody, makeRequestId } from '../../protocol/ids.js';
-import { detectedRecord, recordStep } from '../../state/ledger.js';
+import { detectedRecord } from '../../state/ledger.js';
+import { takeStep, type StepHost } from '../../state/take-step.js';
 import { claimRequestId } from '../../state/request-ids.js';
 import {
   isOpenStage,
@@ -339,14 +340,20 @@ export function createRequests(
       return;
     }
     if (record.stage === 'detected') {
-      recordStep(record, {
+      // Not urgent to save: a restart that finds the request still
+      // `detected` routes it again, which is idempotent.
+      const later: StepHost = {
+        emit: (input) => ctx.emit(input),
+        saveNow: () => {
+          ctx.saveLater();
+          return Promise.resolve();
+        },
+      };
+      await takeStep(later, record, {
         type: 'routed',
         at: new Date().toISOString(),
         backend: routed?.backend ?? backend.name,
       });
-      // Not urgent: a restart that finds the request still `detected` routes
-      // it again, which is idempotent.
-      ctx.saveLater();
     }
     if (!routed?.recorded)
       await ctx.emit({

@@ -9,7 +9,11 @@
  */
 import { errorMessage } from '../../errors.js';
 import type { LoadStateResult } from '../../state/store.js';
-import { isOpenStage, type RequestRecord } from '../../state/types.js';
+import {
+  isFinalStage,
+  isOpenStage,
+  type RequestRecord,
+} from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
 import { removeRequestFiles } from './archive.js';
 import { composerHolds } from '../../typist/pane-composer.js';
@@ -97,6 +101,11 @@ export async function resumeRequests(
       await steps.finish(record);
       continue;
     }
+    // Finished before the restart (the archive may be missing): archived.
+    if (isFinalStage(record.stage)) {
+      await steps.finish(record);
+      continue;
+    }
     switch (record.stage) {
       case 'detected':
       case 'routed':
@@ -128,14 +137,6 @@ export async function resumeRequests(
           record,
           'the bridge stopped while typing this answer; not re-sent (delivery is at most once)',
         );
-        await steps.finish(record);
-        break;
-      case 'answered-empty':
-      case 'delivered':
-      case 'confirmed':
-      case 'unconfirmed':
-      case 'expired':
-      case 'dismissed':
         await steps.finish(record);
         break;
       default: {

@@ -11,6 +11,7 @@
  */
 import * as z from 'zod/mini';
 import '../zod.js';
+import { PatternSchema } from '../pattern.js';
 import { ConfigError } from '../../errors.js';
 
 /**
@@ -19,22 +20,6 @@ import { ConfigError } from '../../errors.js';
  */
 export const SCREEN_STATES = ['approval', 'working', 'error', 'idle'] as const;
 export type ScreenStateName = (typeof SCREEN_STATES)[number];
-
-function isValidRegex(source: string): boolean {
-  try {
-    new RegExp(source, 'm');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const PatternSchema = z
-  .string()
-  .check(
-    z.minLength(1),
-    z.refine(isValidRegex, { message: 'not a valid regular expression' }),
-  );
 
 /** Does a regex source have a named group `elapsed`? */
 function hasElapsedGroup(source: string): boolean {
