@@ -118,13 +118,6 @@ function folderGraph(graph: Map<string, string[]>): Map<string, string[]> {
   return new Map([...folders].map(([f, edges]) => [f, [...edges]]));
 }
 
-// The doors' cycle (mcp/ imports types of cli/, which imports web/ and
-// mcp/; web/ imports mcp/) is being removed in its own change (issue 30):
-// until then a cycle through cli/ and mcp/ is let through. Any other
-// folder cycle fails. Drop this once that change has landed.
-const isDoorsCycle = (folders: string[]): boolean =>
-  folders.includes('cli') && folders.includes('mcp');
-
 describe('the import graph of src/', () => {
   it('has no cycle, counting type-only imports', () => {
     const cycles = findCycles(buildImportGraph(listModules(SRC)));
@@ -136,9 +129,7 @@ describe('the import graph of src/', () => {
   // module graph into folders and fail naming each cycle between them.
   it('has no cycle between folders, counting type-only imports', () => {
     const cycles = findCycles(folderGraph(buildImportGraph(listModules(SRC))));
-    const named = cycles
-      .filter((c) => !isDoorsCycle(c))
-      .map((c) => c.join(' <-> '));
+    const named = cycles.map((c) => c.join(' <-> '));
     expect(named).toEqual([]);
   });
 
