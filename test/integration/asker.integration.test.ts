@@ -57,6 +57,22 @@ describe('an answer reaches the program that asked (issue 29)', () => {
     await harness.server.tmux('send-keys', '-t', pane, 'Enter');
   }
 
+  /** Wait until the pane's foreground program is `command`. */
+  const waitForCommand = (pane: string, command: string, message: string) =>
+    waitFor(
+      async () =>
+        (
+          await harness.server.tmux(
+            'display',
+            '-p',
+            '-t',
+            pane,
+            '#{pane_current_command}',
+          )
+        ).trim() === command,
+      { timeout: 20_000, message },
+    );
+
   const routed = (id: string) =>
     waitForEvents(harness.home, 'request.routed', {
       requestId: id,
@@ -196,19 +212,7 @@ describe('an answer reaches the program that asked (issue 29)', () => {
     await typeCommand(pane, 'python3 ask-and-go.py');
     await routed('w-g1');
     writeFileSync(file('answer-now'), '');
-    await waitFor(
-      async () =>
-        (
-          await harness.server.tmux(
-            'display',
-            '-p',
-            '-t',
-            pane,
-            '#{pane_current_command}',
-          )
-        ).trim() === 'bash',
-      { timeout: 20_000, message: 'the shell is back at its prompt' },
-    );
+    await waitForCommand(pane, 'bash', 'the shell is back at its prompt');
     // Typed into the shell, this would make the witness file.
     await harness.respond('w-g1', 'touch typed-into-the-shell');
     const expired = await waitForEvents(harness.home, 'request.expired', {
@@ -264,19 +268,7 @@ describe('an answer reaches the program that asked (issue 29)', () => {
     const pane = await bashWithBridge();
     const witness = file('sent-into-sleep');
     await typeCommand(pane, 'sleep 30');
-    await waitFor(
-      async () =>
-        (
-          await harness.server.tmux(
-            'display',
-            '-p',
-            '-t',
-            pane,
-            '#{pane_current_command}',
-          )
-        ).trim() === 'sleep',
-      { timeout: 10_000, message: 'sleep runs' },
-    );
+    await waitForCommand(pane, 'sleep', 'sleep runs');
     const sent = await runMacs(
       ['send', 'w', `touch ${witness}`, '--timeout', '2'],
       { home: harness.home, socket: harness.server.socket },
@@ -338,19 +330,7 @@ describe('an answer reaches the program that asked (issue 29)', () => {
     );
     await harness.tagAgent(pane, 'w');
     await typeCommand(pane, 'sleep 30');
-    await waitFor(
-      async () =>
-        (
-          await harness.server.tmux(
-            'display',
-            '-p',
-            '-t',
-            pane,
-            '#{pane_current_command}',
-          )
-        ).trim() === 'sleep',
-      { timeout: 10_000, message: 'sleep runs' },
-    );
+    await waitForCommand(pane, 'sleep', 'sleep runs');
     const witness = file('typed-into-sleep');
     const sent = await runMacs(
       ['send', 'w', `touch ${witness}`, '--timeout', '2'],
@@ -360,19 +340,7 @@ describe('an answer reaches the program that asked (issue 29)', () => {
     expect(sent.stderr).toContain('preset shell');
     expect(sent.stderr).toContain('pane runs `sleep 30`, not at a prompt');
     await harness.server.tmux('send-keys', '-t', pane, 'C-c');
-    await waitFor(
-      async () =>
-        (
-          await harness.server.tmux(
-            'display',
-            '-p',
-            '-t',
-            pane,
-            '#{pane_current_command}',
-          )
-        ).trim() === 'bash',
-      { timeout: 10_000, message: 'the shell back' },
-    );
+    await waitForCommand(pane, 'bash', 'the shell back');
     expect(existsSync(witness)).toBe(false);
   });
 });
