@@ -350,8 +350,8 @@ describe('appeals and repeated denials through a live bridge (issue 32)', () => 
     const body = inboxText(id);
     for (const command of variants) expect(body).toContain(command);
 
-    // A person is called, for this reason (the file backend's inbox also
-    // calls one as `waiting-for-person`).
+    // A person is called, for this reason (a request calls one once; were
+    // this call missing, the inbox's `waiting-for-person` would be it).
     const attention = await waitForEvent(
       'attention',
       (e) => e.requestId === id && e.data?.reason === 'repeated-denials',
