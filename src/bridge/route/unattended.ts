@@ -118,14 +118,21 @@ export async function mergeWorktree(
       branch,
       why: 'the branch it started from is not known',
     };
-  const ancestor = await git(['merge-base', '--is-ancestor', branch, base]);
+  // The base's commit, read once: the check, the merge commit's parent and
+  // update-ref's expected old value all use it, so a merge another bridge
+  // process makes meanwhile makes the move fail instead of being dropped.
+  const resolved = await git(['rev-parse', '--verify', `refs/heads/${base}`]);
+  const old = resolved.stdout.trim();
+  if (resolved.exitCode !== 0 || old === '')
+    return { type: 'failed', branch, base, why: `no branch ${base}` };
+  const ancestor = await git(['merge-base', '--is-ancestor', branch, old]);
   if (ancestor.exitCode === 0) return { type: 'up-to-date', branch, base };
   const probe = await git([
     'merge-tree',
     '--write-tree',
     '--name-only',
     '--no-messages',
-    base,
+    old,
     branch,
   ]);
   if (probe.exitCode === 1) {
@@ -152,7 +159,6 @@ export async function mergeWorktree(
     }
   } else {
     const treeId = probe.stdout.split('\n', 1)[0]?.trim() ?? '';
-    const old = (await git(['rev-parse', `refs/heads/${base}`])).stdout.trim();
     const commit = await git([
       'commit-tree',
       treeId,

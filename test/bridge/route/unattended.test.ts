@@ -163,6 +163,48 @@ describe('merging a done worker', () => {
     expect(git(repo, 'status', '--porcelain')).toBe('');
   });
 
+  // Bug: where the base is checked out nowhere, the merge's tree was
+  // computed against the base as it was (`git merge-tree … main …`), but the
+  // base's commit was read again afterwards as the new commit's parent and
+  // as the old value for `git update-ref`. A second bridge process (bridges
+  // started per worker) that merged in between had its work dropped: the
+  // commit's tree lacked it and update-ref accepted the move. Strategy: real
+  // git; after the merge-tree call another merge lands on main (what the
+  // other bridge does), then the merge goes on. Fixed: the base is read
+  // once, before the check, so the move is refused and reported, and the
+  // other merge's work stays.
+  it('never drops a merge another bridge made into the base meanwhile', async () => {
+    const w = await tree('w1');
+    const other = await tree('w2');
+    git(repo, 'checkout', '-q', '-b', 'elsewhere');
+    writeFileSync(path.join(w, 'b.txt'), 'two\n');
+    git(w, 'add', '.');
+    git(w, 'commit', '-qm', 'b');
+    writeFileSync(path.join(other, 'c.txt'), 'three\n');
+    git(other, 'add', '.');
+    git(other, 'commit', '-qm', 'c');
+    let landed = false;
+    const racing: typeof run = async (args, cwd) => {
+      const result = await run(args, cwd);
+      if (args[0] === 'merge-tree' && !landed) {
+        landed = true;
+        expect(await mergeWorktree(run, other)).toMatchObject({
+          type: 'merged',
+        });
+      }
+      return result;
+    };
+    const result = await mergeWorktree(racing, w);
+    expect(landed).toBe(true);
+    // The other merge's work is on main whatever happened to this one.
+    expect(git(repo, 'show', 'main:c.txt')).toBe('three');
+    expect(result).toMatchObject({ type: 'failed', base: 'main' });
+    // Asked again, it merges on top.
+    expect(await mergeWorktree(run, w)).toMatchObject({ type: 'merged' });
+    expect(git(repo, 'show', 'main:b.txt')).toBe('two');
+    expect(git(repo, 'show', 'main:c.txt')).toBe('three');
+  });
+
   it('asks for a commit first when the worktree has changes', async () => {
     const w = await tree('w1');
     writeFileSync(path.join(w, 'c.txt'), 'loose\n');
