@@ -11,11 +11,14 @@
  * agent_type, agent_transcript_path, last_assistant_message,
  * stop_hook_active}`; PreCompact `{trigger: "manual"|"auto",
  * custom_instructions}`; SessionStart `{source, agent_type, model}`.
+ *
+ * Codex CLI's hooks (codex-hooks.ts) send the same fields for these events
+ * and are planned with the same handlers.
  */
 import type { RequestRecord } from '../state/types.js';
 import type { AgentStateFile } from '../state/types.js';
 import { clip, hookEvent, str } from './hook-input.js';
-import type { HookPlan } from './types.js';
+import type { HookContext, HookPlan } from './types.js';
 
 /** A subagent's id and kind from a SubagentStart or SubagentStop input. */
 function subagentOf(input: Record<string, unknown>): {
@@ -111,4 +114,35 @@ export function formatCompactionNote(
     }
   }
   return lines.join('\n');
+}
+
+/**
+ * What a compacted agent gets back as context: the session context it was
+ * given at the start (`sessionContext`), then the note. Claude Code's and
+ * Codex's SessionStart with source `compact` both reply with it.
+ */
+export function compactedContext(
+  sessionContext: string,
+  ctx: HookContext,
+): string {
+  return `${sessionContext}\n\n${formatCompactionNote(ctx.role ?? 'worker', ctx.agentState)}`;
+}
+
+/**
+ * A compaction is done: `context.compacted` and the activity line that
+ * counts it (state/agent-activity.ts). `trigger`: manual, auto or unknown.
+ */
+export function compactionDone(
+  trigger: string,
+  session: string | undefined,
+): Pick<HookPlan, 'events' | 'activity'> {
+  return {
+    events: [
+      {
+        type: 'context.compacted',
+        data: { trigger, ...(session ? { session } : {}) },
+      },
+    ],
+    activity: [{ kind: 'compacted', trigger }],
+  };
 }

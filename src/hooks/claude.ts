@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { AgentStateName } from '../config/states.js';
 import { planPermissionRequest, planPreToolUse } from './claude-approval.js';
 import {
-  formatCompactionNote,
+  compactedContext,
+  compactionDone,
   planPreCompact,
   planSubagentStart,
   planSubagentStop,
@@ -78,13 +79,12 @@ function planSessionStart(
   const context = formatSessionContext(ctx.agent, ctx.workerPrompt, role);
   const trigger = ctx.previous?.trigger || 'unknown';
   const session = str(input, 'session_id');
+  const done = compact ? compactionDone(trigger, session) : undefined;
   return {
     reply: {
       hookSpecificOutput: {
         hookEventName: 'SessionStart',
-        additionalContext: compact
-          ? `${context}\n\n${formatCompactionNote(role, ctx.agentState)}`
-          : context,
+        additionalContext: compact ? compactedContext(context, ctx) : context,
       },
     },
     observation: compact
@@ -95,18 +95,9 @@ function planSessionStart(
         source,
         ...(str(input, 'model') ? { model: str(input, 'model') } : {}),
       }),
-      ...(compact
-        ? [
-            {
-              type: 'context.compacted',
-              data: { trigger, ...(session ? { session } : {}) },
-            },
-          ]
-        : []),
+      ...(done?.events ?? []),
     ],
-    activity: compact
-      ? [{ kind: 'compacted', trigger }]
-      : [{ kind: 'session', source }],
+    activity: done?.activity ?? [{ kind: 'session', source }],
   };
 }
 

@@ -15,14 +15,17 @@
  * hook-command.ts. `buildAgentHookSetup` is pure; `prepareAgentHooks`
  * touches files.
  */
+import { realpath } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 import { agentSettingsDir } from '../state/hook-files.js';
+import { CODEX_HOOK_EVENTS } from './codex-hooks.js';
 import {
   agentCodexHome,
   buildCodexConfig,
+  buildCodexHooks,
   linkCodexHome,
   readCodexSource,
   userCodexHome,
@@ -31,7 +34,9 @@ import { CODEX_NOTIFY_EVENT } from './codex.js';
 import {
   buildClaudeHooks,
   buildHookArgv,
+  buildHookCommand,
   defaultMacsCommand,
+  HOOK_TIMEOUT_SEC,
   type HookCommandOptions,
 } from './hook-command.js';
 
@@ -59,6 +64,11 @@ export interface AgentHookOptions {
   codexSourceHome?: string;
   /** Codex: the text of the user's config.toml (read by prepareAgentHooks). */
   codexSourceConfig?: string;
+  /**
+   * Codex: the agent's Codex home as Codex names it (symbolic links
+   * resolved; prepareAgentHooks finds it), for the keys of its hook trust.
+   */
+  codexHomeResolved?: string;
 }
 
 /** The per-agent settings file for an agent macs starts. */
@@ -71,7 +81,8 @@ export function agentSettingsPath(paths: HomePaths, agent: string): string {
  * settings file and `--settings <file>`; for Codex a Codex home of its own
  * (`CODEX_HOME=.macs/codex/<agent>`) whose config.toml is the user's with
  * macs's `notify` (no command-line settings: those put Codex in embedded
- * mode); nothing for presets without hooks. Claude Code merges `--settings` with the
+ * mode) and a `hooks.json` of macs's lifecycle hooks, trusted there;
+ * nothing for presets without hooks. Claude Code merges `--settings` with the
  * user's own settings, so the user's hooks keep running too.
  */
 export function buildAgentHookSetup(options: AgentHookOptions): AgentHookSetup {
@@ -102,6 +113,13 @@ export function buildAgentHookSetup(options: AgentHookOptions): AgentHookSetup {
       const home = agentCodexHome(options.paths.runtime, options.agent);
       const source =
         options.codexSourceHome ?? userCodexHome(process.env, os.homedir());
+      // Compaction and subagents: Codex's own hooks (codex-hooks.ts).
+      const hooks = buildCodexHooks(
+        CODEX_HOOK_EVENTS,
+        (event) => buildHookCommand(event, command),
+        path.join(options.codexHomeResolved ?? home, 'hooks.json'),
+        HOOK_TIMEOUT_SEC,
+      );
       return {
         args: [],
         env: { ...env, CODEX_HOME: home },
@@ -111,7 +129,12 @@ export function buildAgentHookSetup(options: AgentHookOptions): AgentHookSetup {
             content: buildCodexConfig(
               options.codexSourceConfig,
               buildHookArgv(CODEX_NOTIFY_EVENT, command),
+              hooks.trust,
             ),
+          },
+          {
+            path: path.join(home, 'hooks.json'),
+            content: `${JSON.stringify(hooks.file, null, 2)}\n`,
           },
         ],
         codexLinks: { home, source },
@@ -135,10 +158,17 @@ export async function prepareAgentHooks(
   options: AgentHookOptions,
 ): Promise<Pick<AgentHookSetup, 'args' | 'env'>> {
   let setup = buildAgentHookSetup(options);
-  if (setup.codexLinks && options.codexSourceConfig === undefined) {
-    const config = await readCodexSource(setup.codexLinks.source);
-    if (config !== undefined)
-      setup = buildAgentHookSetup({ ...options, codexSourceConfig: config });
+  if (setup.codexLinks) {
+    // Codex names its hooks file by its home's real path.
+    await ensurePrivateDir(setup.codexLinks.home);
+    const config =
+      options.codexSourceConfig ??
+      (await readCodexSource(setup.codexLinks.source));
+    setup = buildAgentHookSetup({
+      ...options,
+      ...(config !== undefined ? { codexSourceConfig: config } : {}),
+      codexHomeResolved: await realpath(setup.codexLinks.home),
+    });
   }
   for (const file of setup.files) {
     await ensurePrivateDir(path.dirname(file.path));

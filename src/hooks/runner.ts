@@ -37,6 +37,7 @@ import {
   planCodexNotify,
   type CodexThreadInfo,
 } from './codex.js';
+import { planCodexHook } from './codex-hooks.js';
 import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
 import { loadHookConfig } from './config-cache.js';
 import { applyDenial } from './denial-step.js';
@@ -59,7 +60,10 @@ const MAX_CLAIM_TRIES = 5;
 const EVENT_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 export interface HookRunOptions {
-  /** `macs hook <event>`: a Claude Code event name, or `notify` for Codex. */
+  /**
+   * `macs hook <event>`: a Claude Code event name; for Codex `notify` or
+   * one of its lifecycle events (codex-hooks.ts).
+   */
   event: string;
   /** Codex passes its JSON as an argument instead of stdin. */
   payload?: string;
@@ -203,11 +207,12 @@ export async function runHook(
     // A hook speaks for its agent only from the agent's own pane, and only
     // for a preset that has hooks: otherwise any process could mark another
     // agent idle, or take the answer queued for it.
+    const presetHooks = await loadPresetHooks(state?.preset, config);
     const foreign = hookOriginProblem({
       agent,
       ...(state ? { state } : {}),
       ...(deps.env.TMUX_PANE ? { tmuxPane: deps.env.TMUX_PANE } : {}),
-      presetHooks: await loadPresetHooks(state?.preset, config),
+      presetHooks,
     });
     if (foreign) {
       await recordError(`hook ${opts.event} refused: ${foreign}`, agent);
@@ -234,10 +239,16 @@ export async function runHook(
       unavailable,
       paused: isDeliveryPaused(paths, agent) || Boolean(state?.paused),
     });
+    // Codex's lifecycle hooks (codex-hooks.ts) share their event names
+    // with Claude Code's: the agent's preset says whose they are.
+    const codexHook =
+      opts.event !== CODEX_NOTIFY_EVENT && presetHooks === 'codex';
     const plan = (): HookPlan =>
       opts.event === CODEX_NOTIFY_EVENT
         ? planCodexNotify(raw, codexThread)
-        : planClaudeHook(opts.event, raw, ctx());
+        : codexHook
+          ? planCodexHook(opts.event, raw, ctx())
+          : planClaudeHook(opts.event, raw, ctx());
 
     let current = plan();
     let claimed = false;
@@ -301,8 +312,11 @@ export async function runHook(
     // leaves the `approval` written before the wait, or whatever a later
     // hook wrote since (the agent went on): rewriting it would bring a
     // stale state back.
+    // Codex's lifecycle hooks say nothing about the state either.
     const silent =
-      (opts.event === CODEX_NOTIFY_EVENT && !current.observation) || undecided;
+      ((opts.event === CODEX_NOTIFY_EVENT || codexHook) &&
+        !current.observation) ||
+      undecided;
     try {
       if (!silent)
         await writeObservation(
@@ -318,7 +332,10 @@ export async function runHook(
     }
     // The conversation the agent says it is in, for `macs restart` and
     // `macs start --resume` (docs/session.md); written only when it changes.
-    const said = conversationFromHook(opts.event, raw, codexThread);
+    // (Codex's is read from its notify payload only.)
+    const said = codexHook
+      ? undefined
+      : conversationFromHook(opts.event, raw, codexThread);
     if (said) {
       const known = await readConversation(paths, agent);
       if (known?.id !== said.id || known.transcript !== said.transcript) {
