@@ -65,7 +65,8 @@ export async function editAnswerInEditor(options: {
 }): Promise<IntentResult> {
   const { request } = options;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'macs-answer-'));
-  const file = path.join(dir, `${request.id}.md`);
+  // A host's id (`gpu1/<id>`) names no folder here.
+  const file = path.join(dir, `${request.id.replace(/\//g, '_')}.md`);
   try {
     await writeFile(file, buildAnswerTemplate(request), { mode: 0o600 });
     const argv = [...editorCommand(options.env), file];
