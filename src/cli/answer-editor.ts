@@ -52,16 +52,21 @@ export function editorCommand(env: NodeJS.ProcessEnv): string[] {
   return value.split(/\s+/);
 }
 
-/** Answer a request in `$EDITOR`: a private temp file, then `outbox/<id>.txt`. */
+/**
+ * Answer a request in `$EDITOR`: a private temp file, then `outbox/<id>.txt`,
+ * or `deliver` (a host's request at a hub: the path of `r`).
+ */
 export async function editAnswerInEditor(options: {
   paths: HomePaths;
   request: RequestSnapshot;
   env: NodeJS.ProcessEnv;
   runEditor: RunEditor;
+  deliver?: (requestId: string, text: string) => Promise<IntentResult>;
 }): Promise<IntentResult> {
   const { request } = options;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'macs-answer-'));
-  const file = path.join(dir, `${request.id}.md`);
+  // A host's id (`gpu1/<id>`) names no folder here.
+  const file = path.join(dir, `${request.id.replace(/\//g, '_')}.md`);
   try {
     await writeFile(file, buildAnswerTemplate(request), { mode: 0o600 });
     const argv = [...editorCommand(options.env), file];
@@ -77,6 +82,7 @@ export async function editAnswerInEditor(options: {
         ok: true,
         message: `nothing written; ${request.id} not answered`,
       };
+    if (options.deliver) return await options.deliver(request.id, answer);
     return describeAnswerResult(
       request.id,
       await writeOutboxAnswer(options.paths, request.id, answer),

@@ -19,6 +19,27 @@ export interface EventsOptions extends CommonOptions {
   follow?: boolean;
   json?: boolean;
   stats?: boolean;
+  /** Run by a hub over ssh: --follow ends when stdin ends (the hub went). */
+  fromHub?: boolean;
+}
+
+/**
+ * `interrupted`, or the end of stdin: a hub's follower (`--from-hub`) ends
+ * with its ssh. ssh without a terminal sends no hangup, and a follower with
+ * nothing to print would never notice the hub had gone (it was left running,
+ * its parent init, until killed).
+ */
+function endedWithStdin(
+  deps: CliDeps,
+  stdin: NodeJS.ReadableStream = process.stdin,
+): CliDeps {
+  const gone = new Promise<'SIGTERM'>((resolve) => {
+    stdin.once('end', () => resolve('SIGTERM'));
+    stdin.once('close', () => resolve('SIGTERM'));
+    stdin.once('error', () => resolve('SIGTERM'));
+    stdin.resume();
+  });
+  return { ...deps, interrupted: Promise.race([deps.interrupted, gone]) };
 }
 
 /** An event as printed: this machine's, or a host's (its `type` unchecked against ours). */
@@ -37,8 +58,9 @@ export function formatEventLine(event: PrintedEvent): string {
 /** Query the event log; with --follow, keep printing new events until interrupted. */
 export async function runEvents(
   opts: EventsOptions,
-  deps: CliDeps,
+  given: CliDeps,
 ): Promise<number> {
+  const deps = opts.fromHub && opts.follow ? endedWithStdin(given) : given;
   const ctx = createContext(opts, deps);
   const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   if (opts.agent?.includes('/') && !opts.follow) {

@@ -8,13 +8,29 @@
  */
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
+import { isValidAgentName } from '../protocol/ids.js';
 import { hostTargets } from '../remote/fleet.js';
+import { qualifyName } from '../remote/names.js';
 import { runHostMacs } from '../remote/forward.js';
 import { RemoteError } from '../remote/ssh-errors.js';
 import { formatFromHub } from './from-hub.js';
 import type { CliDeps } from './options.js';
 
 type HostVerb = 'start' | 'stop';
+
+/**
+ * The agents a host's `macs start` listed (its lines `  worker  <name>
+ * %N …`), named at the hub: `h1/worker-1 (worker)`. Names that are not
+ * agent names are left out (host data, cleaned, never trusted).
+ */
+export function startedHostAgents(host: string, lines: string[]): string[] {
+  return lines.flatMap((line) => {
+    const m = /^\s+(controller|worker)\s+(\S+)\s+%\d+\s/.exec(line);
+    return m?.[2] && isValidAgentName(m[2])
+      ? [`${qualifyName(host, m[2])} (${m[1]})`]
+      : [];
+  });
+}
 
 /** Run `macs start|stop` on each host (or only `only`); exit 1 if one failed. */
 export async function runOnHosts(
@@ -45,10 +61,15 @@ export async function runOnHosts(
         const warnings = lines.filter((l) =>
           /^warning:|not found on PATH/.test(l),
         );
+        const agents = startedHostAgents(target.name, lines);
         return {
           target,
           ok: true,
-          line: [lines[0] ?? `${verb} done`, ...warnings].join('\n  '),
+          line: [
+            lines[0] ?? `${verb} done`,
+            ...warnings,
+            ...(agents.length > 0 ? [`agents: ${agents.join(', ')}`] : []),
+          ].join('\n  '),
         };
       } catch (error) {
         const message = errorMessage(error);

@@ -1,6 +1,7 @@
 import type { MacsConfig } from '../config/schema.js';
 import type { CommandContext } from './common.js';
-import type { CliDeps } from './options.js';
+import type { CliDeps, CommonOptions } from './options.js';
+import { hintCommand } from './session-common.js';
 
 /** The hosts' part of `macs start`, running while this machine's starts. */
 export interface HostStart {
@@ -66,4 +67,17 @@ export async function stopHostSessions(
   }
   const { runOnHosts } = await import('./host-sessions.js');
   return runOnHosts('stop', config, deps, only);
+}
+
+/**
+ * What to run next, after a hub's `macs start` that started sessions on
+ * its hosts only (a hub with workers of its own prints its session's).
+ */
+export function printHubHints(opts: CommonOptions, deps: CliDeps): void {
+  const hint = (sub: string) => hintCommand(sub, opts, deps);
+  deps.output.out(`  attach:  ${hint('attach <host>/<agent>')}`);
+  deps.output.out(
+    `  watch:   ${hint('status')} · ${hint('inbox')} · ${hint('events --follow')}`,
+  );
+  deps.output.out(`  stop:    ${hint('stop')}`);
 }

@@ -1,8 +1,35 @@
+import { existsSync } from 'node:fs';
+import { ConfigError } from '../errors.js';
+import type { HomePaths } from '../home/paths.js';
 import { VERSION } from '../version.js';
 import { createContext } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 
-export type McpOptions = CommonOptions;
+export interface McpOptions extends CommonOptions {
+  /** Run by a hub over ssh (docs/remote.md): serve only a macs home. */
+  fromHub?: boolean;
+}
+
+/**
+ * A hub reaches a host's home only where macs already is (a config, or a
+ * session that ran there): a mistyped `home` is an error naming it, and
+ * nothing is created on the host (before, it showed up with 0 agents and
+ * got a `.macs/`). `macs start` at the hub still makes the home.
+ */
+export function assertHubHome(paths: HomePaths): void {
+  if (
+    existsSync(paths.config) ||
+    existsSync(paths.sessionFile) ||
+    existsSync(paths.stoppedSessionFile)
+  )
+    return;
+  throw new ConfigError(
+    `${paths.home} is not a macs home (no macs.config.json, no .macs/session.json)`,
+    {
+      hint: 'check the host\'s "home" in the hub\'s macs.config.json, or start macs there (macs start at the hub)',
+    },
+  );
+}
 
 /**
  * `macs mcp`: serve the controller's tools over MCP on stdin/stdout until
@@ -19,6 +46,7 @@ export async function runMcp(
   } = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  if (opts.fromHub) assertHubHome(ctx.paths);
   const { config } = await ctx.loadConfig();
   const [{ createMacsMcpServer }, { StdioServerTransport }] = await Promise.all(
     [
@@ -50,6 +78,7 @@ export async function runMcp(
     runTmux: deps.runTmux,
     ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),
     version: VERSION,
+    ...(opts.fromHub ? { forHub: true } : {}),
   });
   const transport = new StdioServerTransport(
     streams.stdin as never,

@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { builtFile, packageDir } from '../config/package.js';
@@ -24,10 +25,31 @@ export function resolveMacsArgv(): string[] {
   ];
 }
 
-/** How the person invoked macs, for hints: `macs`, or `node dist/main.js`. */
-export function selfCommand(cwd: string): string {
+/** Whether an executable `macs` is on this PATH. */
+function macsOnPath(env: NodeJS.ProcessEnv): boolean {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(path.join(dir, 'macs'), constants.X_OK);
+      return true;
+    } catch {
+      // not here
+    }
+  }
+  return false;
+}
+
+/**
+ * How a person runs macs, for hints: `macs` when it was run so or a `macs`
+ * is on the PATH, else `node dist/main.js` (a checkout not installed).
+ */
+export function selfCommand(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const script = process.argv[1] ?? '';
-  if (!script || path.basename(script) === 'macs') return 'macs';
+  if (!script || path.basename(script) === 'macs' || macsOnPath(env))
+    return 'macs';
   const relative = path.relative(cwd, script);
   return `node ${relative.startsWith('..') ? script : relative}`;
 }
@@ -46,7 +68,7 @@ export function hintCommand(
       ? [`--tmux-socket ${opts.tmuxSocket}`]
       : []),
   ];
-  return [selfCommand(deps.cwd), sub, ...flags].join(' ');
+  return [selfCommand(deps.cwd, deps.env), sub, ...flags].join(' ');
 }
 
 /** The private server of a home: `macs-<project>-<hash>` (layout.ts). */

@@ -30,7 +30,7 @@ import { endOfAttach } from './attach-end.js';
 import { createContext } from './common.js';
 import { reportExpiry, runStartResume } from './start-resume.js';
 import type { CliDeps, CommonOptions } from './options.js';
-import { startHostSessions } from './host-start.js';
+import { printHubHints, startHostSessions } from './host-start.js';
 import { mergeHubWorkers, readFromHub } from './from-hub.js';
 import { removeHubPolicy, writeHubPolicy } from '../home/hub-policy.js';
 import {
@@ -254,7 +254,11 @@ export async function runStart(
   // Each host starts its own session (docs/remote.md) while this one starts;
   // a hub may have none. Their lines come before this machine's.
   const hosts = opts.demo ? undefined : startHostSessions(config, deps);
-  if (hosts && localWorkers(config).length === 0) return hosts.finish();
+  if (hosts && localWorkers(config).length === 0) {
+    const code = await hosts.finish();
+    if (code === 0) printHubHints(opts, deps);
+    return code;
+  }
   let hostsReported = false;
   const reportHosts = async () => {
     if (!hosts || hostsReported) return;

@@ -27,6 +27,8 @@ import type {
 import { VERSION } from '../version.js';
 import { remoteAgentSnapshot, remoteRequestSnapshot } from '../web/fleet.js';
 import type { CommandContext } from './common.js';
+import type { RunEditor } from '../backends/editor.js';
+import { editAnswerInEditor } from './answer-editor.js';
 import type { CliDeps } from './options.js';
 import { remoteTargetOf } from '../operations/host-forward.js';
 import { answerHostRequest } from '../operations/answer-host.js';
@@ -42,7 +44,7 @@ export interface StatusHosts {
   /** Every host read once (up or down). */
   firstRead: Promise<void>;
   /** The view's intents, sending those about `<host>/…` to the host. */
-  wrapIntents: (local: StatusIntents) => StatusIntents;
+  wrapIntents: (local: StatusIntents, runEditor: RunEditor) => StatusIntents;
   close: () => Promise<void>;
 }
 
@@ -261,76 +263,89 @@ export function createStatusHosts(options: {
     }
   };
 
-  const wrapIntents = (local: StatusIntents): StatusIntents => ({
-    async answer(requestId, text) {
-      let remote;
-      try {
-        remote = remoteOf(requestId, 'request');
-        if (!remote) return await local.answer(requestId, text);
-        const { target, name } = remote;
-        const outcome = await answerHostRequest(
-          ctx.paths,
-          () => fleet.session(target.name),
-          { host: target.name, id: name, text, by: 'hub:status' },
-        );
-        void readHost(target);
-        switch (outcome.type) {
-          case 'answered':
-            return {
-              ok: true,
-              message: `answered ${requestId} on ${target.name}`,
-            };
-          case 'held':
-            return {
-              ok: true,
-              message: `host ${target.name} cannot be reached now: the answer to ${requestId} is kept and delivered once when it is back`,
-            };
-          case 'held-already':
-            return {
-              ok: false,
-              message: `an answer to ${requestId} is already kept for ${target.name}`,
-            };
-          case 'refused':
-            return {
-              ok: false,
-              message: `host ${target.name} refused the answer to ${name}: ${outcome.reason}`,
-            };
+  const wrapIntents = (
+    local: StatusIntents,
+    runEditor: RunEditor,
+  ): StatusIntents => {
+    const wrapped: StatusIntents = {
+      async answer(requestId, text) {
+        let remote;
+        try {
+          remote = remoteOf(requestId, 'request');
+          if (!remote) return await local.answer(requestId, text);
+          const { target, name } = remote;
+          const outcome = await answerHostRequest(
+            ctx.paths,
+            () => fleet.session(target.name),
+            { host: target.name, id: name, text, by: 'hub:status' },
+          );
+          void readHost(target);
+          switch (outcome.type) {
+            case 'answered':
+              return {
+                ok: true,
+                message: `answered ${requestId} on ${target.name}`,
+              };
+            case 'held':
+              return {
+                ok: true,
+                message: `host ${target.name} cannot be reached now: the answer to ${requestId} is kept and delivered once when it is back`,
+              };
+            case 'held-already':
+              return {
+                ok: false,
+                message: `an answer to ${requestId} is already kept for ${target.name}`,
+              };
+            case 'refused':
+              return {
+                ok: false,
+                message: `host ${target.name} refused the answer to ${name}: ${outcome.reason}`,
+              };
+          }
+        } catch (error) {
+          return { ok: false, message: errorMessage(error) };
         }
-      } catch (error) {
-        return { ok: false, message: errorMessage(error) };
-      }
-    },
-    async editAnswer(request) {
-      if (!request.id.includes('/')) return local.editAnswer(request);
-      return {
-        ok: false,
-        message: `${request.id} is a host's request: answer it here with r, or with macs respond ${request.id} -`,
-      };
-    },
-    async dismiss(requestId) {
-      const remote = remoteOf(requestId, 'request');
-      if (!remote) return local.dismiss(requestId);
-      return onHost(remote.target, [
-        'dismiss',
-        remote.name,
-        '--reason',
-        'dismissed from macs status at the hub',
-      ]);
-    },
-    async setPaused(agent, paused) {
-      const remote = remoteOf(agent, 'agent');
-      if (!remote) return local.setPaused(agent, paused);
-      return onHost(remote.target, [paused ? 'pause' : 'resume', remote.name]);
-    },
-    async jumpToPane(agent, pane) {
-      const remote = remoteOf(agent, 'agent');
-      if (!remote) return local.jumpToPane(agent, pane);
-      return {
-        ok: false,
-        message: `${agent} runs on host ${remote.target.name}: its pane is there (ssh ${remote.target.destination}, then macs attach --home ${remote.target.home})`,
-      };
-    },
-  });
+      },
+      async editAnswer(request) {
+        if (!request.id.includes('/')) return local.editAnswer(request);
+        // Written here, sent by the path of r (kept while the host is down).
+        return editAnswerInEditor({
+          paths: ctx.paths,
+          request,
+          env: deps.env,
+          runEditor,
+          deliver: (id, text) => wrapped.answer(id, text),
+        });
+      },
+      async dismiss(requestId) {
+        const remote = remoteOf(requestId, 'request');
+        if (!remote) return local.dismiss(requestId);
+        return onHost(remote.target, [
+          'dismiss',
+          remote.name,
+          '--reason',
+          'dismissed from macs status at the hub',
+        ]);
+      },
+      async setPaused(agent, paused) {
+        const remote = remoteOf(agent, 'agent');
+        if (!remote) return local.setPaused(agent, paused);
+        return onHost(remote.target, [
+          paused ? 'pause' : 'resume',
+          remote.name,
+        ]);
+      },
+      async jumpToPane(agent, pane) {
+        const remote = remoteOf(agent, 'agent');
+        if (!remote) return local.jumpToPane(agent, pane);
+        return {
+          ok: false,
+          message: `${agent} runs on host ${remote.target.name}: its pane is there (macs attach ${agent} from another terminal)`,
+        };
+      },
+    };
+    return wrapped;
+  };
 
   return {
     source,

@@ -194,15 +194,16 @@ export async function runLiveStatus(options: {
   // bell rings in a view there, which nobody at the hub sees.
   if (config.attention.bell)
     ringForHosts = () => void terminal.stdout.write('\u0007');
+  const runEditor = statusDeps.runEditor ?? runEditorSync;
   const local = createStatusIntents({
     ctx,
     env: deps.env,
     feed,
-    runEditor: statusDeps.runEditor ?? runEditorSync,
+    runEditor,
     tmuxSocket: opts.tmuxSocket,
     runTmux: deps.runTmux,
   });
-  const intents = hosts ? hosts.wrapIntents(local) : local;
+  const intents = hosts ? hosts.wrapIntents(local, runEditor) : local;
   notify(await feed.start());
   const unsubscribe = feed.subscribe(notify);
   const stop = new AbortController();

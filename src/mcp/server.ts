@@ -46,7 +46,22 @@ export interface MacsMcpOptions {
   version: string;
   /** At a hub: a live fleet of the config's hosts (docs/remote.md). */
   fleet?: RemoteFleet;
+  /**
+   * Served to a hub (`macs mcp --from-hub`): the hub's reads (listing,
+   * reading, a wait that hands over no request) are not events; its
+   * answers, messages and refused calls are.
+   */
+  forHub?: boolean;
 }
+
+/** The tools a hub reads a host with (no change on the host). */
+const HUB_READS = new Set([
+  'list_agents',
+  'list_requests',
+  'get_request',
+  'read_screen',
+  'wait_for_request',
+]);
 
 export interface MacsMcpServer {
   server: McpServer;
@@ -123,6 +138,14 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
     reached,
     isKnownAgent: knownAgentCheck(paths),
     ...(context.remote ? { forward: context.remote.forward } : {}),
+    ...(options.forHub
+      ? {
+          // A wait that hands a request over is kept: the hub picked it up.
+          unrecorded: (name: string, out: { requestId?: string }) =>
+            HUB_READS.has(name) &&
+            !(name === 'wait_for_request' && out.requestId),
+        }
+      : {}),
   });
   registerReadTools(tool, context);
   registerActTools(tool, context);

@@ -97,6 +97,11 @@ export interface ToolRegistrarOptions {
   isKnownAgent: (name: string) => Promise<boolean>;
   /** At a hub: a call about `<host>/…` answered by that host (remote-tools.ts). */
   forward?: RemoteTools['forward'];
+  /**
+   * A successful call that is not recorded as an `mcp.call` event (a hub's
+   * own reads of a host, `macs mcp --from-hub`: docs/remote.md).
+   */
+  unrecorded?: (tool: string, out: ToolOutput) => boolean;
 }
 
 /** An agent the home knows: a state or events file, or the session's record. */
@@ -138,6 +143,11 @@ export function createToolRegistrar(
       try {
         const out =
           (await forward?.(name, args)) ?? (await handler(args, extra));
+        if (options.unrecorded?.(name, out))
+          return {
+            content: [{ type: 'text', text: out.text }],
+            structuredContent: out.data,
+          };
         await emitSafely(events, log, {
           agent: out.agent ?? MCP_EVENT_AGENT,
           type: 'mcp.call',

@@ -82,6 +82,7 @@ export async function followHostEvents(
       'events',
       '--follow',
       '--json',
+      '--from-hub',
       ...(query.agent ? ['--agent', query.agent] : []),
       ...(query.type ? ['--type', query.type] : []),
       ...(query.request ? ['--request', query.request] : []),

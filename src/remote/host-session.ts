@@ -68,6 +68,7 @@ export async function openHostSession(
   const channel = await startSshChannel(target, [
     'macs',
     'mcp',
+    '--from-hub',
     '--home',
     target.home,
   ]);

@@ -42,6 +42,8 @@ export interface SshArgsOptions {
    * stale master socket can never hang the call. Retries use it.
    */
   fresh?: boolean;
+  /** A terminal on the host (`-t`: `macs attach <host>/<agent>`); else `-T`. */
+  tty?: boolean;
 }
 
 /** The argv of `ssh` for one remote command (the program is `ssh`). */
@@ -50,7 +52,7 @@ export function buildSshArgs(options: SshArgsOptions): string[] {
     throw new Error(`'${options.destination}' is not an ssh destination`);
   return [
     ...(options.configFile ? ['-F', options.configFile] : []),
-    '-T',
+    options.tty ? '-t' : '-T',
     '-o',
     'BatchMode=yes',
     '-o',

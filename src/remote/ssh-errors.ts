@@ -13,6 +13,7 @@ export type SshFailureKind =
   | 'no-macs'
   | 'no-tmux'
   | 'version-mismatch'
+  | 'no-home'
   | 'timeout'
   | 'failed';
 
@@ -114,6 +115,15 @@ export function classifySshFailure(
         'install tmux 3.2+ there (apt-get install -y tmux)',
       );
   }
+  // The host's macs refused the hub's `home` (cli/mcp.ts: assertHubHome).
+  const noHome = /^macs: (\/.* is not a macs home .*)$/m.exec(stderr);
+  if (noHome?.[1])
+    return new RemoteError(
+      host,
+      'no-home',
+      firstLine(noHome[1]),
+      'check its "home" in macs.config.json (the folder of its macs.config.json), or start macs there with `macs start`',
+    );
   // Nothing ssh or the host said explains it (what they say comes first:
   // a channel macs itself ends after a failed start still carries it).
   if (result.exitCode === undefined && (result.signal || result.spawnError))

@@ -131,3 +131,23 @@ export async function startSshChannel(
     },
   };
 }
+
+/**
+ * Run a remote command on this terminal (`ssh -t`, stdio inherited) until it
+ * ends: `macs attach <host>/<agent>`. ssh says itself what went wrong on
+ * stderr; resolves to its exit code (255: ssh failed).
+ */
+export async function runSshTerminal(
+  target: SshTarget,
+  remote: readonly string[],
+): Promise<number> {
+  const { execa } = await loadExeca();
+  const args = buildSshArgs({
+    destination: target.destination,
+    remote,
+    ...(target.configFile ? { configFile: target.configFile } : {}),
+    tty: true,
+  });
+  const result = await execa('ssh', args, { stdio: 'inherit', reject: false });
+  return result.exitCode ?? 1;
+}

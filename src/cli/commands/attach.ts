@@ -14,10 +14,14 @@ export function registerAttachCommand(
   addCommonOptions(
     program
       .command('attach')
+      .argument(
+        '[agent]',
+        "select this agent's pane; <host>/<agent>: over ssh -t on that host",
+      )
       .description(
         "attach this terminal to the home's session (detach again: tmux prefix, then d)",
       ),
-  ).action((opts: CommonOptions) =>
-    run(import('../attach.js').then((m) => m.runAttach(opts, deps))),
+  ).action((agent: string | undefined, opts: CommonOptions) =>
+    run(import('../attach.js').then((m) => m.runAttach(opts, deps, agent))),
   );
 }

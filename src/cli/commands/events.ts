@@ -29,6 +29,12 @@ export function registerEventsCommand(
       .option(
         '--json',
         'print JSON (an array; one object a line with --follow)',
+      )
+      .addOption(
+        new Option(
+          '--from-hub',
+          '(run by a hub) with --follow: end when stdin ends',
+        ).hideHelp(),
       ),
   ).action((opts: EventsOptions) =>
     run(import('../events.js').then((m) => m.runEvents(opts, deps))),

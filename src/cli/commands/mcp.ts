@@ -1,5 +1,5 @@
 // `macs mcp`: its flags; the command itself (and the MCP SDK) is loaded when it runs.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { addCommonOptions, type CliDeps } from '../options.js';
 import type { McpOptions } from '../mcp.js';
 
@@ -13,6 +13,12 @@ export function registerMcpCommand(
       .command('mcp')
       .description(
         "serve the controller's tools over MCP on stdin/stdout (list_agents, list_requests, get_request, read_screen, answer_request, decide_approval, send_message, wait_for_request)",
+      )
+      .addOption(
+        new Option(
+          '--from-hub',
+          '(run by a hub) serve only a macs home; the hub reads are no events',
+        ).hideHelp(),
       )
       .addHelpText(
         'after',
