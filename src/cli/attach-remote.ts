@@ -8,7 +8,7 @@ import type { MacsConfig } from '../config/schema.js';
 import { MacsError } from '../errors.js';
 import { runSshTerminal } from '../remote/ssh.js';
 import type { CliDeps } from './options.js';
-import { remoteTargetOf } from './remote.js';
+import { remoteTargetOf } from '../operations/host-forward.js';
 import { isOnTerminal } from './session-common.js';
 
 export async function attachOnHost(
