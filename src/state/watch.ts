@@ -168,12 +168,15 @@ export function createSnapshotFeed(options: SnapshotFeedOptions): SnapshotFeed {
         // reads took all the CPU they could get while changes kept coming
         // (32 agents starting: 0.9 s of CPU for a view in 6 s); paused, a
         // burst is read a few times and the reads' share stays under a third.
+        // Not unref'd: a read that start() waits for must hold the process
+        // (a view mounts its terminal only after; a change during its first
+        // read ended it with exit 13, its screen blank). The pause is short.
         if (again && !stopped)
           await new Promise((resolve) =>
             setTimeout(
               resolve,
               Math.max(throttleMs, 2 * (Date.now() - started)),
-            ).unref(),
+            ),
           );
       } while (again && !stopped);
     })().finally(() => {
