@@ -172,12 +172,14 @@ export async function runInbox(
   for (const line of remoteLines) deps.output.out(line);
   if (open.length === 0 && remoteLines.length === 0)
     deps.output.out('no pending requests');
-  if (forPerson > 0 || remoteLines.length > 0) {
-    deps.output.out('');
+  if (forPerson > 0 || remoteLines.length > 0) deps.output.out('');
+  if (forPerson > 0)
     deps.output.out(
       'answer with: macs respond <id> "text"   (full text: inbox/<id>.txt)',
     );
-  }
+  // A host's request has no file at the hub: its whole text is shown above.
+  if (remoteLines.length > 0)
+    deps.output.out('a host\'s request: macs respond <host>/<id> "text"');
   if (incomplete.length > 0) {
     deps.output.out('');
     deps.output.out(

@@ -6,7 +6,7 @@
  * <host>/<id>`). The view holds a live link per host and reads each host on
  * its own every STATUS_HOSTS_READ_MS, as `macs web` does: a host that is
  * down or slow holds up only its own rows, never the view; a host that went
- * down keeps its last rows, marked.
+ * down keeps its last rows, marked (remote/fleet-model.ts, as at every door).
  */
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -25,7 +25,7 @@ import type {
   StatusIntents,
 } from '../ui/intents.js';
 import { VERSION } from '../version.js';
-import { remoteAgentSnapshot, remoteRequestSnapshot } from '../web/fleet.js';
+import { mergeHosts } from '../remote/fleet-model.js';
 import type { CommandContext } from './common.js';
 import type { RunEditor } from '../backends/editor.js';
 import { editAnswerInEditor } from './answer-editor.js';
@@ -48,36 +48,12 @@ export interface StatusHosts {
   close: () => Promise<void>;
 }
 
-/** A snapshot with the hosts' agents and requests (those waiting for a person first). */
+/** A snapshot with the hosts' agents and requests, by the hub's one model. */
 export function addHostsToSnapshot(
   snapshot: Snapshot,
   hosts: readonly HostView[],
 ): Snapshot {
-  if (hosts.length === 0) return snapshot;
-  const at = snapshot.generatedAt;
-  const agents = hosts.flatMap((h) =>
-    h.agents.map((a) => remoteAgentSnapshot(a, h.requests, at)),
-  );
-  const requests = hosts.flatMap((h) =>
-    h.requests.map((r) => remoteRequestSnapshot(r, at)),
-  );
-  const all = [...snapshot.requests, ...requests];
-  return {
-    ...snapshot,
-    totals: {
-      agents: snapshot.totals.agents + agents.length,
-      pending: snapshot.totals.pending + requests.length,
-      waitingForPerson:
-        snapshot.totals.waitingForPerson +
-        requests.filter((r) => r.waitingForPerson).length,
-      paused: snapshot.totals.paused + agents.filter((a) => a.paused).length,
-    },
-    agents: [...snapshot.agents, ...agents],
-    requests: [
-      ...all.filter((r) => r.waitingForPerson),
-      ...all.filter((r) => !r.waitingForPerson),
-    ],
-  };
+  return mergeHosts(snapshot, hosts, Date.now());
 }
 
 /**
@@ -91,28 +67,6 @@ function rowsKey(view: HostView): string {
     agents: view.agents.map((a) => ({ ...a, stateAgeSec: null })),
     requests: view.requests.map((r) => ({ ...r, ageSec: null })),
   });
-}
-
-/**
- * A host that went down keeps the rows it had, its agents' state `unknown`
- * (named by the source: `<host> down`): its agents live on there, and its
- * requests can still be answered (the answers are kept at the hub until it
- * is back, as `macs respond` does).
- */
-export function keepRowsOfDownHost(
-  view: HostView,
-  before: HostView | undefined,
-): HostView {
-  if (view.link !== 'down' || !before) return view;
-  return {
-    ...view,
-    agents: before.agents.map((a) => ({
-      ...a,
-      state: 'unknown',
-      stateSource: `${view.name} down`,
-    })),
-    requests: before.requests,
-  };
 }
 
 function linkRow(view: HostView): HostLinkRow {
@@ -169,7 +123,8 @@ export function createStatusHosts(options: {
         if (read && !stop.signal.aborted) {
           // A frame only when what the rows say changed (rowsKey).
           const before = views.get(target.name);
-          const view = keepRowsOfDownHost(read, before);
+          // A host that went down keeps its rows (remote/fleet-model.ts).
+          const view = read;
           views.set(target.name, view);
           const waiting = view.requests
             .filter((r) => r.waitingForAnswer)

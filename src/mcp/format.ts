@@ -21,7 +21,21 @@ export function requestSummary(r: RequestSnapshot): Record<string, unknown> {
     waitingForAnswer: r.waitingForPerson,
     backend: r.backend,
     ageSec: Math.round(r.ageMs / 1000),
+    detectedAt: r.detectedAt,
     firstLine: r.firstLine,
+  };
+}
+
+/**
+ * A request's data in a list asked for `full` (a hub's read of its host,
+ * docs/remote.md): the summary with its body, attributes and context.
+ */
+export function requestWhole(r: RequestSnapshot): Record<string, unknown> {
+  return {
+    ...requestSummary(r),
+    body: r.body,
+    attributes: r.attributes,
+    context: r.context,
   };
 }
 
@@ -35,7 +49,6 @@ export function requestDetail(r: RequestSnapshot): Record<string, unknown> {
   return {
     ...requestSummary(r),
     workerId: r.workerId,
-    detectedAt: r.detectedAt,
     body: r.body,
     attributes: r.attributes,
     context: r.context,
@@ -68,6 +81,7 @@ export function agentSummary(
     state: a.state,
     stateSource: a.stateSource,
     stateAgeSec: Math.round(a.stateAgeMs / 1000),
+    stateSince: a.stateSince,
     pane: a.pane,
     paused: a.paused,
     bridgeRunning: a.bridge.running,

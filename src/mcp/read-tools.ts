@@ -13,10 +13,15 @@ import {
   requestLine,
   requestSummary,
   requestText,
+  requestWhole,
 } from './format.js';
 import { findRequest } from '../operations/answer-request.js';
 import { readAgentScreen } from '../operations/agent-screen.js';
-import { remoteAgentLine, remoteRequestLine } from './remote-format.js';
+import {
+  remoteAgentLine,
+  remoteRequestLine,
+  remoteRequestSummary,
+} from './remote-format.js';
 import {
   agentName,
   requestId,
@@ -63,6 +68,9 @@ export function registerReadTools(
         text,
         data: {
           session: snapshot.session.status,
+          // This machine's clock as it answers: a hub reads its hosts'
+          // times through it (docs/remote.md, "Times and ages").
+          now: new Date().toISOString(),
           agents,
           ...(remote ? { hostsDown: remote.down } : {}),
         },
@@ -89,6 +97,12 @@ export function registerReadTools(
           .describe(
             'only requests of this type: question, approval, review, done, …',
           ),
+        full: z
+          .boolean()
+          .optional()
+          .describe(
+            "each request's body, attributes and context too, as get_request gives them",
+          ),
       },
     },
     async (args) => {
@@ -108,7 +122,11 @@ export function registerReadTools(
       return {
         text: lines.length === 0 ? 'no pending requests' : lines.join('\n'),
         data: {
-          requests: [...requests.map(requestSummary), ...remoteRequests],
+          now: new Date().toISOString(),
+          requests: [
+            ...requests.map(args.full ? requestWhole : requestSummary),
+            ...remoteRequests.map(remoteRequestSummary),
+          ],
           ...(remote ? { hostsDown: remote.down } : {}),
         },
         ...(args.agent && !args.agent.includes('/')

@@ -97,6 +97,8 @@ export function registerWaitTool(
           ? (await remote.requests()).requests.filter(
               (r) =>
                 r.waitingForAnswer &&
+                // A host that cannot be reached: shown, not new, not readable.
+                r.hostDownSince === undefined &&
                 (args.agent === undefined || r.agent === args.agent) &&
                 (args.type === undefined || r.type === args.type),
             )

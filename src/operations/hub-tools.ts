@@ -9,8 +9,8 @@ import { errorMessage } from '../errors.js';
 import type { HomePaths } from '../home/paths.js';
 import { answerRemoteRequest } from '../remote/answer.js';
 import {
-  listHostAgents,
-  listHostRequests,
+  readRemoteFleet,
+  type HostView,
   type RemoteFleet,
 } from '../remote/fleet.js';
 import {
@@ -62,21 +62,23 @@ function returnedRequest(data: unknown): boolean {
   return typeof request === 'object' && request !== null;
 }
 
-async function eachHost<T>(
+/**
+ * Every host as the hub's one model has it (remote/fleet-model.ts): a host
+ * that cannot be reached keeps what was last read of it, marked, and is
+ * named in `down`.
+ */
+async function readHosts(
   fleet: RemoteFleet,
-  read: (host: string) => Promise<T[]>,
-): Promise<{ items: T[]; down: string[] }> {
-  const results = await Promise.all(
-    fleet.targets.map((t) =>
-      read(t.name).then(
-        (items) => ({ items, down: undefined }),
-        (error: unknown) => ({ items: [] as T[], down: errorMessage(error) }),
-      ),
-    ),
-  );
+  paths: HomePaths,
+): Promise<{ views: HostView[]; down: string[] }> {
+  const views = await readRemoteFleet(fleet, paths);
   return {
-    items: results.flatMap((r) => r.items),
-    down: results.flatMap((r) => (r.down ? [r.down] : [])),
+    views,
+    down: views.flatMap((v) =>
+      v.link === 'down'
+        ? [v.error?.message ?? `host ${v.name} cannot be reached`]
+        : [],
+    ),
   };
 }
 
@@ -124,16 +126,12 @@ export function createRemoteTools(
       return at < 0 ? undefined : notices.splice(at, 1)[0];
     },
     agents: async () => {
-      const { items, down } = await eachHost(fleet, async (host) =>
-        listHostAgents(await fleet.session(host)),
-      );
-      return { agents: items, down };
+      const { views, down } = await readHosts(fleet, paths);
+      return { agents: views.flatMap((v) => v.agents), down };
     },
     requests: async () => {
-      const { items, down } = await eachHost(fleet, async (host) =>
-        listHostRequests(await fleet.session(host)),
-      );
-      return { requests: items, down };
+      const { views, down } = await readHosts(fleet, paths);
+      return { requests: views.flatMap((v) => v.requests), down };
     },
     wake: (filter, signal) =>
       new Promise<void>((resolve) => {

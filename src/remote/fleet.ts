@@ -26,7 +26,16 @@ import {
 } from './host-session.js';
 import { startHostLink, type HostLink, type LinkState } from './link.js';
 import { readLinkStates } from './link-states.js';
-import { qualifyName } from './names.js';
+import { clockOffsetMs, hubTime } from './host-clock.js';
+import { keepHostRows, readKeptRows } from './host-rows.js';
+import {
+  downHostRows,
+  qualifyAgents,
+  qualifyRequests,
+  type HostView,
+  type RemoteAgent,
+  type RemoteRequest,
+} from './fleet-model.js';
 import { RemoteError } from './ssh-errors.js';
 
 export interface RemoteFleetOptions {
@@ -130,72 +139,77 @@ export function createRemoteFleet(
   };
 }
 
-/** An agent of a host, named `<host>/<agent>` at the hub. */
-export interface RemoteAgent extends HostAgent {
-  host: string;
-  /** Its name on the host. */
-  hostName: string;
+export type { HostView, RemoteAgent, RemoteRequest } from './fleet-model.js';
+
+/** A tool's answer with the round trip that brackets the host's `now`. */
+async function timedCall(
+  session: HostSession,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ data: unknown; offsetOf: (now?: string) => number }> {
+  const sent = Date.now();
+  const data = await session.call(tool, args);
+  const received = Date.now();
+  return { data, offsetOf: (now) => clockOffsetMs(sent, received, now) };
 }
 
-/** A request of a host: `<host>/<id>` from `<host>/<agent>`. */
-export interface RemoteRequest extends HostRequest {
-  host: string;
-  hostId: string;
+/** What a host lists, as it said it (host names, the host's clock). */
+interface HostLists {
+  agents: HostAgent[];
+  requests: HostRequest[];
+  clockOffsetMs: number;
 }
 
-/** One host as `macs hosts` shows it. */
-export interface HostView {
-  name: string;
-  ssh: string;
-  home: string;
-  link: 'up' | 'down';
-  /** Since when the link is so, when a live link holder of the hub knows. */
-  since: string | null;
-  version: string | null;
-  rttMs: number | null;
-  error: { kind: string; message: string; hint?: string } | null;
-  agents: RemoteAgent[];
-  requests: RemoteRequest[];
-  /** Answers given at the hub, waiting for this host. */
-  heldAnswers: number;
+async function readHostLists(session: HostSession): Promise<HostLists> {
+  const [agentsCall, requestsCall] = await Promise.all([
+    timedCall(session, 'list_agents', {}),
+    timedCall(session, 'list_requests', { full: true }),
+  ]);
+  const agents = parseHostData(HostAgentListSchema, agentsCall.data);
+  if (!agents.ok) throw badData(session.host, 'list_agents', agents.error);
+  const requests = parseHostData(HostRequestListSchema, requestsCall.data);
+  if (!requests.ok)
+    throw badData(session.host, 'list_requests', requests.error);
+  const agentsOffset = agentsCall.offsetOf(agents.value.now);
+  const requestsOffset = requestsCall.offsetOf(requests.value.now);
+  // The host's times moved onto the hub's clock now, so the rows kept
+  // (host-rows.ts) hold hub times and the offset is used once.
+  const nowMs = Date.now();
+  const moveAgents = agents.value.agents.map((a) => ({
+    ...a,
+    stateSince: hubTime(a.stateSince, agentsOffset, {
+      ageSec: a.stateAgeSec,
+      nowMs,
+    }),
+  }));
+  const moveRequests = requests.value.requests.map((r) => ({
+    ...r,
+    detectedAt: hubTime(r.detectedAt, requestsOffset, {
+      ageSec: r.ageSec,
+      nowMs,
+    }),
+  }));
+  return {
+    agents: moveAgents,
+    requests: moveRequests,
+    clockOffsetMs: requestsOffset,
+  };
 }
 
-/** The agents of a host's `list_agents`, named at the hub. */
+/** The agents of a host's `list_agents`, named and timed at the hub. */
 export async function listHostAgents(
   session: HostSession,
 ): Promise<RemoteAgent[]> {
-  const parsed = parseHostData(
-    HostAgentListSchema,
-    await session.call('list_agents', {}),
-  );
-  if (!parsed.ok) throw badData(session.host, 'list_agents', parsed.error);
-  return parsed.value.agents.map((a) => ({
-    ...a,
-    name: qualifyName(session.host, a.name),
-    hostName: a.name,
-    host: session.host,
-    pendingRequests: a.pendingRequests.map((id) =>
-      qualifyName(session.host, id),
-    ),
-  }));
+  const { agents } = await readHostLists(session);
+  return qualifyAgents(session.host, agents, Date.now());
 }
 
-/** The open requests of a host's `list_requests`, named at the hub. */
+/** The open requests of a host's `list_requests` (whole), named and timed at the hub. */
 export async function listHostRequests(
   session: HostSession,
 ): Promise<RemoteRequest[]> {
-  const parsed = parseHostData(
-    HostRequestListSchema,
-    await session.call('list_requests', {}),
-  );
-  if (!parsed.ok) throw badData(session.host, 'list_requests', parsed.error);
-  return parsed.value.requests.map((r) => ({
-    ...r,
-    id: qualifyName(session.host, r.id),
-    hostId: r.id,
-    agent: qualifyName(session.host, r.agent),
-    host: session.host,
-  }));
+  const { requests } = await readHostLists(session);
+  return qualifyRequests(session.host, requests, Date.now());
 }
 
 function badData(host: string, tool: string, error: string): RemoteError {
@@ -209,7 +223,8 @@ function badData(host: string, tool: string, error: string): RemoteError {
 
 /**
  * Every host of the fleet, read in parallel: a host that cannot be reached
- * is `down` with its error, and the others are read all the same.
+ * is `down` with its error, its rows as last read kept and marked
+ * (fleet-model.ts), and the others are read all the same.
  */
 export async function readRemoteFleet(
   fleet: RemoteFleet,
@@ -232,38 +247,46 @@ export async function readRemoteFleet(
         const started = Date.now();
         await session.ping(5_000);
         const rttMs = Date.now() - started;
-        const [agents, requests] = await Promise.all([
-          listHostAgents(session),
-          listHostRequests(session),
-        ]);
+        const lists = await readHostLists(session);
+        const nowMs = Date.now();
+        await keepHostRows(paths, target.name, {
+          seenAt: new Date(nowMs).toISOString(),
+          agents: lists.agents,
+          requests: lists.requests,
+        }).catch(() => undefined);
         return {
           ...base,
           link: 'up',
           since: known?.link === 'up' ? known.since : null,
           version: session.version,
           rttMs,
+          clockOffsetMs: lists.clockOffsetMs,
           error: null,
-          agents,
-          requests,
+          agents: qualifyAgents(target.name, lists.agents, nowMs),
+          requests: qualifyRequests(target.name, lists.requests, nowMs),
         };
       } catch (error) {
         const remote =
           error instanceof RemoteError
             ? error
             : new RemoteError(target.name, 'failed', String(error), '');
+        const kept = await readKeptRows(paths, target.name);
+        const since =
+          known?.link === 'down' ? known.since : (kept?.seenAt ?? null);
+        const rows = downHostRows(target.name, kept, since, Date.now());
         return {
           ...base,
           link: 'down',
-          since: known?.link === 'down' ? known.since : null,
+          since,
           version: null,
           rttMs: null,
+          clockOffsetMs: null,
           error: {
             kind: remote.kind,
             message: remote.message,
             ...(remote.hint ? { hint: remote.hint } : {}),
           },
-          agents: [],
-          requests: [],
+          ...rows,
         };
       }
     }),

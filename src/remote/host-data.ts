@@ -29,6 +29,12 @@ const line = z
   .string()
   .max(MAX_FIELD_CHARS)
   .transform((s) => cleanHostText(s).replace(/[\n\t]/g, ' '));
+/** A time as macs writes it (ISO, UTC). */
+export const HostTime = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/)
+  .refine((s) => Number.isFinite(Date.parse(s)), { message: 'not a time' });
+const body = z.string().max(MAX_BODY_CHARS).transform(cleanHostText);
 export const HostAgentName = z.string().refine(isValidAgentName, {
   message: 'not an agent name',
 });
@@ -42,6 +48,8 @@ export const HostAgentSchema = z.object({
   state: z.enum(AGENT_STATE_NAMES).catch('unknown'),
   stateSource: line.nullish(),
   stateAgeSec: z.number().finite().nullish(),
+  /** On the host's clock (the hub corrects it: remote/fleet-model.ts). */
+  stateSince: HostTime.nullish().catch(null),
   pane: z
     .string()
     .regex(/^%\d{1,9}$/)
@@ -63,20 +71,35 @@ export const HostRequestSchema = z.object({
   priority: line.nullish(),
   waitingForAnswer: z.boolean().catch(false),
   ageSec: z.number().finite().nullish(),
+  /** On the host's clock (the hub corrects it: remote/fleet-model.ts). */
+  detectedAt: HostTime.nullish().catch(null),
   firstLine: line.catch(''),
+  /** The request whole (a list asked for `full`, and get_request). */
+  body: body.optional(),
+  attributes: z
+    .record(z.string().max(64).transform(cleanHostText), line)
+    .refine((a) => Object.keys(a).length <= 64, {
+      message: 'too many attributes',
+    })
+    .optional(),
+  context: z
+    .unknown()
+    .transform((c) => (c === undefined ? undefined : cleanHostValue(c, 0)))
+    .optional(),
 });
 export type HostRequest = z.infer<typeof HostRequestSchema>;
 
 export const HostAgentListSchema = z.object({
+  /** The host's clock as it answered (older hosts: none). */
+  now: HostTime.optional(),
   agents: z.array(HostAgentSchema).max(MAX_ITEMS),
 });
 export const HostRequestListSchema = z.object({
+  now: HostTime.optional(),
   requests: z.array(HostRequestSchema).max(MAX_ITEMS),
 });
 export const HostRequestDetailSchema = z.object({
-  request: HostRequestSchema.extend({
-    body: z.string().max(MAX_BODY_CHARS).transform(cleanHostText),
-  }),
+  request: HostRequestSchema.extend({ body }),
 });
 export const HostScreenSchema = z.object({
   lines: z.array(line).max(5_000),

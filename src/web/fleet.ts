@@ -12,15 +12,13 @@ import type { RemoteTools } from '../operations/types.js';
 import {
   readRemoteFleet,
   type HostView,
-  type RemoteAgent,
   type RemoteFleet,
-  type RemoteRequest,
 } from '../remote/fleet.js';
-import {
-  RequestStageSchema,
-  type AgentSnapshot,
-  type RequestSnapshot,
-  type Snapshot,
+import { mergeHosts } from '../remote/fleet-model.js';
+import type {
+  AgentSnapshot,
+  RequestSnapshot,
+  Snapshot,
 } from '../state/snapshot-schema.js';
 import type { FleetView, HostSummary } from './messages.js';
 import { buildRequestPaths } from './request-path.js';
@@ -41,79 +39,6 @@ export function createWebHosts(fleet: RemoteFleet, paths: HomePaths): WebHosts {
     read: () => readRemoteFleet(fleet, paths),
     forward: tools.forward,
     close: () => fleet.close(),
-  };
-}
-
-/** Those waiting for a person first, then by priority and age (the snapshot's order). */
-function byUrgency(requests: readonly RequestSnapshot[]): RequestSnapshot[] {
-  return [...requests].sort(
-    (a, b) => Number(b.waitingForPerson) - Number(a.waitingForPerson),
-  );
-}
-
-const PRIORITIES = new Set(['low', 'normal', 'high']);
-
-/** A host's agent in the page's shape (what the host does not say is empty). */
-export function remoteAgentSnapshot(
-  agent: RemoteAgent,
-  requests: readonly RemoteRequest[],
-  at: string,
-): AgentSnapshot {
-  const ageMs = Math.max(0, Math.round((agent.stateAgeSec ?? 0) * 1000));
-  const own = requests.filter((r) => r.agent === agent.name);
-  return {
-    name: agent.name,
-    preset: agent.preset ?? '',
-    pane: agent.pane ?? null,
-    state: agent.state,
-    stateSource: agent.stateSource ?? `host ${agent.host}`,
-    stateSince: new Date(Date.parse(at) - ageMs).toISOString(),
-    stateAgeMs: ageMs,
-    paused: agent.paused,
-    bridge: { running: agent.bridgeRunning, pid: null },
-    counts: {
-      pending: agent.pendingRequests.length,
-      waitingForPerson: own.filter((r) => r.waitingForAnswer).length,
-      detected: 0,
-      delivered: 0,
-      duplicates: 0,
-      malformed: 0,
-    },
-    lastRoundTripMs: null,
-    lastResponse: null,
-    hooks: null,
-    exit: null,
-    usage: null,
-    updatedAt: at,
-  };
-}
-
-/** A host's open request in the page's shape; its body is its first line. */
-export function remoteRequestSnapshot(
-  request: RemoteRequest,
-  at: string,
-): RequestSnapshot {
-  const ageMs = Math.max(0, Math.round((request.ageSec ?? 0) * 1000));
-  return {
-    id: request.id,
-    agent: request.agent,
-    workerId: null,
-    type: request.type,
-    priority: PRIORITIES.has(request.priority ?? '')
-      ? (request.priority as RequestSnapshot['priority'])
-      : 'normal',
-    stage: RequestStageSchema.catch('routed').parse(request.stage),
-    backend: null,
-    waitingForPerson: request.waitingForAnswer,
-    detectedAt: new Date(Date.parse(at) - ageMs).toISOString(),
-    ageMs,
-    firstLine: request.firstLine,
-    body: request.firstLine,
-    attributes: { host: request.host, stage: request.stage },
-    context: null,
-    answer: null,
-    decision: null,
-    waits: null,
   };
 }
 
@@ -139,33 +64,15 @@ export function buildFleet(
   options: { allowSend: boolean },
   hosts: readonly HostView[] = [],
 ): FleetView {
-  const at = snapshot.generatedAt;
-  const agents = [
-    ...snapshot.agents,
-    ...hosts.flatMap((h) =>
-      h.agents.map((a) => remoteAgentSnapshot(a, h.requests, at)),
-    ),
-  ];
-  const remoteRequests = hosts.flatMap((h) =>
-    h.requests.map((r) => remoteRequestSnapshot(r, at)),
-  );
-  const requests = byUrgency([...snapshot.requests, ...remoteRequests]);
+  // The hosts' rows merged by the hub's one model (remote/fleet-model.ts).
+  const merged = mergeHosts(snapshot, hosts, Date.now());
   return {
     generatedAt: snapshot.generatedAt,
     home: snapshot.home,
     session: snapshot.session,
-    totals: {
-      agents: agents.length,
-      pending: snapshot.totals.pending + remoteRequests.length,
-      waitingForPerson:
-        snapshot.totals.waitingForPerson +
-        remoteRequests.filter((r) => r.waitingForPerson).length,
-      paused:
-        snapshot.totals.paused +
-        hosts.reduce((n, h) => n + h.agents.filter((a) => a.paused).length, 0),
-    },
-    agents,
-    requests,
+    totals: { ...merged.totals, agents: merged.agents.length },
+    agents: merged.agents,
+    requests: merged.requests,
     approvals: snapshot.approvals,
     events: [...snapshot.events].sort((a, b) => b.ts.localeCompare(a.ts)),
     paths: buildRequestPaths(snapshot.requests, snapshot.events),

@@ -56,6 +56,11 @@ export interface TestHostOptions {
    * given its mode, or `none` (no macs at all).
    */
   macs?: 'real' | 'none' | { fake: string };
+  /**
+   * The host's clock this many ms ahead of the hub's, for every macs process
+   * it runs (test/fixtures/skewed-clock.mjs through `node --import`).
+   */
+  clockSkewMs?: number;
 }
 
 export interface TestHost {
@@ -118,7 +123,11 @@ export function onHost(file: string): string {
   return path.join(`/root/${HOST_REPO_DIR}`, path.relative(REPO_ROOT, file));
 }
 
-function writeMacsWrapper(bin: string, macs: TestHostOptions['macs']): void {
+function writeMacsWrapper(
+  bin: string,
+  macs: TestHostOptions['macs'],
+  clockSkewMs = 0,
+): void {
   mkdirSync(bin, { recursive: true, mode: 0o700 });
   if (macs === 'none') return;
   const script =
@@ -129,9 +138,13 @@ function writeMacsWrapper(bin: string, macs: TestHostOptions['macs']): void {
         );
   const mode =
     macs !== undefined && macs !== 'real' ? `FAKE_MACS_MODE=${macs.fake} ` : '';
+  const clock =
+    clockSkewMs === 0
+      ? ''
+      : `export MACS_TEST_CLOCK_SKEW_MS=${clockSkewMs} NODE_OPTIONS="--import ${onHost(path.join(REPO_ROOT, 'test', 'fixtures', 'skewed-clock.mjs'))}"\n`;
   writeFileSync(
     path.join(bin, 'macs'),
-    `#!/bin/sh\n${mode}exec ${process.execPath} ${script} "$@"\n`,
+    `#!/bin/sh\n${clock}${mode}exec ${process.execPath} ${script} "$@"\n`,
     { mode: 0o755 },
   );
 }
@@ -196,7 +209,7 @@ export async function startTestHosts(
     );
     // The non-interactive PATH of the host: its own bin first (`macs`).
     const bin = path.join(homeDir, 'bin');
-    writeMacsWrapper(bin, option.macs);
+    writeMacsWrapper(bin, option.macs, option.clockSkewMs);
     writeFileSync(
       path.join(homeDir, '.ssh', 'environment'),
       // A UTF-8 locale, as PAM gives a real host's sessions (this sshd runs

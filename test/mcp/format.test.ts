@@ -75,6 +75,7 @@ describe('requests as the tools show them', () => {
       waitingForAnswer: true,
       backend: 'file',
       ageSec: 62,
+      detectedAt: '2025-03-01T11:58:00.000Z',
       firstLine: 'Should I migrate now?',
     });
   });
@@ -146,6 +147,7 @@ describe('agents as list_agents shows them', () => {
       state: 'working',
       stateSource: 'hook',
       stateAgeSec: 30,
+      stateSince: '2025-03-01T11:59:30.000Z',
       pane: '%3',
       paused: false,
       bridgeRunning: true,

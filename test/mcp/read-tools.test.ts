@@ -50,7 +50,11 @@ describe('read tools', () => {
     expect(textOf(none)).toBe(
       'no agents yet (no bridge has supervised any in this home)',
     );
-    expect(none.structuredContent).toEqual({ session: 'none', agents: [] });
+    expect(none.structuredContent).toEqual({
+      session: 'none',
+      now: expect.any(String),
+      agents: [],
+    });
 
     await twoWorkers();
     const listed = await conn.call('list_agents');
