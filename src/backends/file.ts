@@ -34,6 +34,11 @@ import type {
  * A temp file is reported only if it lingers this long: write-then-rename
  * (the recommended way to answer) leaves one for a moment, which is not news.
  */
+/** From this size an outbox file must be still for SETTLE_MS before it is read. */
+const SETTLE_FROM_BYTES = 256 * 1024;
+/** How long a large outbox file must not change before it is read. */
+const SETTLE_MS = 150;
+
 export const TEMP_FILE_GRACE_MS = 1000;
 
 export interface FileBackend extends ControllerBackend {
@@ -70,6 +75,8 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
   /** When each temp file was first seen. */
   const tempSeen = new Map<string, number>();
   let watcher: FSWatcher | undefined;
+  /** Large files waiting to be still (SETTLE_MS), by name. */
+  const settling = new Map<string, NodeJS.Timeout>();
   let inboxReady: Promise<void> | undefined;
   let poller: NodeJS.Timeout | undefined;
 
@@ -121,6 +128,25 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     if (info.size === 0) return refuse('empty');
     if (info.size > MAX_OUTBOX_BYTES) return refuse('too-large');
     if (!meta) return refuse('unknown-request', undefined);
+    // A large file written in place (not renamed into place) may still be
+    // growing between two writes of its writer, with nothing to tell: it is
+    // read only once it has been still for a moment (SPEC §4: read when it
+    // is complete). Small answers, and `macs respond`'s renames, go at once.
+    const still = Date.now() - info.mtimeMs;
+    if (info.size >= SETTLE_FROM_BYTES && still < SETTLE_MS) {
+      if (!settling.has(name))
+        settling.set(
+          name,
+          setTimeout(
+            () => {
+              settling.delete(name);
+              void checkOutboxFile(name);
+            },
+            SETTLE_MS - still + 5,
+          ),
+        );
+      return;
+    }
     const bytes = readChecked(file, info);
     if (!bytes) return refuse('symlink');
     // A writer still going: the file changed while we read it; the watcher calls again.
@@ -225,6 +251,8 @@ export function createFileBackend(options: FileBackendOptions): FileBackend {
     rescan,
     async stop() {
       if (poller) clearInterval(poller);
+      for (const timer of settling.values()) clearTimeout(timer);
+      settling.clear();
       await watcher?.close();
     },
     checkOutboxFile,
