@@ -83,6 +83,9 @@ export interface SnapshotReaderOptions {
   serverUp?: (socket: string) => Promise<boolean | undefined>;
 }
 
+/** How long one answer of `serverUp` stands for the reads that follow. */
+const SERVER_PROBE_MS = 2_000;
+
 /** What an agent of a session whose tmux server is gone reads as. */
 export const SERVER_GONE_SOURCE = 'server-gone';
 
@@ -119,9 +122,26 @@ export function createSnapshotReader(
   }
 
   /** The running session's server is known to be gone. */
+  // One probe (a tmux process) answers for SERVER_PROBE_MS: a view reads
+  // on every change, many a second while a session starts, and the
+  // liveness check (every few seconds) still sees a server die in time.
+  let probed:
+    | { socket: string; at: number; up: Promise<boolean | undefined> }
+    | undefined;
   async function serverGone(socket: string | null): Promise<boolean> {
     if (!socket || !options.serverUp) return false;
-    return (await options.serverUp(socket).catch(() => undefined)) === false;
+    const now = Date.now();
+    if (
+      !probed ||
+      probed.socket !== socket ||
+      now - probed.at >= SERVER_PROBE_MS
+    )
+      probed = {
+        socket,
+        at: now,
+        up: options.serverUp(socket).catch(() => undefined),
+      };
+    return (await probed.up) === false;
   }
 
   return {
