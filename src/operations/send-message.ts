@@ -9,6 +9,7 @@ import {
   UNKNOWN_QUIET_MS,
   type DeliveryResult,
   type Typing,
+  type WaitReason,
 } from '../typist/typist.js';
 import type { MacsConfig } from '../config/schema.js';
 import { AgentError, ConfigError } from '../errors.js';
@@ -23,11 +24,7 @@ import type { RunTmux } from '../tmux/run.js';
 import type { AgentProfile } from '../bridge/agent-context.js';
 import { profileFromPreset } from '../bridge/profile.js';
 import { formatWaitReason } from '../typist/wait-typeable.js';
-import {
-  describeForeground,
-  findTarget,
-  type SendTarget,
-} from './send-target.js';
+import { findTarget, type SendTarget } from './send-target.js';
 import { isDeliveryPaused } from '../state/control.js';
 
 /** How often `macs send` reads the pane while it waits. */
@@ -142,6 +139,8 @@ interface Sending {
   profile: AgentProfile;
   waitMs: number;
   lastState: AgentStateName;
+  /** Why the typist last said it waits (what a busy shell runs). */
+  lastReason?: WaitReason;
   /** Stopped by `params.signal`, not by the timeout. */
   cancelled: boolean;
   events: EventSink;
@@ -197,6 +196,7 @@ async function typeWhenTypeable(send: Sending): Promise<DeliveryResult> {
   try {
     let waited = await typing.waitTypeable();
     while (waited.phase === 'busy' || waited.phase === 'waiting') {
+      if (waited.phase === 'waiting') send.lastReason = waited.reason;
       if (waited.phase === 'waiting')
         params.onWaiting?.(
           `waiting for ${params.agent}: ${formatWaitReason(waited.reason)} (up to ${String(Math.round(waitMs / 1000))} s; --timeout)`,
@@ -302,10 +302,10 @@ async function timedOut(send: Sending): Promise<never> {
   const { agent, paths } = send.params;
   const { pane } = send.target;
   const paused = isDeliveryPaused(paths, agent);
+  // What the shell ran, as the typist read it while waiting.
+  const reason = send.lastReason;
   const running =
-    !paused && send.profile.rules.shellPromptOnly
-      ? await describeForeground(send.tmux, pane)
-      : undefined;
+    !paused && reason?.type === 'shell-busy' ? reason.running : undefined;
   await send.events.emit({
     agent,
     type: 'send.failed',

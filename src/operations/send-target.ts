@@ -1,7 +1,6 @@
 /**
  * Where a send types: the agent's pane (its state file's, else pane
- * discovery) and the preset that says how, and what a shell agent runs
- * instead of taking input.
+ * discovery) and the preset that says how.
  */
 import { getPreset, listPresetNames } from '../config/presets/index.js';
 import type { Preset } from '../config/presets/types.js';
@@ -17,8 +16,6 @@ import {
   type TmuxClient,
 } from '../tmux/client.js';
 import { detectPanePresetName } from '../bridge/profile.js';
-import { shellTakesInput } from '../typist/wait-typeable.js';
-import { readForegroundProcesses } from '../tmux/processes.js';
 
 export interface SendTarget {
   pane: string;
@@ -97,17 +94,4 @@ export async function findTarget(
     });
   }
   return { pane: info.id, info, preset, found };
-}
-
-/** What a shell agent runs instead of taking input, when it does. */
-export async function describeForeground(
-  tmux: TmuxClient,
-  pane: string,
-): Promise<string | undefined> {
-  const info = await tmux.paneInfo(pane).catch(() => undefined);
-  if (!info) return undefined;
-  const foreground = await readForegroundProcesses(info.pid);
-  if (shellTakesInput(info.currentCommand, foreground)) return undefined;
-  const argv = foreground?.[0]?.argv;
-  return argv ? argv.join(' ').slice(0, 80) : info.currentCommand;
 }

@@ -67,9 +67,8 @@ export function shellTakesInput(
  */
 async function shellAtPrompt(
   currentCommand: string,
-  panePid: number,
+  foreground: ProcessInfo[] | undefined,
 ): Promise<boolean> {
-  const foreground = await readForegroundProcesses(panePid);
   if (!shellTakesInput(currentCommand, foreground)) return false;
   for (const p of foreground ?? [])
     if ((await readWaitsForInput(p.pid)) === false) return false;
@@ -82,6 +81,19 @@ export const SHELL_SETTLE_MS = 400;
 const SHELL_SETTLE_READINGS = 3;
 /** How often the foreground is read while it settles. */
 const SHELL_READ_MS = 100;
+
+/**
+ * Waits read from the pane's processes (all of /proc each time) are
+ * looked at again this often, not at the state's pace: a program that
+ * runs for minutes is not scanned twenty times a second.
+ */
+const FOREGROUND_RECHECK_MS = 250;
+const FOREGROUND_REASONS: ReadonlySet<WaitReason['type']> = new Set([
+  'shell-busy',
+  'other-program',
+  'asker-busy',
+  'unreadable',
+]);
 
 /** A screen that keeps changing is told as a reason only after this long. */
 const SCREEN_CHANGING_REPORT_MS = 2_000;
@@ -153,9 +165,9 @@ async function readForeground(
       : { type: 'typeable', settle: false };
   }
   if (request.rules.shellPromptOnly === true || asker?.shell === true) {
-    if (await shellAtPrompt(info.currentCommand, info.pid))
-      return { type: 'typeable', settle: true };
     const foreground = await readForegroundProcesses(info.pid);
+    if (await shellAtPrompt(info.currentCommand, foreground))
+      return { type: 'typeable', settle: true };
     const running =
       foreground && foreground.length > 0
         ? describeGroup(foreground, foreground[0]?.pgrp)
@@ -262,7 +274,9 @@ export async function* waitingTypeable(
       const wait =
         settling || settleSince !== undefined
           ? Math.min(pollMs, SHELL_READ_MS)
-          : pollMs;
+          : reason && FOREGROUND_REASONS.has(reason.type)
+            ? Math.max(pollMs, FOREGROUND_RECHECK_MS)
+            : pollMs;
       await delay(wait, undefined, { signal: request.signal });
     } catch {
       return 'aborted';
