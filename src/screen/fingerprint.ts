@@ -140,6 +140,24 @@ export function createCopyCounts(): CopyCounts {
 }
 
 /**
+ * Counts that take every block as its only copy: for text whose copies are
+ * not the program's to count. tmux keeps a copy of the screen in its
+ * history each time a program clears it (`ESC [2J`), so a capture of a pane
+ * that repaints holds a block as often as it was repainted.
+ */
+export function createSingleCounts(): CopyCounts {
+  const counts = createCopyCounts();
+  return {
+    add(print) {
+      if (counts.get(print) === 0) counts.add(print);
+      return 1;
+    },
+    get: (print) => counts.get(print),
+    clear: () => counts.clear(),
+  };
+}
+
+/**
  * Of a parser's events over text read once, in order: those of blocks not
  * seen before (`request` and `malformed`), each preceded by its
  * `attribute-dropped` warnings, and a `request-again` for a request's copy

@@ -62,6 +62,7 @@ import {
 import { createCommittedLayer } from './committed.js';
 import {
   createSeenPrints,
+  createSingleCounts,
   firstSightings,
   type ReaderEvent,
 } from './fingerprint.js';
@@ -269,7 +270,8 @@ export function createScreenReader(options: ScreenReaderOptions): ScreenReader {
       const events: BridgeEvent[] = [];
       for (const line of lines) events.push(...parser.push(`${line}\n`));
       events.push(...parser.flush());
-      emit(out, firstSightings(events, seenPrints));
+      // A capture's copies are tmux's, not the program's (createSingleCounts).
+      emit(out, firstSightings(events, seenPrints, createSingleCounts()));
       return out;
     },
     recentLines(count) {

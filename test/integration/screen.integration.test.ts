@@ -192,6 +192,40 @@ describe('reading panes as a person sees them', () => {
     expect(events('request.duplicate')).toEqual([]);
   });
 
+  it('takes a request that tmux kept a copy of at each repaint before the bridge started as asked once', async () => {
+    const { pane, record } = await startTui([
+      { request: { attrs: 'id=early', body: 'Asked, then repainted?' } },
+      // Two whole-screen repaints (ESC [2J): tmux moves the screen into its
+      // history each time, so the pane's history holds three copies.
+      { ticks: 25 },
+      { phase: 'asked' },
+      { waitFile: file('go') },
+      { request: { attrs: 'id=late', body: 'And one more?' } },
+    ]);
+    await waitFor(() => phase(record, 'asked'), { timeout: 10_000 });
+    const history = await server.tmux(
+      'capture-pane',
+      '-p',
+      '-J',
+      '-S',
+      '-',
+      '-t',
+      pane,
+    );
+    expect(
+      history.split('<<CONTROLLER_REQUEST id=early>>').length - 1,
+    ).toBeGreaterThan(1);
+    bridge(pane);
+    await waitForEvent('request.detected', 1, 'the early request');
+    writeFileSync(file('go'), '');
+    await waitForEvent('request.detected', 2, 'the late request');
+    expect(events('request.detected').map((e) => e.requestId)).toEqual([
+      'tui-1-early',
+      'tui-1-late',
+    ]);
+    expect(events('request.duplicate')).toEqual([]);
+  });
+
   it('makes no heuristic request while the agent works, and exactly one for the same question at its idle prompt', async () => {
     const prose: Step[] = [
       { say: 'Looking at the parser. Is the tokenizer the problem?' },

@@ -511,16 +511,22 @@ describe('a block printed again (issue 25, point 7)', () => {
     expect(later).toEqual([]);
   });
 
-  it('counts the copies in a capture too, so drawing one later is no copy', async () => {
+  it('takes a block in a capture once however many copies it holds (tmux keeps one a repaint), and a later copy is a redraw', async () => {
     const r = reader();
-    const lines = [START('id=c'), 'asked twice', END];
-    const captured = r.scanLines([...lines, 'then', ...lines]);
-    expect(kinds(captured)).toEqual(['request', 'again 2']);
+    const lines = [START('id=c'), 'repainted twice', END];
+    const captured = r.scanLines([...lines, 'then', ...lines, ...lines]);
+    expect(kinds(captured)).toEqual(['request']);
     const drawn = [
-      ...(await r.write(block('id=c', 'asked twice'))),
+      ...(await r.write(block('id=c', 'repainted twice'))),
       ...r.settle(),
     ];
     expect(drawn).toEqual([]);
+    // Printed again beside the one on screen: that is the program's copy.
+    const again = [
+      ...(await r.write(`then\r\n${block('id=c', 'repainted twice')}`)),
+      ...r.settle(),
+    ];
+    expect(kinds(again)).toEqual(['again 2']);
   });
 });
 
