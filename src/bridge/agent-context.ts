@@ -18,7 +18,7 @@ import type { AgentStateFile } from '../state/types.js';
 import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { DeliveryRules } from '../typist/typist.js';
-import type { AgentIncarnation } from './requests/origin.js';
+import type { AgentIncarnation } from './requests/check-origin.js';
 
 /** What the supervisor needs to know about the agent's kind (from its preset). */
 export interface AgentProfile {
@@ -81,7 +81,7 @@ export interface AgentContext {
   markStopped: () => void;
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   panePid: number | undefined;
-  /** Who may take an answer now (requests/origin.ts). */
+  /** Who may take an answer now (requests/check-origin.ts). */
   incarnation: () => AgentIncarnation;
 }
 

@@ -62,7 +62,7 @@ export interface SupervisorOptions extends AgentContextOptions {
    * Told once when the agent's pane no longer exists (killed, its window
    * closed) while its tmux server runs: a pane id never comes back, so a
    * single-agent bridge stops with this error. `macs bridge --all` leaves it
-   * out and follows the agent to a new pane itself (fleet/fleet.ts).
+   * out and follows the agent to a new pane itself (fleet/multi-bridge.ts).
    */
   onPaneGone?: (error: AgentError) => void;
 }

@@ -17,7 +17,7 @@ import type { AgentContext } from '../agent-context.js';
 import type { ConfirmResult, Deliverer, Typing } from '../../typist/typist.js';
 import { createDeliveryWaits, DELIVERY_WAIT_REPORT_MS } from './waits.js';
 import type { RequestSteps } from '../requests/request-steps.js';
-import { isDialogApproval } from '../requests/origin.js';
+import { isDialogApproval } from '../requests/check-origin.js';
 
 /** With working hooks, a confirmation waits this long for UserPromptSubmit. */
 const HOOK_CONFIRM_WAIT_MS = 3_000;

@@ -25,7 +25,7 @@ import {
   staleReason,
   type DialogMemory,
 } from './dialog-checks.js';
-import { isDialogApproval } from '../requests/origin.js';
+import { isDialogApproval } from '../requests/check-origin.js';
 import { raiseRequest } from '../requests/raise.js';
 
 import type { DialogApprovalHost } from './types.js';

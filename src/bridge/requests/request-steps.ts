@@ -18,7 +18,7 @@ import {
   removeRequestFiles,
   writeArchivedRecord,
 } from './archive.js';
-import { checkOrigin } from './origin.js';
+import { checkOrigin } from './check-origin.js';
 import { takeStep } from '../../state/take-step.js';
 
 export interface RequestSteps {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { raiseIdleQuestion } from '../../../src/bridge/intake/heuristic.js';
-import { createRequests } from '../../../src/bridge/requests/requests.js';
+import { createRequests } from '../../../src/bridge/requests/block-request.js';
 import type {
   BackendRequest,
   ControllerBackend,

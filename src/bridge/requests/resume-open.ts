@@ -18,7 +18,7 @@ import type { AgentContext } from '../agent-context.js';
 import { removeRequestFiles } from './archive.js';
 import { composerHolds } from '../../typist/pane-composer.js';
 import type { RequestSteps } from './request-steps.js';
-import { isDialogApproval } from './origin.js';
+import { isDialogApproval } from './check-origin.js';
 
 /**
  * The state file could not be read: it was moved aside and the state

@@ -13,7 +13,7 @@ import type { RequestSteps } from '../../../src/bridge/requests/request-steps.js
 import {
   corruptStateWarning,
   resumeRequests,
-} from '../../../src/bridge/requests/resume.js';
+} from '../../../src/bridge/requests/resume-open.js';
 import type { RebuildSummary } from '../../../src/state/rebuild.js';
 import { freshAgentState } from '../../../src/state/store.js';
 import type { RequestRecord, RequestStage } from '../../../src/state/types.js';

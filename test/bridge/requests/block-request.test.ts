@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createRequests,
   overLimit,
-} from '../../../src/bridge/requests/requests.js';
+} from '../../../src/bridge/requests/block-request.js';
 import type {
   BackendAnswer,
   BackendRequest,
