@@ -114,7 +114,6 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   // agent's readings and the intake's screen size (docs/architecture.md).
   const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
-    callOffDelivery: (id) => delivery.callOff(id),
     answered: (answer) => answers.onAnswer(answer),
   });
   // Permission dialogs on the screen: raised as approvals, decided with the

@@ -17,13 +17,9 @@ export { corruptStateWarning, resumeRequests } from './resume-open.js';
 /** The ledger's steps for one agent, and its requests raised and routed. */
 export function createRequestsRoom(
   ctx: AgentContext,
-  deps: Omit<Parameters<typeof createRequests>[1], 'steps'> & {
-    /** Call off a delivery under way for this request, if any. */
-    callOffDelivery: (requestId: string) => void;
-  },
+  deps: Omit<Parameters<typeof createRequests>[1], 'steps'>,
 ): { steps: RequestSteps; requests: Requests } {
-  const { callOffDelivery, ...rest } = deps;
-  const steps = createRequestSteps(ctx, callOffDelivery);
-  const requests = createRequests(ctx, { ...rest, steps });
+  const steps = createRequestSteps(ctx);
+  const requests = createRequests(ctx, { ...deps, steps });
   return { steps, requests };
 }
