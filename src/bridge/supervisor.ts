@@ -37,18 +37,24 @@ import {
   schedulePruneRequestIds,
 } from '../state/request-ids.js';
 import { acquireAgentLock, loadAgentState } from '../state/store.js';
-import type { AgentStateFile } from '../state/types.js';
+import type { AgentStateFile, RequestRecord } from '../state/types.js';
 import type { Deliverer } from '../typist/typist.js';
 import {
   createAgentContext,
   type AgentContext,
   type AgentContextOptions,
 } from './agent-context.js';
-import { createIntakeRoom, type Capture, type Intake } from './intake/index.js';
+import {
+  createIntakeRoom,
+  type Capture,
+  type DetectedBlock,
+  type Intake,
+} from './intake/index.js';
 import {
   corruptStateWarning,
   createRequestsRoom,
   resumeRequests,
+  type Routed,
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';
 import { createDialogApprovals } from './approvals/index.js';
@@ -114,8 +120,32 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   // agent's readings and the intake's screen size (docs/architecture.md).
   const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
-    answered: (answer) => answers.onAnswer(answer),
   });
+  // A request routed may come back answered at once (an echo of the first
+  // message's example): the answers room takes that answer, in its queue,
+  // after the task that routed the request.
+  const handOn = ({ answered }: Routed): void => {
+    if (answered)
+      void answers
+        .onAnswer(answered)
+        .catch((error: unknown) =>
+          log.warn(
+            { err: error, requestId: answered.id },
+            'an answer given at once failed',
+          ),
+        );
+  };
+  const route = async (
+    record: RequestRecord,
+    routeOptions?: { fresh?: boolean },
+  ): Promise<void> => {
+    handOn(await requests.route(record, routeOptions));
+  };
+  const onBlock = async (block: DetectedBlock): Promise<boolean> => {
+    const taken = await requests.onBlock(block);
+    handOn(taken);
+    return taken.save;
+  };
   // Permission dialogs on the screen: raised as approvals, decided with the
   // preset's keys after a fresh look.
   const dialogApprovals =
@@ -139,7 +169,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           emit: ctx.emit,
           saveNow: ctx.saveNow,
           claimId: (candidate) => claimRequestId(paths, agent, candidate),
-          route: (record) => requests.route(record, { fresh: true }),
+          route: (record) => route(record, { fresh: true }),
           schedule: (record) => delivery.schedule(record),
           expire: (record, reason) =>
             steps.closeUnanswered(record, 'expired', reason, 'bridge'),
@@ -149,7 +179,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const { hooks, stateReader } = createAgentRoom(ctx, {
     steps,
     activity,
-    route: requests.route,
+    route,
     ...(dialogApprovals ? { observeScreen: dialogApprovals.observe } : {}),
     syncSize: (info) => intake.syncSize(info),
     onIdleScreen: (screen) => onIdleScreen(screen),
@@ -157,7 +187,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   });
   const { capture, intake, onIdleScreen } = createIntakeRoom(ctx, {
     activity,
-    onBlock: requests.onBlock,
+    onBlock,
     afterOutput: stateReader.afterOutput,
     notePaneGone: stateReader.notePaneGone,
   });
@@ -191,7 +221,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           await ctx.emit(begun.started);
           await resumeRequests(ctx, {
             steps,
-            route: requests.route,
+            route,
             deliver: (record) => delivery.schedule(record),
           });
           if (ctx.current().scanPending) await intake.scanHistory();
