@@ -32,12 +32,10 @@ import type { EventInput } from '../events/types.js';
 import { ensureHomeDirs } from '../home/fs.js';
 import { createActivityTracker } from '../screen/activity.js';
 import { createPauseGate } from '../state/control.js';
-import {
-  claimRequestId,
-  schedulePruneRequestIds,
-} from '../state/request-ids.js';
+import { schedulePruneRequestIds } from '../state/request-ids.js';
 import { acquireAgentLock, loadAgentState } from '../state/store.js';
 import type { AgentStateFile, RequestRecord } from '../state/types.js';
+import type { AgentStateName } from '../config/states.js';
 import type { Deliverer } from '../typist/typist.js';
 import {
   createAgentContext,
@@ -150,37 +148,36 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   // preset's keys after a fresh look.
   const dialogApprovals =
     profile.dialog || ctx.followsProgram
-      ? createDialogApprovals({
-          agent,
-          pane,
-          config,
-          get dialog() {
-            return ctx.profile.dialog;
-          },
-          tmux: options.tmux,
-          ...(options.session ? { session: options.session } : {}),
-          classify: (screen) => ctx.profile.classify(screen),
+      ? createDialogApprovals(ctx, {
+          route: (record) => route(record, { fresh: true }),
+          steps,
           enabled: () => dialogApprovalsEnabled(ctx),
           isPaused: (record) =>
             ctx.current().paused || pausedByPerson(record.id),
-          panePid: () => ctx.panePid,
-          serial,
-          current: ctx.current,
-          emit: ctx.emit,
-          saveNow: ctx.saveNow,
-          claimId: (candidate) => claimRequestId(paths, agent, candidate),
-          route: (record) => route(record, { fresh: true }),
-          schedule: (record) => delivery.schedule(record),
-          expire: (record, reason) =>
-            steps.closeUnanswered(record, 'expired', reason, 'bridge'),
-          finish: steps.finish,
         })
       : undefined;
   const { hooks, stateReader } = createAgentRoom(ctx, {
     steps,
     activity,
     route,
-    ...(dialogApprovals ? { observeScreen: dialogApprovals.observe } : {}),
+    // A reading of the screen goes to the dialog approvals; one a rule
+    // answered at once is applied by delivery, like any answer.
+    ...(dialogApprovals
+      ? {
+          observeScreen: async (
+            screen: string,
+            screenState: AgentStateName,
+            capturedAt: number,
+          ) => {
+            const ruled = await dialogApprovals.observe(
+              screen,
+              screenState,
+              capturedAt,
+            );
+            if (ruled) delivery.schedule(ruled);
+          },
+        }
+      : {}),
     syncSize: (info) => intake.syncSize(info),
     onIdleScreen: (screen) => onIdleScreen(screen),
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
