@@ -35,7 +35,6 @@ import { createPauseGate } from '../state/control.js';
 import { schedulePruneRequestIds } from '../state/request-ids.js';
 import { acquireAgentLock, loadAgentState } from '../state/store.js';
 import type { AgentStateFile, RequestRecord } from '../state/types.js';
-import type { AgentStateName } from '../config/states.js';
 import type { Deliverer } from '../typist/typist.js';
 import {
   createAgentContext,
@@ -56,7 +55,11 @@ import {
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';
 import { createDialogApprovals } from './approvals/index.js';
-import { ACTIVITY_QUIET_MS, createAgentRoom } from './agent/index.js';
+import {
+  ACTIVITY_QUIET_MS,
+  createAgentRoom,
+  type Observation,
+} from './agent/index.js';
 
 export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;
@@ -160,26 +163,31 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     steps,
     activity,
     route,
-    // A reading of the screen goes to the dialog approvals; one a rule
-    // answered at once is applied by delivery, like any answer.
-    ...(dialogApprovals
-      ? {
-          observeScreen: async (
-            screen: string,
-            screenState: AgentStateName,
-            capturedAt: number,
-          ) => {
-            const ruled = await dialogApprovals.observe(
-              screen,
-              screenState,
-              capturedAt,
-            );
-            if (ruled) delivery.schedule(ruled);
-          },
+    // What a reading of the pane found goes on to the room that takes it.
+    observe: async (seen: Observation) => {
+      switch (seen.type) {
+        case 'size':
+          intake.syncSize(seen.info);
+          return;
+        case 'idle':
+          await onIdleScreen(seen.screen);
+          return;
+        case 'screen': {
+          // A dialog a rule answered at once is applied by delivery.
+          const ruled = await dialogApprovals?.observe(
+            seen.screen,
+            seen.state,
+            seen.capturedAt,
+          );
+          if (ruled) delivery.schedule(ruled);
+          return;
         }
-      : {}),
-    syncSize: (info) => intake.syncSize(info),
-    onIdleScreen: (screen) => onIdleScreen(screen),
+        default: {
+          const never: never = seen;
+          throw new Error(`unexpected observation ${JSON.stringify(never)}`);
+        }
+      }
+    },
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
   });
   const { capture, intake, onIdleScreen } = createIntakeRoom(ctx, {
