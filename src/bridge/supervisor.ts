@@ -5,15 +5,17 @@
  *   intake/     the pane piped into its log, read on a screen → blocks
  *               (and a heuristic question on an idle screen)
  *   requests/   a block (or a hook's or a dialog's approval) → a request
- *               recorded (raise.ts, the ledger's steps), routed; resumed
- *               after a restart
+ *               recorded (raise.ts, the ledger's steps), routed → what the
+ *               routing gave back (`Routed`); resumed after a restart
  *   route/      (the `backend` given: route/dispatch-backend.ts, created
  *               by runtime.ts for the fleet) the answerers tried in order
  *   answers/    an answer taken once → typed through the typist's phases
  *               (delivery.ts), each recorded; or a decision file
- *   approvals/  a permission dialog on the screen → an approval; its
- *               decision pressed as keys after a fresh look
- *   agent/      the agent's state, from screen, activity and hooks
+ *   approvals/  a permission dialog on the screen → an approval (or one a
+ *               rule decided, returned); its decision pressed as keys after
+ *               a fresh look
+ *   agent/      the agent's state, from screen, activity and hooks → what
+ *               each reading found (`Observation`)
  *   usage/      (wired beside it by runtime.ts) what the agent used
  *
  * They share one AgentContext (agent-context.ts): the state in memory, the
@@ -114,11 +116,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       data: { reason: 'paused' },
     });
   });
-  // Each room pushes what it found on to the next (intake's blocks to
-  // requests, an answer given at once to answers); the names still bound
-  // late (each created below, before anything runs) are the links not yet
-  // made values: calling off a delivery, a dialog's answer applied, the
-  // agent's readings and the intake's screen size (docs/architecture.md).
+  // Each room returns what happened as a value and the supervisor hands it
+  // to the next: a block taken (routed, perhaps answered at once), a
+  // request routed, an observation of the pane, a dialog a rule answered.
+  // No room calls back into a room that calls it; the names used before
+  // they are created below (`answers`, `delivery`, `intake`) are this
+  // hand-on's, and nothing runs before all are made (docs/architecture.md).
+  // A delivery under way is called off through the context (ctx.deliveries).
   const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
   });
