@@ -228,11 +228,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         await serial(async () => {
           await ctx.saveNow();
           await ctx.emit(begun.started);
-          await resumeRequests(ctx, {
-            steps,
-            route,
-            deliver: (record) => delivery.schedule(record),
-          });
+          const answered = await resumeRequests(ctx, { steps, route });
+          for (const record of answered) delivery.schedule(record);
           if (ctx.current().scanPending) await intake.scanHistory();
         });
         await intake.startTail(ctx.current().logOffset);

@@ -89,16 +89,16 @@ describe('resumeRequests', () => {
   afterEach(() => f.cleanup());
 
   const resume = () =>
-    f.ctx.serial(() =>
-      resumeRequests(f.ctx, {
+    f.ctx.serial(async () => {
+      const toDeliver = await resumeRequests(f.ctx, {
         steps,
         route: (record) => {
           routed.push(record.id);
           return Promise.resolve();
         },
-        deliver: (record) => void delivered.push(record.id),
-      }),
-    );
+      });
+      delivered.push(...toDeliver.map((record) => record.id));
+    });
 
   const TEXT = 'Use the second option please';
   const answered = (stage: RequestStage, over: Partial<RequestRecord> = {}) =>
