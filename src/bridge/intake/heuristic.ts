@@ -14,7 +14,7 @@ export async function raiseIdleQuestion(
   ctx: AgentContext,
   screen: string,
   deps: {
-    /** A block found: raise it (requests.ts); true when it must be saved. */
+    /** A block found: raise it (requests/block-request.ts); true when it must be saved. */
     onBlock(block: DetectedBlock): Promise<boolean>;
     /** The output hid part of this text (intake.ts). */
     hides(text: string): boolean;

@@ -9,11 +9,15 @@ import type { EventSink } from '../../events/log.js';
 import type { HomePaths } from '../../home/paths.js';
 import type { Logger } from '../../log/logger.js';
 import type { TmuxClient } from '../../tmux/client.js';
-import type { MultiBridge } from '../fleet/fleet.js';
+import type { MultiBridge } from '../fleet/multi-bridge.js';
 import type { Roster } from '../fleet/types.js';
 import type { Attention } from '../route/attention.js';
 import { createBudgetCheck } from './budget.js';
-import { createUsageWatch, type UsageAgent, type UsageWatch } from './watch.js';
+import {
+  createUsageWatch,
+  type UsageAgent,
+  type UsageWatch,
+} from './usage-watch.js';
 
 export interface FleetUsageOptions {
   paths: HomePaths;
