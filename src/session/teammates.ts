@@ -93,6 +93,9 @@ export interface AdoptedTeammate {
   preset: string;
 }
 
+/** A pane that names no lead's teammate is looked at again for this long. */
+const YOUNG_PANE_MS = 30_000;
+
 export interface TeammateFinder {
   /**
    * Adopt the teammate panes of `leads` not yet adopted, and record the end
@@ -116,8 +119,21 @@ export function createTeammateFinder(options: {
       () => undefined,
       () => undefined,
     );
-  /** Panes already looked at and left: never read twice. */
-  const passed = new Map<string, number>();
+  /**
+   * Panes looked at and left, with their program's pid and when it was
+   * first seen: one is looked at again only while young (a shell that
+   * starts the teammate shows its argv a moment later).
+   */
+  const passed = new Map<string, { pid: number; since: number }>();
+  const pass = (pane: PaneInfo) => {
+    const was = passed.get(pane.id);
+    if (was?.pid !== pane.pid)
+      passed.set(pane.id, { pid: pane.pid, since: Date.now() });
+  };
+  const settled = (pane: PaneInfo) => {
+    const was = passed.get(pane.id);
+    return was?.pid === pane.pid && Date.now() - was.since > YOUNG_PANE_MS;
+  };
   const warned = new Set<string>();
 
   async function endGone(
@@ -164,12 +180,11 @@ export function createTeammateFinder(options: {
       const adopted: AdoptedTeammate[] = [];
       for (const pane of list) {
         if (pane.agentTag || pane.dead || conversations.size === 0) continue;
-        // A pane is read once per program (a pane's pid changes with it).
-        if (passed.get(pane.id) === pane.pid) continue;
+        if (settled(pane)) continue;
         const args = await paneTeammateArgs(pane.pid);
         const lead = args && conversations.get(args.parentSession);
         if (!args || !lead) {
-          passed.set(pane.id, pane.pid);
+          pass(pane);
           continue;
         }
         const agent = teammateAgentName(lead.name, args.name);
@@ -183,7 +198,7 @@ export function createTeammateFinder(options: {
             ? !ours
             : known.has(agent) || (await readAgentState(paths, agent)));
         if (!agent || taken) {
-          passed.set(pane.id, pane.pid);
+          pass(pane);
           if (!warned.has(pane.id)) {
             warned.add(pane.id);
             await emit({
