@@ -52,6 +52,7 @@ import {
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';
 import { createDialogApprovals } from './approvals/index.js';
+import { teammateOfDialog } from '../screen/teammate-dialog.js';
 import { ACTIVITY_QUIET_MS, createAgentRoom } from './agent/index.js';
 
 export interface SupervisorOptions extends AgentContextOptions {
@@ -131,7 +132,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           tmux: options.tmux,
           ...(options.session ? { session: options.session } : {}),
           classify: (screen) => ctx.profile.classify(screen),
-          enabled: () => dialogApprovalsEnabled(ctx),
+          // A teammate's prompt on a lead's screen has no hook of its own.
+          enabled: (reading) =>
+            dialogApprovalsEnabled(ctx) ||
+            teammateOfDialog(reading.text) !== undefined,
           isPaused: (record) =>
             ctx.current().paused || pausedByPerson(record.id),
           panePid: () => ctx.panePid,

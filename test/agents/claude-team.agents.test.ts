@@ -12,8 +12,12 @@
 // adopted both, so the hooks of that turn are the adopted teammates' own.
 // Each must show in `macs status --json` as `worker-1/<name>` (agent
 // `worker-1.<name>`, its pane tagged), its hooks recorded on its own log, the
-// lead unchanged in its own pane; a teammate's pane killed ends it.
+// lead unchanged in its own pane; bob's permission prompt (shown in the
+// lead's pane) is raised from the screen and allowed with `macs respond`; a
+// teammate's pane killed ends it.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findEvents } from '../helpers/macs.js';
 import { readSessionFile, readStateFile, tmuxOn } from '../helpers/session.js';
@@ -109,8 +113,16 @@ describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
             name: 'bob',
           },
         };
-      if (text.includes('Say hi as teammate'))
+      if (text.includes('Say hi as teammate one'))
         return { kind: 'text', text: 'Hi.', hold: adopted };
+      // Bob's first turn runs a command Claude Code asks permission for.
+      if (text.includes('Say hi as teammate two') && !isToolResult(request))
+        return {
+          kind: 'tool',
+          name: 'Bash',
+          input: { command: 'touch bob.txt', description: 'Leave a mark' },
+          hold: adopted,
+        };
       return { kind: 'text', text: 'The team is working.' };
     };
     const s = await startClaudeSession(script, {
@@ -166,11 +178,48 @@ describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
 
     // Their hooks (the lead's --settings) are recorded as their own: the
     // held turn's Stop ran after the adoption.
-    for (const name of [`${WORKER}.alice`, `${WORKER}.bob`])
-      await waitFor(
+    const stopped = (name: string) =>
+      waitFor(
         () => findEvents(s.home, 'hook.Stop').some((e) => e.agent === name),
         { timeout: 60_000, interval: 200, message: `${name}'s Stop hook` },
       );
+    await stopped(`${WORKER}.alice`);
+    // Bob's permission prompt: Claude Code shows it in the lead's pane
+    // (`Bash command · from the bob agent`) and runs no PermissionRequest
+    // hook for it; macs raises it from the lead's screen, decided through
+    // macs like any approval.
+    let asked: string | undefined;
+    try {
+      await waitFor(
+        () => {
+          asked = findEvents(s.home, 'request.detected').find(
+            (e) => e.agent === WORKER,
+          )?.requestId;
+          return Boolean(asked);
+        },
+        { timeout: 60_000, interval: 200, message: "bob's permission prompt" },
+      );
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${await s.explain()}`);
+    }
+    const open = JSON.parse((await s.macs(['status', '--json'])).stdout) as {
+      requests: { id: string; body: string }[];
+    };
+    expect(open.requests.find((r) => r.id === asked)?.body).toContain(
+      'from the bob agent',
+    );
+    const allow = await s.macs(['respond', asked ?? '', 'allow']);
+    expect(allow.exitCode, allow.stderr).toBe(0);
+    await waitFor(() => existsSync(path.join(s.home, 'bob.txt')), {
+      timeout: 60_000,
+      interval: 200,
+      message: "bob's command ran",
+    });
+    expect(
+      findEvents(s.home, 'request.delivered').find((e) => e.requestId === asked)
+        ?.data,
+    ).toMatchObject({ decision: 'allow', decidedBy: 'person' });
+    await stopped(`${WORKER}.bob`);
     expect(
       findEvents(s.home, 'error').filter(
         (e) =>

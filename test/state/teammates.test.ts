@@ -3,6 +3,7 @@
 // doors show `<lead>/<teammate>`, each lead's teammates right after it; a
 // teammate's command line is read for its name and its lead's conversation.
 import { describe, expect, it } from 'vitest';
+import { teammateOfDialog } from '../../src/screen/teammate-dialog.js';
 import { parseTeammateArgs } from '../../src/session/teammates.js';
 import {
   groupUnderLeads,
@@ -81,5 +82,20 @@ describe('teammates at the doors', () => {
     expect(teammateInPane(list, 'w', '%2')).toBeUndefined();
     expect(teammateInPane(list, 'other', '%1')).toBeUndefined();
     expect(teammateInPane(list, 'w', undefined)).toBeUndefined();
+  });
+});
+
+describe("a teammate's permission prompt on its lead's screen", () => {
+  it('names the teammate from the first line, and no one for the lead', () => {
+    expect(
+      teammateOfDialog(
+        'Bash command · from the bob agent\n\n  touch bob.txt\n\nDo you want to proceed?\n❯ 1. Yes\n  2. No',
+      ),
+    ).toBe('bob');
+    expect(
+      teammateOfDialog(
+        'Bash command\n\n  touch x\n\nDo you want to proceed?\n❯ 1. Yes',
+      ),
+    ).toBeUndefined();
   });
 });

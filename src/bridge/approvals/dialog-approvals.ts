@@ -83,7 +83,7 @@ export function createDialogApprovals(
         return;
       }
       if (!isNewDialog(reading, memory.settled, openScreenApprovals())) return;
-      if (raising || !host.enabled()) return;
+      if (raising || !host.enabled(reading)) return;
       raising = true;
       memory.lastActionAt = Date.now();
       try {

@@ -7,6 +7,7 @@ import type { PresetDialog } from '../../config/presets/types.js';
 import type { MacsConfig } from '../../config/schema.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { EventInput } from '../../events/types.js';
+import type { DialogReading } from '../../screen/dialog.js';
 import type { AgentStateFile, RequestRecord } from '../../state/types.js';
 import type { TmuxClient } from '../../tmux/client.js';
 
@@ -24,8 +25,11 @@ export interface DialogApprovalHost {
   session?: string;
   /** Classify a captured screen with the preset's rules. */
   classify: (screen: string) => AgentStateName;
-  /** May a new dialog approval be raised now (false while hooks ask instead)? */
-  enabled: () => boolean;
+  /**
+   * May a new dialog approval be raised for this dialog now (false while
+   * hooks ask instead)?
+   */
+  enabled: (reading: DialogReading) => boolean;
   /** The pid of the program in the pane now (`#{pane_pid}`). */
   panePid: () => number | undefined;
   serial: <T>(task: () => Promise<T>) => Promise<T>;
