@@ -140,3 +140,16 @@ export function groupUnderLeads<
   }
   return out;
 }
+
+/**
+ * The agent name of the teammate shown as `shown` (`<lead>/<teammate>`),
+ * when this home adopted one so; undefined otherwise (a `<host>/<agent>`).
+ */
+export async function teammateNamed(
+  paths: HomePaths,
+  shown: string,
+): Promise<string | undefined> {
+  return (await readTeammates(paths)).find(
+    (t) => shownTeammateName(t) === shown,
+  )?.agent;
+}

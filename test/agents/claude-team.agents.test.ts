@@ -236,6 +236,20 @@ describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
       WORKER,
     ]);
 
+    // The doors: `macs status` lists them under the lead, `macs send` takes
+    // `<lead>/<teammate>`.
+    const text = await s.macs(['status']);
+    expect(text.stdout).toMatch(
+      /^worker-1 .*\n {2}worker-1\/alice .*\n {2}worker-1\/bob /m,
+    );
+    const sent = await s.macs(['send', `${WORKER}/bob`, 'Thanks, bob']);
+    expect(sent.exitCode, sent.stderr).toBe(0);
+    await waitFor(
+      () =>
+        s.server.requests.some((r) => lastUserText(r).includes('Thanks, bob')),
+      { timeout: 60_000, interval: 200, message: 'bob got the message' },
+    );
+
     // A teammate's pane killed: its end is recorded, and status says so.
     await tmuxOn(s.socket, 'kill-pane', '-t', alice?.pane ?? '?');
     await waitFor(
