@@ -73,6 +73,7 @@ interface StatusAgent {
   state: string;
   pane: string | null;
   teammate?: { lead: string; name: string; shownAs: string };
+  usage: { outputTokens: number | null } | null;
 }
 
 describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
@@ -176,6 +177,11 @@ describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
       );
     }
 
+    // No hidden server of the lead's.
+    expect(
+      await tmuxOn(`claude-swarm-${lead?.pid ?? '?'}`, 'list-sessions'),
+    ).toBeUndefined();
+
     // Their hooks (the lead's --settings) are recorded as their own: the
     // held turn's Stop ran after the adoption.
     const stopped = (name: string) =>
@@ -242,12 +248,48 @@ describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
     expect(text.stdout).toMatch(
       /^worker-1 .*\n {2}worker-1\/alice .*\n {2}worker-1\/bob /m,
     );
-    const sent = await s.macs(['send', `${WORKER}/bob`, 'Thanks, bob']);
+    try {
+      await waitFor(
+        async () =>
+          (await status()).find((a) => a.name === `${WORKER}.bob`)?.state ===
+          'idle',
+        { timeout: 60_000, interval: 500, message: 'bob idle' },
+      );
+    } catch (error) {
+      const screen = await tmuxOn(
+        s.socket,
+        'capture-pane',
+        '-p',
+        '-t',
+        bob?.pane ?? '?',
+      );
+      const events = findEvents(s.home, 'state.changed').filter(
+        (e) => e.agent === `${WORKER}.bob`,
+      );
+      throw new Error(
+        `${(error as Error).message}\n--- bob:\n${screen ?? ''}\n${JSON.stringify(events)}`,
+      );
+    }
+    const sent = await s.macs([
+      'send',
+      `${WORKER}/bob`,
+      'Thanks, bob',
+      '--timeout',
+      '30',
+    ]);
     expect(sent.exitCode, sent.stderr).toBe(0);
     await waitFor(
       () =>
         s.server.requests.some((r) => lastUserText(r).includes('Thanks, bob')),
       { timeout: 60_000, interval: 200, message: 'bob got the message' },
+    );
+
+    // Bob's model calls are his usage (his own transcript, named by his hooks).
+    await waitFor(
+      async () =>
+        ((await status()).find((a) => a.name === `${WORKER}.bob`)?.usage
+          ?.outputTokens ?? 0) > 0,
+      { timeout: 30_000, interval: 500, message: "bob's usage" },
     );
 
     // A teammate's pane killed: its end is recorded, and status says so.
