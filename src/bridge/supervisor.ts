@@ -57,6 +57,7 @@ import {
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';
 import { createDialogApprovals } from './approvals/index.js';
+import { teammateOfDialog } from '../screen/teammate-dialog.js';
 import {
   ACTIVITY_QUIET_MS,
   createAgentRoom,
@@ -158,7 +159,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       ? createDialogApprovals(ctx, {
           route: (record) => route(record, { fresh: true }),
           steps,
-          enabled: () => dialogApprovalsEnabled(ctx),
+          // A teammate's prompt on a lead's screen has no hook of its own.
+          enabled: (reading) =>
+            dialogApprovalsEnabled(ctx) ||
+            teammateOfDialog(reading.text) !== undefined,
           isPaused: (record) =>
             ctx.current().paused || pausedByPerson(record.id),
         })

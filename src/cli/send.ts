@@ -1,7 +1,8 @@
 import { ConfigError } from '../errors.js';
 import { sendToAgent } from '../operations/send-message.js';
 import { isValidAgentName } from '../protocol/ids.js';
-import { createContext } from './common.js';
+import { teammateNamed } from '../state/teammates.js';
+import { createContext, type CommandContext } from './common.js';
 import { readSendText } from './send-text.js';
 import type { CliDeps } from './options.js';
 import type { SendOptions } from './types.js';
@@ -26,6 +27,9 @@ export async function runSend(
   deps: CliDeps,
 ): Promise<number> {
   const ctx = createContext(opts, deps);
+  // `<lead>/<teammate>`: a local lead's teammate, unless a host has that name.
+  const teammate = await localTeammate(agent, ctx);
+  if (teammate) agent = teammate;
   if (agent.includes('/')) {
     const { sendRemote } = await import('./send-remote.js');
     return sendRemote(agent, text, opts, deps, ctx);
@@ -68,4 +72,17 @@ export async function runSend(
       `sent ${data.chars} chars to ${outcome.shown}: ${outcome.how}`,
     );
   return 0;
+}
+
+/** The agent name of a teammate given as `<lead>/<teammate>`, if it is one. */
+async function localTeammate(
+  agent: string,
+  ctx: CommandContext,
+): Promise<string | undefined> {
+  const lead = agent.split('/')[0] ?? '';
+  if (lead === agent) return undefined;
+  const named = await teammateNamed(ctx.paths, agent);
+  if (!named) return undefined;
+  const { config } = await ctx.loadConfig();
+  return Object.hasOwn(config.hosts, lead) ? undefined : named;
 }

@@ -87,7 +87,7 @@ export function createDialogApprovals(
       }
       if (!isNewDialog(reading, memory.settled, openScreenApprovals()))
         return undefined;
-      if (raising || !host.enabled()) return undefined;
+      if (raising || !host.enabled(reading)) return undefined;
       raising = true;
       memory.lastActionAt = Date.now();
       try {

@@ -3,6 +3,7 @@
  * their agent and from the rooms beside them (kept here so dialog-apply.ts
  * never imports dialog-approvals.ts).
  */
+import type { DialogReading } from '../../screen/dialog.js';
 import type { RequestRecord } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
 import type { RequestSteps } from '../requests/request-steps.js';
@@ -35,8 +36,11 @@ export interface DialogApprovalHost {
   route: (record: RequestRecord) => Promise<void>;
   /** The ledger's steps: end one unanswered, archive one finished (under `serial`). */
   steps: Pick<RequestSteps, 'closeUnanswered' | 'finish'>;
-  /** May a new dialog approval be raised now (false while hooks ask instead)? */
-  enabled: () => boolean;
+  /**
+   * May a new dialog approval be raised for this dialog now (false while
+   * hooks ask instead)?
+   */
+  enabled: (reading: DialogReading) => boolean;
   /** A person paused delivery to this agent: no key is pressed meanwhile. */
   isPaused: (record: RequestRecord) => boolean;
   /** How long the dialog may take to leave after the keys (DIALOG_CONFIRM_MS). */
