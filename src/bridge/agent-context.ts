@@ -18,9 +18,19 @@ import type { AgentStateFile } from '../state/types.js';
 import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { DeliveryRules } from '../typist/typist.js';
-import type { AgentIncarnation } from './requests/check-origin.js';
 
 /** What the supervisor needs to know about the agent's kind (from its preset). */
+/**
+ * Who may take a request's answer now: the pane, its program and the
+ * session (requests/check-origin.ts checks a request against it).
+ */
+export interface AgentIncarnation {
+  agent: string;
+  pane: string;
+  panePid?: number;
+  session?: string;
+}
+
 export interface AgentProfile {
   preset: string;
   rules: DeliveryRules;

@@ -43,16 +43,12 @@ import {
   type AgentContext,
   type AgentContextOptions,
 } from './agent-context.js';
-import {
-  createIntakeRoom,
-  type Capture,
-  type DetectedBlock,
-  type Intake,
-} from './intake/index.js';
+import { createIntakeRoom, type Capture, type Intake } from './intake/index.js';
 import {
   corruptStateWarning,
   createRequestsRoom,
   resumeRequests,
+  type DetectedBlock,
   type Routed,
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';

@@ -7,7 +7,7 @@
 import { cleanScreenLines } from '../../screen/classify.js';
 import { findHeuristic } from '../../screen/heuristics.js';
 import type { AgentContext } from '../agent-context.js';
-import type { DetectedBlock } from './intake.js';
+import type { DetectedBlock } from '../requests/block-request.js';
 
 /** Runs under `serial`, as the state reading that found the screen idle. */
 export async function raiseIdleQuestion(

@@ -11,7 +11,7 @@ import { raiseIdleQuestion } from './heuristic.js';
 import { createIntake, type Intake } from './intake.js';
 
 export type { Capture } from './capture.js';
-export type { DetectedBlock, Intake } from './intake.js';
+export type { Intake } from './intake.js';
 
 /** The pane's capture and the reading of its log, wired to each other. */
 export function createIntakeRoom(

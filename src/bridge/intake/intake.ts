@@ -17,6 +17,7 @@ import { LIVE_STABLE_MS } from '../../screen/live.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import type { AgentContext } from '../agent-context.js';
 import { STATE_SETTLE_MS } from '../agent/agent-state.js';
+import type { DetectedBlock } from '../requests/block-request.js';
 import type { Capture } from './capture.js';
 import { createIncompleteWatch } from './incomplete-watch.js';
 import { createLogTail, type LogTail, type TailEvent } from './tail.js';
@@ -30,19 +31,6 @@ const READER_SETTLE_MS = 8;
 const SIZE_CHECK_MIN_MS = 100;
 /** A restarted bridge redraws its screen from this much of the log. */
 const REPLAY_MAX_BYTES = 1024 * 1024;
-
-/** A request block found on the screen, as requests/block-request.ts takes it. */
-export interface DetectedBlock {
-  attributes: Record<string, string>;
-  body: string;
-  /** Part of the body was hidden on the screen (concealed, or invisible). */
-  concealed: boolean;
-  /**
-   * Another copy of a block read before was printed (the reader's
-   * `request-again`, not a redraw): which copy.
-   */
-  again?: number;
-}
 
 export interface Intake {
   /** Open the reader (redrawing a resumed bridge's screen from the log). */

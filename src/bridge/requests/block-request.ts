@@ -29,7 +29,6 @@ import {
   type RequestRecord,
 } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
-import type { DetectedBlock } from '../intake/intake.js';
 import { appealDetails } from './appeal.js';
 import { readAsker } from './asker.js';
 import { raiseRequest } from './raise.js';
@@ -40,6 +39,19 @@ const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
 type DedupReason = Extract<DedupVerdict, { duplicate: true }>['reason'];
 
 /** Which limit one more request would break, and by how much. */
+/** A request block found on the screen (by intake/), as this room takes it. */
+export interface DetectedBlock {
+  attributes: Record<string, string>;
+  body: string;
+  /** Part of the body was hidden on the screen (concealed, or invisible). */
+  concealed: boolean;
+  /**
+   * Another copy of a block read before was printed (the reader's
+   * `request-again`, not a redraw): which copy.
+   */
+  again?: number;
+}
+
 export interface LimitTrip {
   reason: 'pending-requests' | 'requests-per-minute' | 'pending-bytes';
   count: number;

@@ -11,7 +11,12 @@ import { createRequestSteps, type RequestSteps } from './request-steps.js';
 import { createRequests, type Requests } from './block-request.js';
 
 export type { RequestSteps } from './request-steps.js';
-export type { BlockTaken, Requests, Routed } from './block-request.js';
+export type {
+  BlockTaken,
+  DetectedBlock,
+  Requests,
+  Routed,
+} from './block-request.js';
 export { corruptStateWarning, resumeRequests } from './resume-open.js';
 
 /** The ledger's steps for one agent, and its requests raised and routed. */
