@@ -10,6 +10,8 @@
 // teammate's end when its pane is killed. The real Claude Code's team is
 // test/agents/claude-team.agents.test.ts.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { resolveHookAgent } from '../../src/hooks/origin.js';
@@ -18,7 +20,7 @@ import { writeConversation } from '../../src/state/conversation.js';
 import { readTeammates } from '../../src/state/teammates.js';
 import { createTmuxClient, type TmuxClient } from '../../src/tmux/client.js';
 import { createRunTmux } from '../../src/tmux/run.js';
-import { findEvents } from '../helpers/macs.js';
+import { findEvents, startBridge } from '../helpers/macs.js';
 import {
   childEnv,
   makeTempHome,
@@ -137,4 +139,72 @@ describe('Claude Code teammates of a supervised lead', () => {
       await resolveHookAgent(paths, { agent: LEAD.name, tmuxPane: alice }),
     ).toMatchObject({ type: 'found', agent: LEAD.name });
   });
+
+  // The bug: when an adopted teammate's pane went, the bridge said what it
+  // says of a worker, that it "stays dead until a pane tagged … appears
+  // (macs restart …)"; a teammate ends with its pane (macs restart would
+  // start a plain Claude Code). Strategy: a real `macs bridge --all` with a
+  // Claude Code lead (config) and a stand-in teammate pane; once the bridge
+  // adopted and supervised it, its pane is killed: the warning on the
+  // teammate must say it ended with its pane and its lead may start
+  // another, and must not name macs restart nor wait for a pane.
+  it('says a teammate whose pane went has ended, not that it waits for macs restart', async () => {
+    const conversation = randomUUID();
+    writeFileSync(
+      path.join(paths.home, 'macs.config.json'),
+      JSON.stringify({ workers: [{ name: LEAD.name, preset: 'claude' }] }),
+    );
+    await writeConversation(paths, {
+      agent: LEAD.name,
+      id: conversation,
+      source: 'claude-hook',
+      at: new Date().toISOString(),
+    });
+    const lead = await server.spawnPane(['sleep', '1000']);
+    await tmux.setPaneOption(lead, '@macs_agent', LEAD.name);
+    const alice = await server.spawnPane(teammateArgv('alice', conversation));
+    const bridge = startBridge(['--all', '--backend', 'file'], {
+      home: paths.home,
+      socket: server.socket,
+    });
+    try {
+      await waitFor(
+        () =>
+          findEvents(paths.home, 'bridge.started').some(
+            (e) => e.agent === 'worker-1.alice',
+          ),
+        {
+          timeout: 30_000,
+          message: `alice supervised; bridge said: ${bridge.output()}`,
+        },
+      );
+      await server.tmux('kill-pane', '-t', alice);
+      let message = '';
+      await waitFor(
+        () => {
+          const warning = findEvents(paths.home, 'warning').find(
+            (e) => e.agent === 'worker-1.alice',
+          );
+          message = `${warning?.data?.message as string | undefined}`;
+          return Boolean(warning);
+        },
+        {
+          timeout: 30_000,
+          message: `alice's warning; bridge said: ${bridge.output()}`,
+        },
+      );
+      expect(message).toContain('teammate worker-1/alice');
+      expect(message).toContain('ended with its pane');
+      expect(message).toContain('worker-1 may start another');
+      expect(message).not.toContain('macs restart');
+      const warning = findEvents(paths.home, 'warning').find(
+        (e) => e.agent === 'worker-1.alice',
+      );
+      expect(warning?.data?.waitingForOwnPane).toBeUndefined();
+      expect(warning?.data?.teammateEnded).toBe(true);
+    } finally {
+      bridge.child.kill('SIGTERM');
+      await bridge.exited;
+    }
+  }, 60_000);
 });

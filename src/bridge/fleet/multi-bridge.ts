@@ -11,6 +11,7 @@
 import { errorMessage, type AgentError } from '../../errors.js';
 import { emitSafely } from '../../events/log.js';
 import type { EventInput } from '../../events/types.js';
+import { readTeammates, shownTeammateName } from '../../state/teammates.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import { createSlotLife, newSlot, type FleetParts } from './agent-slot.js';
 import type { MultiAgent, Roster, Slot, SlotStatus } from './types.js';
@@ -170,14 +171,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
             await revive(slot);
           } else if (!slot.waitNoted) {
             slot.waitNoted = true;
-            await emit({
-              agent: slot.agent.name,
-              type: 'warning',
-              data: {
-                message: `pane ${slot.pane ?? '?'} is gone; ${slot.agent.name} stays dead until a pane tagged @macs_agent=${slot.agent.name} appears (macs restart ${slot.agent.name}); no other pane is taken for it`,
-                waitingForOwnPane: true,
-              },
-            });
+            await emit(await paneGoneWarning(slot));
           }
         }
         return;
@@ -187,6 +181,35 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
         throw new Error(`unexpected slot status ${String(never)}`);
       }
     }
+  }
+
+  /**
+   * Said once when a dead agent's pane is gone. A worker waits for a pane
+   * tagged for it (`macs restart`); a Claude Code teammate (session/
+   * teammates.ts) ended with its pane: only its lead can start another of
+   * that name, which is adopted into this slot by its tag.
+   */
+  async function paneGoneWarning(slot: Slot): Promise<EventInput> {
+    const { name } = slot.agent;
+    const pane = slot.pane ?? '?';
+    const teammate = (await readTeammates(paths)).find((t) => t.agent === name);
+    if (teammate)
+      return {
+        agent: name,
+        type: 'warning',
+        data: {
+          message: `pane ${pane} is gone; teammate ${shownTeammateName(teammate)} ended with its pane and does not come back (its lead ${teammate.lead} may start another, which is adopted as ${name})`,
+          teammateEnded: true,
+        },
+      };
+    return {
+      agent: name,
+      type: 'warning',
+      data: {
+        message: `pane ${pane} is gone; ${name} stays dead until a pane tagged @macs_agent=${name} appears (macs restart ${name}); no other pane is taken for it`,
+        waitingForOwnPane: true,
+      },
+    };
   }
 
   function addSlot(agent: MultiAgent): Slot {
