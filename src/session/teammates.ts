@@ -17,10 +17,12 @@ import type { HomePaths } from '../home/paths.js';
 import { readConversation } from '../state/conversation.js';
 import { readAgentState } from '../state/store.js';
 import {
+  parseTeammateArgs,
   readTeammates,
   shownTeammateName,
   teammateAgentName,
   writeTeammates,
+  type TeammateArgs,
   type TeammateRecord,
 } from '../state/teammates.js';
 import type { PaneInfo, TmuxClient } from '../tmux/client.js';
@@ -29,39 +31,6 @@ import {
   readProcessArgv,
   readProcessTable,
 } from '../tmux/processes.js';
-
-/** What a teammate's command line says of it. */
-export interface TeammateArgs {
-  name: string;
-  parentSession: string;
-  team?: string;
-}
-
-function optionValue(
-  argv: readonly string[],
-  option: string,
-): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (arg === option) return argv[i + 1];
-    if (arg.startsWith(`${option}=`)) return arg.slice(option.length + 1);
-  }
-  return undefined;
-}
-
-/**
- * Pure: a Claude Code teammate's command line (`--agent-name`,
- * `--parent-session-id`, `--team-name`); undefined for any other.
- */
-export function parseTeammateArgs(
-  argv: readonly string[],
-): TeammateArgs | undefined {
-  const name = optionValue(argv, '--agent-name');
-  const parentSession = optionValue(argv, '--parent-session-id');
-  if (!name || !parentSession) return undefined;
-  const team = optionValue(argv, '--team-name');
-  return { name, parentSession, ...(team ? { team } : {}) };
-}
 
 /**
  * The teammate a pane runs: its process's argv, else (a shell that runs it)

@@ -65,6 +65,39 @@ export function teammateAgentName(
   return safe && isValidAgentName(agent) ? agent : undefined;
 }
 
+/** What a teammate's command line says of it. */
+export interface TeammateArgs {
+  name: string;
+  parentSession: string;
+  team?: string;
+}
+
+function optionValue(
+  argv: readonly string[],
+  option: string,
+): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (arg === option) return argv[i + 1];
+    if (arg.startsWith(`${option}=`)) return arg.slice(option.length + 1);
+  }
+  return undefined;
+}
+
+/**
+ * Pure: a Claude Code teammate's command line (`--agent-name`,
+ * `--parent-session-id`, `--team-name`); undefined for any other.
+ */
+export function parseTeammateArgs(
+  argv: readonly string[],
+): TeammateArgs | undefined {
+  const name = optionValue(argv, '--agent-name');
+  const parentSession = optionValue(argv, '--parent-session-id');
+  if (!name || !parentSession) return undefined;
+  const team = optionValue(argv, '--team-name');
+  return { name, parentSession, ...(team ? { team } : {}) };
+}
+
 function isRecord(value: unknown): value is TeammateRecord {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;

@@ -313,3 +313,39 @@ export async function readProcessArgv(
     return undefined;
   }
 }
+
+/** Most parents looked at above a process (a loop in a bad table ends here). */
+const MAX_ANCESTORS = 64;
+
+/**
+ * A process and its parents up to the first process, the process first:
+ * walked in /proc, else in `ps`'s table. A process that ended meanwhile ends
+ * the walk.
+ */
+export async function readProcessAncestors(
+  pid: number,
+): Promise<ProcessInfo[]> {
+  const chain: ProcessInfo[] = [];
+  let next = pid;
+  try {
+    while (next > 0 && chain.length < MAX_ANCESTORS) {
+      const stat = await readFile(`/proc/${next}/stat`, 'utf8');
+      const ppid = parseStatPpid(stat);
+      const argv = (await readProcessArgv(next)) ?? [];
+      chain.push({ pid: next, ppid: ppid ?? 0, argv });
+      if (ppid === undefined) break;
+      next = ppid;
+    }
+    return chain;
+  } catch {
+    if (chain.length > 0) return chain;
+  }
+  const table = new Map((await readPsTable()).map((p) => [p.pid, p]));
+  for (
+    let p = table.get(pid);
+    p && chain.length < MAX_ANCESTORS;
+    p = table.get(p.ppid)
+  )
+    chain.push(p);
+  return chain;
+}

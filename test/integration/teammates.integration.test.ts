@@ -10,17 +10,18 @@
 // teammate's end when its pane is killed. The real Claude Code's team is
 // test/agents/claude-team.agents.test.ts.
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { resolveHookAgent } from '../../src/hooks/origin.js';
 import { createTeammateFinder } from '../../src/session/teammates.js';
 import { writeConversation } from '../../src/state/conversation.js';
+import { loadAgentState, saveAgentState } from '../../src/state/store.js';
 import { readTeammates } from '../../src/state/teammates.js';
 import { createTmuxClient, type TmuxClient } from '../../src/tmux/client.js';
 import { createRunTmux } from '../../src/tmux/run.js';
-import { findEvents, startBridge } from '../helpers/macs.js';
+import { findEvents, MACS_BIN, startBridge } from '../helpers/macs.js';
 import {
   childEnv,
   makeTempHome,
@@ -207,4 +208,77 @@ describe('Claude Code teammates of a supervised lead', () => {
       await bridge.exited;
     }
   }, 60_000);
+
+  // The bug: a teammate's hooks that ran before the bridge adopted it (its
+  // SessionStart, which carries the worker protocol, within the roster's
+  // first look) were refused as "came from pane %N, not from worker-1's
+  // pane". Strategy: the lead's state names its pane; a stand-in teammate
+  // (a teammate's command line) runs the real `macs hook SessionStart
+  // --agent worker-1` as its child, as Claude Code does, before any bridge
+  // looked: it must be taken as the teammate's (worker-1.alice), get the
+  // worker protocol, and leave the name free for the adoption. The same
+  // hook from a stand-in naming another conversation stays refused.
+  it('takes a teammate’s hook from before its adoption as the teammate’s; refuses a stranger’s', async () => {
+    const conversation = randomUUID();
+    await writeConversation(paths, {
+      agent: LEAD.name,
+      id: conversation,
+      source: 'claude-hook',
+      at: new Date().toISOString(),
+    });
+    const lead = await server.spawnPane(['sleep', '1000']);
+    await tmux.setPaneOption(lead, '@macs_agent', LEAD.name);
+    const { state } = await loadAgentState(paths, LEAD.name, LEAD.preset);
+    state.pane = lead;
+    await saveAgentState(paths, state);
+
+    /** A stand-in teammate that runs SessionStart's hook and keeps running. */
+    const hookingTeammate = (name: string, parent: string, out: string) => {
+      const script = [
+        "const { spawn } = require('node:child_process');",
+        "const fs = require('node:fs');",
+        `const hook = spawn(process.execPath, [${JSON.stringify(MACS_BIN)}, 'hook', 'SessionStart', '--agent', ${JSON.stringify(LEAD.name)}, '--home', ${JSON.stringify(paths.home)}], { stdio: ['pipe', 'pipe', 'inherit'] });`,
+        "let text = '';",
+        "hook.stdout.on('data', (d) => (text += d));",
+        `hook.on('exit', (code) => fs.writeFileSync(${JSON.stringify(out)}, JSON.stringify({ code, text })));`,
+        `hook.stdin.end(JSON.stringify({ hook_event_name: 'SessionStart', source: 'startup', session_id: ${JSON.stringify(randomUUID())} }));`,
+        'setInterval(() => {}, 1e9);',
+      ].join('\n');
+      const argv = teammateArgv(name, parent);
+      argv[2] = script;
+      return server.spawnPane(argv);
+    };
+    const aliceOut = path.join(paths.home, 'alice-hook.json');
+    const strangerOut = path.join(paths.home, 'stranger-hook.json');
+    await hookingTeammate('alice', conversation, aliceOut);
+    await hookingTeammate('mallory', randomUUID(), strangerOut);
+    await waitFor(() => existsSync(aliceOut) && existsSync(strangerOut), {
+      timeout: 30_000,
+      message: 'both hooks ran',
+    });
+    const read = (file: string) =>
+      JSON.parse(readFileSync(file, 'utf8')) as { code: number; text: string };
+
+    // Alice's is hers, before any adoption: the worker protocol, her log.
+    expect(read(aliceOut).text).toContain('Working under macs');
+    expect(
+      findEvents(paths.home, 'hook.SessionStart').map((e) => e.agent),
+    ).toEqual(['worker-1.alice']);
+    // The stranger's stays refused, on the lead's log.
+    expect(read(strangerOut).text).not.toContain('Working under macs');
+    const refused = findEvents(paths.home, 'error').filter((e) =>
+      `${e.data?.message as string | undefined}`.includes('refused'),
+    );
+    expect(refused.map((e) => e.agent)).toEqual([LEAD.name]);
+
+    // The name is still free: the bridge's look adopts her as ever.
+    const finder = createTeammateFinder({ tmux, paths });
+    await waitFor(
+      async () =>
+        (await finder.find([LEAD], new Set([LEAD.name]))).some(
+          (a) => a.agent === 'worker-1.alice',
+        ),
+      { message: 'alice adopted' },
+    );
+  });
 });

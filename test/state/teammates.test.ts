@@ -1,12 +1,12 @@
-// Teammates' names and order (state/teammates.ts, session/teammates.ts):
+// Teammates' names and order (state/teammates.ts):
 // the agent name `<lead>.<teammate>` is a valid, file-safe agent name; the
 // doors show `<lead>/<teammate>`, each lead's teammates right after it; a
 // teammate's command line is read for its name and its lead's conversation.
 import { describe, expect, it } from 'vitest';
 import { teammateOfDialog } from '../../src/screen/teammate-dialog.js';
-import { parseTeammateArgs } from '../../src/session/teammates.js';
 import {
   groupUnderLeads,
+  parseTeammateArgs,
   shownTeammateName,
   teammateAgentName,
   teammateInPane,

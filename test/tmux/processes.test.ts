@@ -6,6 +6,7 @@ import {
   parseStatGroups,
   parseStatPpid,
   processTree,
+  readProcessAncestors,
   programsOf,
   readProcessTable,
   treeRunsProgram,
@@ -97,5 +98,17 @@ describe('parseStatGroups', () => {
       parseStatGroups('4242 (a (weird) name) S 1 4242 4242 34816 4300 4194560'),
     ).toEqual({ pgrp: 4242, tpgid: 4300 });
     expect(parseStatGroups('garbage')).toBeUndefined();
+  });
+});
+
+describe('readProcessAncestors', () => {
+  it('walks from a process up through its parents (this one, then its parent)', async () => {
+    const chain = await readProcessAncestors(process.pid);
+    expect(chain[0]?.pid).toBe(process.pid);
+    expect(chain[0]?.argv[0]).toBeTruthy();
+    expect(chain[1]?.pid).toBe(process.ppid);
+    expect(chain.every((p, i) => i === 0 || p.pid === chain[i - 1]?.ppid)).toBe(
+      true,
+    );
   });
 });
