@@ -298,10 +298,8 @@ export function App(props: AppProps) {
     panelWant,
     keyBarLines: keyLines,
   });
-  const longestName = Math.max(
-    5,
-    ...snapshot.agents.map((a) => [...a.name].length),
-  );
+  const agentRows = selectAgentRows(snapshot, now);
+  const longestName = Math.max(5, ...agentRows.map((r) => [...r.name].length));
   // The name and the state are always shown: on a narrow terminal the
   // name gives way so that the row still fits.
   const agentCols = fitColumns(
@@ -338,7 +336,7 @@ export function App(props: AppProps) {
       />
       {plan.showAgents ? (
         <AgentTable
-          rows={selectAgentRows(snapshot, now)}
+          rows={agentRows}
           columns={agentCols}
           selectedKey={selectedKey}
           maxRows={plan.agentRows}

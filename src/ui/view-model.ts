@@ -89,7 +89,8 @@ export function selectAgentRows(
 ): AgentRowData[] {
   return snapshot.agents.map((a) => ({
     key: agentKey(a.name),
-    name: a.name,
+    // A teammate: `<lead>/<teammate>` under its lead, as `macs status` has it.
+    name: a.teammate ? `  ${a.teammate.shownAs}` : a.name,
     preset: a.preset,
     state: a.state,
     stateColour: stateColour(a.state),

@@ -180,6 +180,50 @@ describe('the status view, panel by panel', () => {
     expect(frame).toMatchSnapshot();
   });
 
+  // Issue 32: the live view showed an adopted Claude Code teammate by its
+  // agent name (`worker-1.alice`), not as `<lead>/<teammate>` under its lead
+  // as `macs status` does. Strategy: a snapshot with a lead and its two
+  // teammates (listed after it, as the snapshot orders them): the rows read
+  // `worker-1`, then `  worker-1/alice` and `  worker-1/bob`, indented.
+  it('a lead’s teammates show as <lead>/<teammate>, indented under it', async () => {
+    const teammate = (name: string, pane: string) =>
+      makeAgent({
+        name: `worker-1.${name}`,
+        pane,
+        teammate: {
+          lead: 'worker-1',
+          name,
+          shownAs: `worker-1/${name}`,
+          team: 'team-1',
+        },
+      });
+    const view = await renderApp(
+      makeSnapshot({
+        agents: [
+          makeAgent(),
+          teammate('alice', '%5'),
+          teammate('bob', '%6'),
+          makeAgent({ name: 'worker-2', pane: '%4' }),
+        ],
+      }),
+    );
+    const rows = view
+      .frame()
+      .split('\n')
+      .filter((l) => /%[3-6]/.test(l));
+    const names = rows.map((l) => /worker-\S+/.exec(l)?.[0] ?? '');
+    expect(names).toEqual([
+      'worker-1',
+      'worker-1/alice',
+      'worker-1/bob',
+      'worker-2',
+    ]);
+    // Where each name begins: the teammates two columns in.
+    const at = rows.map((l, i) => l.indexOf(names[i] ?? '?'));
+    expect(at).toEqual([at[0], (at[0] ?? 0) + 2, (at[0] ?? 0) + 2, at[0]]);
+    expect(view.frame()).not.toContain('worker-1.alice');
+  });
+
   it('a pending request stands out, is selected first, and enter shows its body, context and the last notes', async () => {
     const view = await renderApp(withRequest);
     let frame = view.frame();
