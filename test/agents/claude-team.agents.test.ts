@@ -226,16 +226,18 @@ describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
         ?.data,
     ).toMatchObject({ decision: 'allow', decidedBy: 'person' });
     await stopped(`${WORKER}.bob`);
+    // None of their hooks is refused, not even those before the adoption:
+    // each one's SessionStart (the worker protocol) is its own.
     expect(
       findEvents(s.home, 'error').filter(
         (e) =>
           e.agent === WORKER &&
-          `${e.data?.message as string}`.includes('refused') &&
-          findEvents(s.home, 'teammate.adopted').every(
-            (a) => String(a.ts) < String(e.ts),
-          ),
+          `${e.data?.message as string}`.includes('refused'),
       ),
     ).toEqual([]);
+    const started = findEvents(s.home, 'hook.SessionStart').map((e) => e.agent);
+    expect(started).toContain(`${WORKER}.alice`);
+    expect(started).toContain(`${WORKER}.bob`);
     // The lead is unchanged: its own pane, the only agent of the record.
     expect(readStateFile(s.home, WORKER)?.pane).toBe(s.pane);
     expect(readSessionFile(s.home)?.agents.map((a) => a.name)).toEqual([
