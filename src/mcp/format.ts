@@ -90,6 +90,8 @@ export function agentSummary(
       .map((r) => r.id),
     // Tokens and cost this session (docs/usage.md); null: none recorded.
     usage: a.usage,
+    // A Claude Code teammate: its lead, name, `<lead>/<teammate>`, team.
+    teammate: a.teammate ?? null,
   };
 }
 
@@ -99,5 +101,6 @@ export function agentLine(
   requests: readonly RequestSnapshot[],
 ): string {
   const pending = requests.filter((r) => r.agent === a.name);
-  return `${a.name}  preset=${a.preset} state=${a.state} (from ${a.stateSource}) pane=${a.pane ?? '-'}${a.paused ? ' paused' : ''}${a.bridge.running ? '' : ' bridge-down'} pending=${pending.length === 0 ? '-' : pending.map((r) => r.id).join(',')} usage=${formatUsageCell(a.usage)}`;
+  const teammate = a.teammate ? `teammate=${a.teammate.shownAs} ` : '';
+  return `${a.name}  ${teammate}preset=${a.preset} state=${a.state} (from ${a.stateSource}) pane=${a.pane ?? '-'}${a.paused ? ' paused' : ''}${a.bridge.running ? '' : ' bridge-down'} pending=${pending.length === 0 ? '-' : pending.map((r) => r.id).join(',')} usage=${formatUsageCell(a.usage)}`;
 }

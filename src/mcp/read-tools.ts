@@ -45,7 +45,7 @@ export function registerReadTools(
     {
       title: 'List agents',
       description:
-        'Every agent of this macs home: name, preset, state (working, idle, approval, error, dead, unknown) and what said so (hook, screen, activity), its tmux pane, whether its bridge runs, and its pending request ids.',
+        'Every agent of this macs home: name, preset, state (working, idle, approval, error, dead, unknown) and what said so (hook, screen, activity), its tmux pane, whether its bridge runs, its pending request ids, and for a Claude Code teammate its lead (teammate).',
       inputSchema: {},
     },
     async () => {

@@ -153,7 +153,26 @@ describe('agents as list_agents shows them', () => {
       bridgeRunning: true,
       pendingRequests: ['worker-1-q-17', 'worker-1-q-18'],
       usage: null,
+      teammate: null,
     });
+  });
+
+  // Issue 32: list_agents did not say which agents are Claude Code
+  // teammates, as `status --json` (agents[].teammate) and the other doors do.
+  // Strategy: a teammate's summary carries its teammate field and its line
+  // names it `<lead>/<teammate>`; any other agent's has `teammate: null`.
+  it('says which agent is a teammate, and of which lead', () => {
+    const teammate = {
+      lead: 'worker-1',
+      name: 'alice',
+      shownAs: 'worker-1/alice',
+      team: 'team-1',
+    };
+    const alice = agent({ name: 'worker-1.alice', pane: '%5', teammate });
+    expect(agentSummary(alice, []).teammate).toEqual(teammate);
+    expect(agentLine(alice, [])).toMatch(
+      /^worker-1\.alice {2}teammate=worker-1\/alice preset=claude /,
+    );
   });
 
   it("carries the agent's usage (docs/usage.md) in the summary and the line", () => {
