@@ -6,6 +6,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resolveHomePaths } from '../../src/home/paths.js';
+import { loadAgentState, saveAgentState } from '../../src/state/store.js';
+import { writeTeammates } from '../../src/state/teammates.js';
 import { useTmuxHarness } from '../helpers/harness.js';
 import {
   findEvents,
@@ -208,6 +211,50 @@ describe('macs web in a browser (issue 22)', () => {
       decidedBy: 'person',
       via: 'web:decide_approval',
     });
+  });
+
+  // Issue 32: the page named an adopted Claude Code teammate by its agent
+  // name and sorted it by that name. Strategy: a home whose records hold a
+  // lead, its teammate and another worker (state files and
+  // .macs/teammates.json, as the bridge writes them): the cards read
+  // `worker-1`, `worker-1/alice`, `worker-2`, the teammate's card marked.
+  it('shows a teammate as <lead>/<teammate>, right after its lead', async () => {
+    const paths = resolveHomePaths(harness.home);
+    for (const [name, pane] of [
+      ['worker-2', '%4'],
+      ['worker-1.alice', '%5'],
+      ['worker-1', '%3'],
+    ] as const) {
+      const { state } = await loadAgentState(paths, name, 'claude');
+      state.pane = pane;
+      await saveAgentState(paths, state);
+    }
+    await writeTeammates(paths, [
+      {
+        agent: 'worker-1.alice',
+        lead: 'worker-1',
+        name: 'alice',
+        pane: '%5',
+        parentSession: '00000000-0000-4000-8000-000000000000',
+        adoptedAt: new Date().toISOString(),
+      },
+    ]);
+    const { page } = await openPage();
+    const names = page.locator('article.agent .agent-name');
+    await waitFor(async () => (await names.count()) === 3, {
+      timeout: 30_000,
+      message: 'three agent cards',
+    });
+    expect(await names.allTextContents()).toEqual([
+      'worker-1',
+      'worker-1/alice',
+      'worker-2',
+    ]);
+    expect(
+      await page
+        .locator('article.agent[data-agent="worker-1.alice"]')
+        .getAttribute('class'),
+    ).toContain('teammate');
   });
 
   it('pauses and resumes delivery to an agent from the page', async () => {

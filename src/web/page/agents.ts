@@ -1,10 +1,12 @@
 /**
  * The agents in the page: one card each with its state (in colour), age,
  * pane, open requests, last round trip, delivery pause, and its live
- * screen; the agent that waits for a person is marked and comes first.
+ * screen; the agent that waits for a person is marked and comes first; a
+ * Claude Code teammate is `<lead>/<teammate>`, after its lead (agent-order.ts).
  */
 import type { AgentSnapshot } from '../../state/snapshot-schema.js';
 import type { ScreenView } from '../messages.js';
+import { cardName, orderAgentCards } from './agent-order.js';
 import { postAction } from './api.js';
 import { el, formatAge, formatDuration } from './dom.js';
 import { createScreenPanel, type ScreenPanel } from './screen.js';
@@ -109,7 +111,7 @@ export function createAgentCards(
       el(
         'header',
         {},
-        el('strong', { class: 'agent-name', text: a.name }),
+        el('strong', { class: 'agent-name', text: cardName(a) }),
         state,
         entry.pause,
       ),
@@ -129,13 +131,8 @@ export function createAgentCards(
           entry.card.remove();
           cards.delete(name);
         }
-      // Those waiting for you first, then by name.
-      const ordered = [...agents].sort(
-        (x, y) =>
-          Number(y.counts.waitingForPerson > 0) -
-            Number(x.counts.waitingForPerson > 0) ||
-          x.name.localeCompare(y.name),
-      );
+      // Those waiting for you first, then by name; teammates under their lead.
+      const ordered = orderAgentCards(agents);
       ordered.forEach((a, i) => {
         let entry = cards.get(a.name);
         if (!entry) {
@@ -151,7 +148,7 @@ export function createAgentCards(
           ? 'deliver answers to it again'
           : 'hold answers to it (kept) until resumed';
         const waiting = a.counts.waitingForPerson > 0;
-        entry.card.className = `agent s-${a.state}${waiting ? ' needs-you' : ''}${a.paused ? ' paused' : ''}`;
+        entry.card.className = `agent s-${a.state}${waiting ? ' needs-you' : ''}${a.paused ? ' paused' : ''}${a.teammate ? ' teammate' : ''}`;
         if (allowSend && !entry.sendBox) {
           entry.sendBox = sendBox(a.name, toast);
           entry.card.append(entry.sendBox);
