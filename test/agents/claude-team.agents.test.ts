@@ -90,7 +90,13 @@ describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
       release = resolve;
     });
     // The lead's model: a named Agent call per teammate, then a text answer.
-    // A teammate's first turn waits until macs adopted both.
+    // A teammate's first turn waits until macs adopted both. Claude Code
+    // hands a teammate its first message again once it is idle (a second
+    // turn whose last user text is the same), and sends title requests
+    // (no tools) with that text: bob's Bash comes once, in his own turn,
+    // else his second turn would wait for a second approval nobody gives,
+    // and he would read `working` for good.
+    let bobAsked = false;
     const script: Script = (request) => {
       const done = lastToolUse(request);
       const text = lastUserText(request);
@@ -117,13 +123,22 @@ describe(`the real Claude Code ${VERSION}: agent teams in tmux mode`, () => {
       if (text.includes('Say hi as teammate one'))
         return { kind: 'text', text: 'Hi.', hold: adopted };
       // Bob's first turn runs a command Claude Code asks permission for.
-      if (text.includes('Say hi as teammate two') && !isToolResult(request))
+      const tools = request.body.tools;
+      if (
+        text.includes('Say hi as teammate two') &&
+        !isToolResult(request) &&
+        Array.isArray(tools) &&
+        tools.length > 0 &&
+        !bobAsked
+      ) {
+        bobAsked = true;
         return {
           kind: 'tool',
           name: 'Bash',
           input: { command: 'touch bob.txt', description: 'Leave a mark' },
           hold: adopted,
         };
+      }
       return { kind: 'text', text: 'The team is working.' };
     };
     const s = await startClaudeSession(script, {
