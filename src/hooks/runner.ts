@@ -8,7 +8,7 @@
  *
  * One call: read the input (stdin.ts) and the config (config-cache.ts:
  * validated once, then cached), find the agent and check the call
- * may speak for it (origin.ts), plan with the agent's handler, claim a
+ * may speak for it (hook-origin.ts), plan with the agent's handler, claim a
  * request the plan hands over, ask the controller for an approval
  * (ask.ts), print the reply, then write the observation (observation.ts)
  * and the events.
@@ -29,25 +29,25 @@ import { resolveHomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { appendActivity } from '../state/agent-activity.js';
 import { runAsk } from './ask.js';
-import { planClaudeHook } from './claude.js';
+import { planClaudeHook } from './claude-hook-protocol.js';
 import { resolveApproval } from './claude-approval.js';
 import {
   CODEX_NOTIFY_EVENT,
   codexThreadId,
   planCodexNotify,
   type CodexThreadInfo,
-} from './codex.js';
+} from './codex-notify.js';
 import { planCodexHook } from './codex-hooks.js';
 import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
 import { loadHookConfig } from './config-cache.js';
 import { applyDenial } from './denial-step.js';
-import { conversationFromHook } from './conversation.js';
+import { conversationFromHook } from './reported-conversation.js';
 import { mergeObservation } from './observation.js';
 import {
   hookOriginProblem,
   loadPresetHooks,
   resolveHookAgent,
-} from './origin.js';
+} from './hook-origin.js';
 import { readHookInput } from './stdin.js';
 import type { HookContext, HookPlan } from './types.js';
 
