@@ -31,7 +31,7 @@ import type { AgentError } from '../errors.js';
 import type { EventInput } from '../events/types.js';
 import { ensureHomeDirs } from '../home/fs.js';
 import { createActivityTracker } from '../screen/activity.js';
-import { createPauseGate } from '../state/control.js';
+import { createPauseGate } from '../state/person-controls.js';
 import {
   claimRequestId,
   schedulePruneRequestIds,
@@ -99,7 +99,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   });
   const { serial } = ctx;
   const activity = createActivityTracker({ quietMs: ACTIVITY_QUIET_MS });
-  // A person pauses delivery from `macs status` with a control file (state/control.ts).
+  // A person pauses delivery from `macs status` with a control file (state/person-controls.ts).
   const pausedByPerson = createPauseGate(paths, agent, (requestId) => {
     void ctx.emit({
       type: 'delivery.held',

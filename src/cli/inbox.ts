@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { readSessionRecord } from '../session/record.js';
-import { readPausedAgents } from '../state/control.js';
-import { INCOMPLETE_FIX, selectIncomplete } from '../state/incomplete.js';
+import { readPausedAgents } from '../state/person-controls.js';
+import {
+  INCOMPLETE_FIX,
+  selectIncomplete,
+} from '../state/incomplete-requests.js';
 import { listOpenRequests, readAllAgentStates } from '../state/pending.js';
 import { refusedSince, selectRefused } from '../state/refused.js';
 import { createRecentEventsReader } from '../state/snapshot-events.js';
@@ -95,7 +98,7 @@ export async function runInbox(
           m.readRemoteInbox(ctx, config, deps, opts.agent),
         );
   const refused = await readRefused(opts, ctx);
-  // Blocks shown without their end marker (state/incomplete.ts).
+  // Blocks shown without their end marker (state/incomplete-requests.ts).
   const incomplete = selectIncomplete(
     await readAllAgentStates(ctx.paths),
     opts.agent,

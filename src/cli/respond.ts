@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describeUntyped } from '../protocol/sanitize.js';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
 import { isSafeFileName } from '../protocol/ids.js';
-import { INCOMPLETE_FIX } from '../state/incomplete.js';
+import { INCOMPLETE_FIX } from '../state/incomplete-requests.js';
 import { MAX_OUTBOX_BYTES } from '../state/outbox.js';
 import { respondToRequest } from '../operations/answer-request.js';
 import { remoteTargetOf } from '../operations/host-forward.js';

@@ -11,7 +11,7 @@ import {
   formatRoundTrip,
   truncate,
 } from '../ui/format.js';
-import { INCOMPLETE_FIX } from '../state/incomplete.js';
+import { INCOMPLETE_FIX } from '../state/incomplete-requests.js';
 import { requestStatus } from '../ui/view-model.js';
 
 function table(rows: string[][]): string[] {

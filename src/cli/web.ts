@@ -8,7 +8,10 @@ import type { Logger } from '../log/logger.js';
 import { readAgentScreen } from '../operations/agent-screen.js';
 import { remoteTargetOf } from '../operations/host-forward.js';
 import { readSessionRecord } from '../session/record.js';
-import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
+import {
+  createSnapshotFeed,
+  type SnapshotFeed,
+} from '../state/snapshot-feed.js';
 import { probeTmuxServer } from '../tmux/probe.js';
 import { createSnapshotReader } from '../state/snapshot.js';
 import type { TmuxClient } from '../tmux/client.js';

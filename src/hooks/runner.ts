@@ -22,9 +22,12 @@ import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { claimRequest } from '../state/claim.js';
-import { isDeliveryPaused } from '../state/control.js';
+import { isDeliveryPaused } from '../state/person-controls.js';
 import { readObservation, writeObservation } from '../state/hook-files.js';
-import { readConversation, writeConversation } from '../state/conversation.js';
+import {
+  readConversation,
+  writeConversation,
+} from '../state/conversation-record.js';
 import { resolveHomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { appendActivity } from '../state/agent-activity.js';

@@ -19,7 +19,10 @@ import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { readSessionRecord } from '../session/record.js';
 import { createSnapshotReader } from '../state/snapshot.js';
-import { createSnapshotFeed, shareSnapshotFeed } from '../state/watch.js';
+import {
+  createSnapshotFeed,
+  shareSnapshotFeed,
+} from '../state/snapshot-feed.js';
 import { probeTmuxServer } from '../tmux/probe.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { RunTmux } from '../tmux/run.js';

@@ -21,7 +21,7 @@ import type {
   IncompleteSnapshot,
   RequestSnapshot,
 } from '../state/snapshot-schema.js';
-import { findIncompleteById } from '../state/incomplete.js';
+import { findIncompleteById } from '../state/incomplete-requests.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { Refusal } from './refusal.js';
 

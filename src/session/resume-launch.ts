@@ -15,7 +15,7 @@ import {
   clearConversation,
   readConversation,
   writeConversation,
-} from '../state/conversation.js';
+} from '../state/conversation-record.js';
 import {
   buildNamedSessionLaunch,
   buildResumeLaunch,

@@ -35,7 +35,7 @@ import { Refusal } from '../operations/refusal.js';
 import type { RemoteTools } from '../operations/types.js';
 import { splitRemoteName } from '../remote/names.js';
 import type { SnapshotReader } from '../state/snapshot.js';
-import type { SnapshotFeed } from '../state/watch.js';
+import type { SnapshotFeed } from '../state/snapshot-feed.js';
 import type { RunTmux } from '../tmux/run.js';
 import type { ActionReply } from './messages.js';
 

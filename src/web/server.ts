@@ -23,7 +23,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../log/logger.js';
 import type { HostView } from '../remote/fleet.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
-import type { SnapshotFeed } from '../state/watch.js';
+import type { SnapshotFeed } from '../state/snapshot-feed.js';
 import { isActionName, runWebAction, type WebActionDeps } from './actions.js';
 import { createAssetReader, PAGE_ASSETS } from './assets.js';
 import {

@@ -12,7 +12,7 @@ import { chooseLaunch } from '../../src/session/resume-launch.js';
 import {
   readConversation,
   writeConversation,
-} from '../../src/state/conversation.js';
+} from '../../src/state/conversation-record.js';
 
 const ID = '0c366cc4-3d9e-49ae-b4fa-71c59f9c2b54';
 
