@@ -1,5 +1,5 @@
 import { createEventLog } from '../events/log.js';
-import { addAgent } from '../session/agents.js';
+import { addAgent } from '../session/change-agents.js';
 import { createContext } from './common.js';
 import { forwardIfRemote } from './remote.js';
 import type { CliDeps, CommonOptions } from './options.js';

@@ -1,5 +1,5 @@
 import { createEventLog } from '../events/log.js';
-import { restartAgent } from '../session/agents.js';
+import { restartAgent } from '../session/change-agents.js';
 import { describeLaunchChoice } from '../session/resume-launch.js';
 import { createContext } from './common.js';
 import { forwardIfRemote } from './remote.js';

@@ -15,8 +15,8 @@ import {
 import {
   expireEarlierRequests,
   type ExpiryReport,
-} from '../session/requests.js';
-import { restartSessionWindows } from '../session/resume.js';
+} from '../session/session-requests.js';
+import { restartSessionWindows } from '../session/restart-windows.js';
 import { reviveSession, type RevivedAgent } from '../session/revive.js';
 import { isSessionRunning } from '../session/tmux-check.js';
 import type { AttachSession } from '../tmux/attach.js';

@@ -21,8 +21,8 @@ import {
   readSessionRecord,
   SESSION_NAME,
 } from '../session/record.js';
-import { expireEarlierRequests } from '../session/requests.js';
-import { startSession } from '../session/start.js';
+import { expireEarlierRequests } from '../session/session-requests.js';
+import { startSession } from '../session/start-session.js';
 import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
 import { createAttachSession, type AttachSession } from '../tmux/attach.js';
 import { createTmuxClient } from '../tmux/client.js';

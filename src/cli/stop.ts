@@ -3,7 +3,7 @@ import { createEventLog } from '../events/log.js';
 import { readSessionRecord } from '../session/record.js';
 import { listOpenRequests } from '../state/pending.js';
 import { checkTmux } from '../session/tmux-check.js';
-import { stopSession } from '../session/stop.js';
+import { stopSession } from '../session/stop-session.js';
 import type { StoppedPane } from '../session/stop-panes.js';
 import { createTmuxClient } from '../tmux/client.js';
 import { stopHostSessions } from './host-start.js';

@@ -191,7 +191,7 @@ export async function runHook(
         `config unreadable, using the default policy: ${configError}`,
         agent,
       );
-    // The controller's pane says so (session/layout.ts, buildAgentEnv).
+    // The controller's pane says so (session/session-layout.ts, buildAgentEnv).
     const role = deps.env.MACS_ROLE === 'controller' ? 'controller' : 'worker';
     let workerPrompt = '';
     if (opts.event === 'SessionStart' && role === 'worker') {

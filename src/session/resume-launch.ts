@@ -23,7 +23,7 @@ import {
   isResumablePreset,
   newConversationId,
   type ResumablePreset,
-} from './conversation.js';
+} from './resumable-conversation.js';
 import type { AgentLaunch } from './record.js';
 
 /** How a program is run again, and why. */

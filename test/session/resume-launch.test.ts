@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
-import { buildLaunchArgv } from '../../src/session/layout.js';
+import { buildLaunchArgv } from '../../src/session/session-layout.js';
 import type { AgentLaunch } from '../../src/session/record.js';
 import { chooseLaunch } from '../../src/session/resume-launch.js';
 import {
