@@ -1,7 +1,10 @@
 import { MacsError } from '../errors.js';
 import { SESSION_NAME, readSessionRecord } from '../session/record.js';
 import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
-import { createAttachSession, type AttachSession } from '../tmux/attach.js';
+import {
+  createAttachSession,
+  type AttachSession,
+} from '../tmux/attach-session.js';
 import { buildSelectPaneArgs, buildSelectWindowArgs } from '../tmux/args.js';
 import { createTmuxClient } from '../tmux/client.js';
 import { endOfAttach } from './attach-end.js';

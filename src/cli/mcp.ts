@@ -50,7 +50,7 @@ export async function runMcp(
   const { config } = await ctx.loadConfig();
   const [{ createMacsMcpServer }, { StdioServerTransport }] = await Promise.all(
     [
-      import('../mcp/server.js'),
+      import('../mcp/mcp-server.js'),
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ],
   );

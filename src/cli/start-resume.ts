@@ -19,7 +19,7 @@ import {
 import { restartSessionWindows } from '../session/restart-windows.js';
 import { reviveSession, type RevivedAgent } from '../session/revive.js';
 import { isSessionRunning } from '../session/tmux-check.js';
-import type { AttachSession } from '../tmux/attach.js';
+import type { AttachSession } from '../tmux/attach-session.js';
 import { createTmuxClient } from '../tmux/client.js';
 import { endOfAttach } from './attach-end.js';
 import type { createContext } from './common.js';

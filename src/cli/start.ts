@@ -24,7 +24,10 @@ import {
 import { expireEarlierRequests } from '../session/session-requests.js';
 import { startSession } from '../session/start-session.js';
 import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
-import { createAttachSession, type AttachSession } from '../tmux/attach.js';
+import {
+  createAttachSession,
+  type AttachSession,
+} from '../tmux/attach-session.js';
 import { createTmuxClient } from '../tmux/client.js';
 import { endOfAttach } from './attach-end.js';
 import { createContext } from './common.js';

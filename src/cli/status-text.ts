@@ -10,7 +10,7 @@ import {
   formatClock,
   formatRoundTrip,
   truncate,
-} from '../ui/format.js';
+} from '../ui/view-format.js';
 import { INCOMPLETE_FIX } from '../state/incomplete-requests.js';
 import { requestStatus } from '../ui/view-model.js';
 

@@ -7,8 +7,8 @@ import { readdir } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 import { parseSince } from '../events/log.js';
 import { isValidAgentName } from '../protocol/ids.js';
-import { formatTokens, formatUsd } from '../usage/format.js';
-import { readLedger, usageDir } from '../usage/ledger.js';
+import { formatTokens, formatUsd } from '../usage/usage-format.js';
+import { readLedger, usageDir } from '../usage/usage-ledger.js';
 import { priceTable } from '../usage/prices.js';
 import {
   buildUsageReport,

@@ -13,7 +13,7 @@ import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import { budgetNoticeOutput, createBudgetNotices } from './budget-notice.js';
 import type { SnapshotFeed } from '../state/snapshot-feed.js';
 import { Refusal } from '../operations/refusal.js';
-import { requestDetail, requestText } from './format.js';
+import { requestDetail, requestText } from './tool-format.js';
 import { agentName, type RegisterTool, type ToolContext } from './tool.js';
 
 /**

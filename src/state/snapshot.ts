@@ -32,7 +32,7 @@ import {
 } from './snapshot-records.js';
 import type { AgentStateFile } from './types.js';
 import type { ModelPrice } from '../config/schema.js';
-import { readTotals } from '../usage/ledger.js';
+import { readTotals } from '../usage/usage-ledger.js';
 import { priceTable } from '../usage/prices.js';
 import { summarizeUsage } from '../usage/summary.js';
 

@@ -4,7 +4,7 @@
  */
 import { REQUEST_END } from '../protocol/request-markers.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
-import { formatAgeAt } from './format.js';
+import { formatAgeAt } from './view-format.js';
 import type { RequestRowData } from './view-model.js';
 
 /**

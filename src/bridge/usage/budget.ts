@@ -18,7 +18,7 @@ import {
   type PauseNote,
 } from '../../state/person-controls.js';
 import type { TmuxClient } from '../../tmux/client.js';
-import { claimBudgetLevel, type UsageFile } from '../../usage/ledger.js';
+import { claimBudgetLevel, type UsageFile } from '../../usage/usage-ledger.js';
 import { priceTable } from '../../usage/prices.js';
 import {
   BUDGET_LEVELS,

@@ -14,7 +14,7 @@ import { createSilentLogger } from '../../../src/log/logger.js';
 import { isDeliveryPaused } from '../../../src/state/person-controls.js';
 import { readPauseReason } from '../../../src/state/pause-reason.js';
 import type { TmuxClient } from '../../../src/tmux/client.js';
-import type { UsageFile } from '../../../src/usage/ledger.js';
+import type { UsageFile } from '../../../src/usage/usage-ledger.js';
 import { makeTempHome } from '../../helpers/tmux-server.js';
 
 describe('budgets', () => {
