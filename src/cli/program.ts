@@ -18,7 +18,7 @@ import { registerRespondCommand } from './commands/respond.js';
 import { registerSendCommand } from './send.js';
 import { registerStartCommand } from './commands/start.js';
 import { registerStatusCommand } from './status.js';
-import { registerStopCommand } from './commands/stop.js';
+import { registerStopCommand } from './stop.js';
 import { registerTargetCommand } from './target.js';
 import { registerWebCommand } from './commands/web.js';
 import { VERSION } from '../version.js';
