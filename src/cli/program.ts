@@ -6,7 +6,7 @@ import { registerAddCommand } from './add.js';
 import { registerDismissCommand } from './dismiss.js';
 import { registerPauseCommands } from './pause.js';
 import { registerRestartCommand } from './restart.js';
-import { registerEventsCommand } from './commands/events.js';
+import { registerEventsCommand } from './events.js';
 import { registerUsageCommand } from './usage.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerHooksCommand } from './commands/hooks.js';
