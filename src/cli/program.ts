@@ -14,7 +14,7 @@ import { registerHostsCommand } from './hosts.js';
 import { registerInboxCommand } from './commands/inbox.js';
 import { registerMcpCommand } from './mcp.js';
 import { registerPresetCommand } from './preset.js';
-import { registerRespondCommand } from './commands/respond.js';
+import { registerRespondCommand } from './respond.js';
 import { registerSendCommand } from './send.js';
 import { registerStartCommand } from './commands/start.js';
 import { registerStatusCommand } from './status.js';
