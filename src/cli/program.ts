@@ -11,7 +11,7 @@ import { registerUsageCommand } from './usage.js';
 import { registerHookCommand } from './commands/hook.js';
 import { registerHooksCommand } from './commands/hooks.js';
 import { registerHostsCommand } from './hosts.js';
-import { registerInboxCommand } from './commands/inbox.js';
+import { registerInboxCommand } from './inbox.js';
 import { registerMcpCommand } from './mcp.js';
 import { registerPresetCommand } from './preset.js';
 import { registerRespondCommand } from './respond.js';
