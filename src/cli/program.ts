@@ -9,7 +9,7 @@ import { registerRestartCommand } from './restart.js';
 import { registerEventsCommand } from './events.js';
 import { registerUsageCommand } from './usage.js';
 import { registerHookCommand } from './commands/hook.js';
-import { registerHooksCommand } from './commands/hooks.js';
+import { registerHooksCommand } from './hooks.js';
 import { registerHostsCommand } from './hosts.js';
 import { registerInboxCommand } from './inbox.js';
 import { registerMcpCommand } from './mcp.js';
