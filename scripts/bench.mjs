@@ -14,7 +14,7 @@
 // BENCH_SESSION_SETTLE_SEC (65: an idle session is left alone this long
 // before its window of BENCH_IDLE_SEC), BENCH_ONLY (a comma-separated subset
 // of single, baseline, delivery, multi, idle, fleet, session, stop, screen,
-// startup, flood, terminal, web, remote: results are printed, not written).
+// startup, flood, terminal, web, push, remote: results are printed, not written).
 // BENCH_STOP_AGENTS (4), BENCH_STOP_RUNS (3): `macs stop` of bash workers.
 // BENCH_WEB_REQUESTS (20), BENCH_WEB_AGENTS (64), BENCH_WEB_SEC (20): macs web.
 // BENCH_REMOTE_HOSTS (3), BENCH_REMOTE_AGENTS (32 a host),
@@ -32,6 +32,7 @@ import { ROOT, now, round } from './bench/lib.mjs';
 import { benchFleet } from './bench/fleet.mjs';
 import { benchAgents } from './bench/multi.mjs';
 import { benchRemote } from './bench/remote.mjs';
+import { benchPush } from './bench/push.mjs';
 import { benchSessionIdle } from './bench/session-idle.mjs';
 import { benchStartup } from './bench/startup.mjs';
 import { benchSend } from './bench/send.mjs';
@@ -377,6 +378,20 @@ if (runs('terminal')) {
   console.log(
     `reader vs tmux on ${cases} random outputs: ${passed ? 'all the same' : 'DIFFERENT (run the test to see the case)'}`,
   );
+}
+
+if (runs('push')) {
+  // Issue 31: a host's request pushed to the hub's page and MCP wait.
+  const push = await benchPush({
+    requests: number('BENCH_PUSH_REQUESTS', 10),
+  });
+  results.push = push;
+  const line = (what, host, local) =>
+    console.log(
+      `push: detected -> ${what}: host p50 ${host.p50} ms p95 ${host.p95} ms (n ${host.n}); hub's own p50 ${local.p50} ms p95 ${local.p95} ms; host/hub p50 ${local.p50 ? round(host.p50 / local.p50, 2) : '-'}x (goal <= ${push.goalMs} ms)`,
+    );
+  line('web page (socket)', push.web.host, push.web.local);
+  line('MCP wait_for_request', push.mcpWait.host, push.mcpWait.local);
 }
 
 if (runs('remote')) {

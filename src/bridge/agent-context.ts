@@ -18,9 +18,19 @@ import type { AgentStateFile } from '../state/types.js';
 import type { AgentStateName } from '../config/states.js';
 import type { TmuxClient } from '../tmux/client.js';
 import type { DeliveryRules } from '../typist/typist.js';
-import type { AgentIncarnation } from './requests/origin.js';
 
 /** What the supervisor needs to know about the agent's kind (from its preset). */
+/**
+ * Who may take a request's answer now: the pane, its program and the
+ * session (requests/check-origin.ts checks a request against it).
+ */
+export interface AgentIncarnation {
+  agent: string;
+  pane: string;
+  panePid?: number;
+  session?: string;
+}
+
 export interface AgentProfile {
   preset: string;
   rules: DeliveryRules;
@@ -40,6 +50,21 @@ export interface AgentProfile {
   dialog?: PresetDialog;
   /** The preset's hooks: with Claude Code's, its PermissionRequest hook asks instead while hooks work. */
   hooks?: Preset['hooks'];
+}
+
+/**
+ * The deliveries under way, one per request at most: the answers room starts
+ * and ends each (answers/delivery.ts); whoever ends a request meanwhile calls
+ * its delivery off (requests/request-steps.ts), without knowing the room
+ * that delivers it.
+ */
+export interface DeliveriesUnderWay {
+  /** A delivery begins: its call-off signal, or undefined while one is under way. */
+  start: (requestId: string) => AbortSignal | undefined;
+  /** The delivery ended (however). */
+  end: (requestId: string) => void;
+  /** Call off the delivery under way for this request, if any. */
+  callOff: (requestId: string) => void;
 }
 
 /** How long offset-only changes may wait before the state file is written. */
@@ -66,6 +91,8 @@ export interface AgentContext {
   readonly serial: <T>(task: () => Promise<T>) => Promise<T>;
   /** Aborted when the supervision stops. */
   readonly signal: AbortSignal;
+  /** The deliveries under way, and how to call one off. */
+  readonly deliveries: DeliveriesUnderWay;
   /** The state in memory; throws before start. */
   current: () => AgentStateFile;
   /** Set by start (loaded or rebuilt). */
@@ -81,7 +108,7 @@ export interface AgentContext {
   markStopped: () => void;
   /** The pid of the program in the pane (`#{pane_pid}`): who may take answers. */
   panePid: number | undefined;
-  /** Who may take an answer now (requests/origin.ts). */
+  /** Who may take an answer now (requests/check-origin.ts). */
   incarnation: () => AgentIncarnation;
 }
 
@@ -129,6 +156,7 @@ export function createAgentContext(options: AgentContextOptions): AgentContext {
     session: options.session,
     serial,
     signal: abort.signal,
+    deliveries: createDeliveriesUnderWay(),
     current,
     setState(next) {
       state = next;
@@ -177,4 +205,22 @@ export function createAgentContext(options: AgentContextOptions): AgentContext {
     },
   };
   return context;
+}
+
+function createDeliveriesUnderWay(): DeliveriesUnderWay {
+  const aborts = new Map<string, AbortController>();
+  return {
+    start(requestId) {
+      if (aborts.has(requestId)) return undefined;
+      const calledOff = new AbortController();
+      aborts.set(requestId, calledOff);
+      return calledOff.signal;
+    },
+    end(requestId) {
+      aborts.delete(requestId);
+    },
+    callOff(requestId) {
+      aborts.get(requestId)?.abort();
+    },
+  };
 }

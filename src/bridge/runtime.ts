@@ -1,5 +1,5 @@
 /**
- * The bridge, assembled: one bridge for a fleet of agents (fleet/fleet.ts; a
+ * The bridge, assembled: one bridge for a fleet of agents (fleet/multi-bridge.ts; a
  * single pane is a fleet of one), its answerers (route/), the deliverer that
  * types for all of them (typist/), the event log, and the usage reading
  * (usage/). `macs bridge` gives it a roster (src/session/roster.ts) and runs
@@ -14,7 +14,7 @@ import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { createDeliverer } from '../typist/typist.js';
-import { createMultiBridge, type MultiBridge } from './fleet/fleet.js';
+import { createMultiBridge, type MultiBridge } from './fleet/multi-bridge.js';
 import type { Roster } from './fleet/types.js';
 import { createAnswerers } from './route/answerer-backends.js';
 import type { Attention } from './route/attention.js';

@@ -5,15 +5,17 @@
  *   intake/     the pane piped into its log, read on a screen → blocks
  *               (and a heuristic question on an idle screen)
  *   requests/   a block (or a hook's or a dialog's approval) → a request
- *               recorded (raise.ts, the ledger's steps), routed; resumed
- *               after a restart
+ *               recorded (raise.ts, the ledger's steps), routed → what the
+ *               routing gave back (`Routed`); resumed after a restart
  *   route/      (the `backend` given: route/dispatch-backend.ts, created
  *               by runtime.ts for the fleet) the answerers tried in order
  *   answers/    an answer taken once → typed through the typist's phases
  *               (delivery.ts), each recorded; or a decision file
- *   approvals/  a permission dialog on the screen → an approval; its
- *               decision pressed as keys after a fresh look
- *   agent/      the agent's state, from screen, activity and hooks
+ *   approvals/  a permission dialog on the screen → an approval (or one a
+ *               rule decided, returned); its decision pressed as keys after
+ *               a fresh look
+ *   agent/      the agent's state, from screen, activity and hooks → what
+ *               each reading found (`Observation`)
  *   usage/      (wired beside it by runtime.ts) what the agent used
  *
  * They share one AgentContext (agent-context.ts): the state in memory, the
@@ -32,12 +34,9 @@ import type { EventInput } from '../events/types.js';
 import { ensureHomeDirs } from '../home/fs.js';
 import { createActivityTracker } from '../screen/activity.js';
 import { createPauseGate } from '../state/person-controls.js';
-import {
-  claimRequestId,
-  schedulePruneRequestIds,
-} from '../state/request-ids.js';
+import { schedulePruneRequestIds } from '../state/request-ids.js';
 import { acquireAgentLock, loadAgentState } from '../state/store.js';
-import type { AgentStateFile } from '../state/types.js';
+import type { AgentStateFile, RequestRecord } from '../state/types.js';
 import type { Deliverer } from '../typist/typist.js';
 import {
   createAgentContext,
@@ -49,10 +48,17 @@ import {
   corruptStateWarning,
   createRequestsRoom,
   resumeRequests,
+  type DetectedBlock,
+  type Routed,
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';
 import { createDialogApprovals } from './approvals/index.js';
-import { ACTIVITY_QUIET_MS, createAgentRoom } from './agent/index.js';
+import { teammateOfDialog } from '../screen/teammate-dialog.js';
+import {
+  ACTIVITY_QUIET_MS,
+  createAgentRoom,
+  type Observation,
+} from './agent/index.js';
 
 export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;
@@ -62,7 +68,7 @@ export interface SupervisorOptions extends AgentContextOptions {
    * Told once when the agent's pane no longer exists (killed, its window
    * closed) while its tmux server runs: a pane id never comes back, so a
    * single-agent bridge stops with this error. `macs bridge --all` leaves it
-   * out and follows the agent to a new pane itself (fleet/fleet.ts).
+   * out and follows the agent to a new pane itself (fleet/multi-bridge.ts).
    */
   onPaneGone?: (error: AgentError) => void;
 }
@@ -107,58 +113,90 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       data: { reason: 'paused' },
     });
   });
-  // Each room pushes what it found on to the next (intake's blocks to
-  // requests, an answer given at once to answers); the names still bound
-  // late (each created below, before anything runs) are the links not yet
-  // made values: calling off a delivery, a dialog's answer applied, the
-  // agent's readings and the intake's screen size (docs/architecture.md).
+  // Each room returns what happened as a value and the supervisor hands it
+  // to the next: a block taken (routed, perhaps answered at once), a
+  // request routed, an observation of the pane, a dialog a rule answered.
+  // No room calls back into a room that calls it; the names used before
+  // they are created below (`answers`, `delivery`, `intake`) are this
+  // hand-on's, and nothing runs before all are made (docs/architecture.md).
+  // A delivery under way is called off through the context (ctx.deliveries).
   const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
-    callOffDelivery: (id) => delivery.callOff(id),
-    answered: (answer) => answers.onAnswer(answer),
   });
+  // A request routed may come back answered at once (an echo of the first
+  // message's example): the answers room takes that answer, in its queue,
+  // after the task that routed the request.
+  const handOn = ({ answered }: Routed): void => {
+    if (answered)
+      void answers
+        .onAnswer(answered)
+        .catch((error: unknown) =>
+          log.warn(
+            { err: error, requestId: answered.id },
+            'an answer given at once failed',
+          ),
+        );
+  };
+  const route = async (
+    record: RequestRecord,
+    routeOptions?: { fresh?: boolean },
+  ): Promise<void> => {
+    handOn(await requests.route(record, routeOptions));
+  };
+  const onBlock = async (block: DetectedBlock): Promise<boolean> => {
+    const taken = await requests.onBlock(block);
+    handOn(taken);
+    return taken.save;
+  };
   // Permission dialogs on the screen: raised as approvals, decided with the
   // preset's keys after a fresh look.
   const dialogApprovals =
     profile.dialog || ctx.followsProgram
-      ? createDialogApprovals({
-          agent,
-          pane,
-          config,
-          get dialog() {
-            return ctx.profile.dialog;
-          },
-          tmux: options.tmux,
-          ...(options.session ? { session: options.session } : {}),
-          classify: (screen) => ctx.profile.classify(screen),
-          enabled: () => dialogApprovalsEnabled(ctx),
+      ? createDialogApprovals(ctx, {
+          route: (record) => route(record, { fresh: true }),
+          steps,
+          // A teammate's prompt on a lead's screen has no hook of its own.
+          enabled: (reading) =>
+            dialogApprovalsEnabled(ctx) ||
+            teammateOfDialog(reading.text) !== undefined,
           isPaused: (record) =>
             ctx.current().paused || pausedByPerson(record.id),
-          panePid: () => ctx.panePid,
-          serial,
-          current: ctx.current,
-          emit: ctx.emit,
-          saveNow: ctx.saveNow,
-          claimId: (candidate) => claimRequestId(paths, agent, candidate),
-          route: (record) => requests.route(record, { fresh: true }),
-          schedule: (record) => delivery.schedule(record),
-          expire: (record, reason) =>
-            steps.closeUnanswered(record, 'expired', reason, 'bridge'),
-          finish: steps.finish,
         })
       : undefined;
   const { hooks, stateReader } = createAgentRoom(ctx, {
     steps,
     activity,
-    route: requests.route,
-    ...(dialogApprovals ? { observeScreen: dialogApprovals.observe } : {}),
-    syncSize: (info) => intake.syncSize(info),
-    onIdleScreen: (screen) => onIdleScreen(screen),
+    route,
+    // What a reading of the pane found goes on to the room that takes it.
+    observe: async (seen: Observation) => {
+      switch (seen.type) {
+        case 'size':
+          intake.syncSize(seen.info);
+          return;
+        case 'idle':
+          await onIdleScreen(seen.screen);
+          return;
+        case 'screen': {
+          // A dialog a rule answered at once is applied by delivery.
+          const ruled = await dialogApprovals?.observe(
+            seen.screen,
+            seen.state,
+            seen.capturedAt,
+          );
+          if (ruled) delivery.schedule(ruled);
+          return;
+        }
+        default: {
+          const never: never = seen;
+          throw new Error(`unexpected observation ${JSON.stringify(never)}`);
+        }
+      }
+    },
     ...(options.onPaneGone ? { onPaneGone: options.onPaneGone } : {}),
   });
   const { capture, intake, onIdleScreen } = createIntakeRoom(ctx, {
     activity,
-    onBlock: requests.onBlock,
+    onBlock,
     afterOutput: stateReader.afterOutput,
     notePaneGone: stateReader.notePaneGone,
   });
@@ -190,11 +228,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
         await serial(async () => {
           await ctx.saveNow();
           await ctx.emit(begun.started);
-          await resumeRequests(ctx, {
-            steps,
-            route: requests.route,
-            deliver: (record) => delivery.schedule(record),
-          });
+          const answered = await resumeRequests(ctx, { steps, route });
+          for (const record of answered) delivery.schedule(record);
           if (ctx.current().scanPending) await intake.scanHistory();
         });
         await intake.startTail(ctx.current().logOffset);

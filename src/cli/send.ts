@@ -4,6 +4,7 @@
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { addCommonOptions, type CliDeps } from './options.js';
+import type { CommandContext } from './common.js';
 import type { SendOptions } from './types.js';
 
 /** `macs send -` reads at most this much of stdin. */
@@ -39,6 +40,9 @@ export async function runSend(
     import('./send-text.js'),
   ]);
   const ctx = createContext(opts, deps);
+  // `<lead>/<teammate>`: a local lead's teammate, unless a host has that name.
+  const teammate = await localTeammate(agent, ctx);
+  if (teammate) agent = teammate;
   if (agent.includes('/')) {
     const { sendRemote } = await import('./send-remote.js');
     return sendRemote(agent, text, opts, deps, ctx);
@@ -81,6 +85,20 @@ export async function runSend(
       `sent ${data.chars} chars to ${outcome.shown}: ${outcome.how}`,
     );
   return 0;
+}
+
+/** The agent name of a teammate given as `<lead>/<teammate>`, if it is one. */
+async function localTeammate(
+  agent: string,
+  ctx: CommandContext,
+): Promise<string | undefined> {
+  const lead = agent.split('/')[0] ?? '';
+  if (lead === agent) return undefined;
+  const { teammateNamed } = await import('../state/teammates.js');
+  const named = await teammateNamed(ctx.paths, agent);
+  if (!named) return undefined;
+  const { config } = await ctx.loadConfig();
+  return Object.hasOwn(config.hosts, lead) ? undefined : named;
 }
 
 export function registerSendCommand(

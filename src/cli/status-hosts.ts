@@ -3,10 +3,12 @@
  * agents and open requests join the view's snapshot as `<host>/…` rows,
  * each host's link is shown, and the view's answer, dismiss and pause on a
  * host's row go to that host (an answer by the same path as `macs respond
- * <host>/<id>`). The view holds a live link per host and reads each host on
- * its own every STATUS_HOSTS_READ_MS, as `macs web` does: a host that is
- * down or slow holds up only its own rows, never the view; a host that went
- * down keeps its last rows, marked (remote/fleet-model.ts, as at every door).
+ * <host>/<id>`). The view holds a live link per host and reads a host on
+ * its own when it says it changed (its change notice, its link up or down),
+ * and every STATUS_HOSTS_READ_MS in case a notice was lost, as `macs web`
+ * does: a host that is down or slow holds up only its own rows, never the
+ * view; a host that went down keeps its last rows, marked
+ * (remote/fleet-model.ts, as at every door).
  */
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -33,8 +35,8 @@ import type { CliDeps } from './options.js';
 import { remoteTargetOf } from '../operations/host-forward.js';
 import { answerHostRequest } from '../operations/answer-host.js';
 
-/** How often each host is read: as often as `macs web` reads them. */
-export const STATUS_HOSTS_READ_MS = 5_000;
+/** How often each host is read though it said nothing: as `macs web` does. */
+export const STATUS_HOSTS_READ_MS = 30_000;
 
 export interface StatusHosts {
   /** The home's snapshot with every host's agents and requests added. */
@@ -112,12 +114,17 @@ export function createStatusHosts(options: {
     { live: true },
   );
   const reading = new Map<string, Promise<void>>();
+  /** Hosts that said they changed during their read: read once more. */
+  const again = new Set<string>();
   /** Per host, the requests waiting for a person at its last read (a new one rings). */
   const waitingSeen = new Map<string, Set<string>>();
   /** Read one host (one read at a time per host). */
   const readHost = (target: HostTarget): Promise<void> => {
     const running = reading.get(target.name);
-    if (running) return running;
+    if (running) {
+      again.add(target.name);
+      return running;
+    }
     const read = readRemoteFleet({ ...fleet, targets: [target] }, ctx.paths)
       .then(([read]) => {
         if (read && !stop.signal.aborted) {
@@ -139,15 +146,24 @@ export function createStatusHosts(options: {
       .catch((error: unknown) =>
         ctx.log.warn({ err: error, host: target.name }, 'host read failed'),
       )
-      .finally(() => reading.delete(target.name));
+      .finally(() => {
+        reading.delete(target.name);
+        if (again.delete(target.name) && !stop.signal.aborted)
+          void readHost(target);
+      });
     reading.set(target.name, read);
     return read;
   };
+  const offChanges = fleet.onChange((host) => {
+    const target = fleet.targets.find((t) => t.name === host);
+    if (target) void readHost(target);
+  });
   const firsts: Promise<void>[] = [];
   const loops = fleet.targets.map(async (target) => {
-    firsts.push(readHost(target));
+    const first = readHost(target);
+    firsts.push(first);
+    await first;
     while (!stop.signal.aborted) {
-      await readHost(target);
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -160,6 +176,7 @@ export function createStatusHosts(options: {
         );
         stop.signal.addEventListener('abort', done);
       });
+      if (!stop.signal.aborted) await readHost(target);
     }
   });
 
@@ -309,6 +326,7 @@ export function createStatusHosts(options: {
     wrapIntents,
     close: async () => {
       stop.abort();
+      offChanges();
       await fleet.close();
       await Promise.all(loops);
     },

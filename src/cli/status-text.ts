@@ -125,7 +125,8 @@ export function formatStatusText(
           '',
         ],
         ...snapshot.agents.map((a) => [
-          a.name,
+          // A teammate shows as `<lead>/<teammate>`, under its lead.
+          a.teammate ? `  ${a.teammate.shownAs}` : a.name,
           a.preset,
           a.state,
           a.stateSource,

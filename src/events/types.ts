@@ -60,6 +60,9 @@ export const EVENT_TYPES = [
   'conversation.recorded',
   'subagent.stopped',
   'context.compacted',
+  // Claude Code teammates adopted as agents (docs/hooks.md#agent-teams).
+  'teammate.adopted',
+  'teammate.ended',
   'bridge.started',
   'bridge.resumed',
   'bridge.stopped',

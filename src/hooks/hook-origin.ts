@@ -13,6 +13,7 @@ import type { HomePaths } from '../home/paths.js';
 import { isValidAgentName } from '../protocol/ids.js';
 import { readAllAgentStates } from '../state/pending.js';
 import type { AgentStateFile } from '../state/types.js';
+import { routeTeammateHook } from './teammate-route.js';
 
 const definesPreset = (config: MacsConfig | undefined, name: string) =>
   Object.hasOwn(config?.presets ?? {}, name);
@@ -80,7 +81,8 @@ export type AgentResolution =
   { type: 'found'; agent: string; via: string } | { type: 'none'; why: string };
 
 /**
- * Which agent a hook belongs to: `--agent`/`MACS_AGENT` when given, else the
+ * Which agent a hook belongs to: `--agent`/`MACS_AGENT` when given (a
+ * teammate's, from its pane, when that names its lead), else the
  * agent whose recorded pane is `$TMUX_PANE` (in `.macs/state/*.json`, then
  * the config's `workers[].pane`).
  */
@@ -89,9 +91,14 @@ export async function resolveHookAgent(
   input: { agent?: string; tmuxPane?: string; config?: MacsConfig },
 ): Promise<AgentResolution> {
   if (input.agent !== undefined && input.agent !== '') {
-    return isValidAgentName(input.agent)
-      ? { type: 'found', agent: input.agent, via: 'name' }
-      : { type: 'none', why: `'${input.agent}' is not a valid agent name` };
+    if (!isValidAgentName(input.agent))
+      return {
+        type: 'none',
+        why: `'${input.agent}' is not a valid agent name`,
+      };
+    // A teammate's hooks name its lead: its pane says which it is.
+    const agent = await routeTeammateHook(paths, input.agent, input.tmuxPane);
+    return { type: 'found', agent, via: 'name' };
   }
   const pane = input.tmuxPane;
   if (!pane)

@@ -57,8 +57,14 @@ export function registerActTools(
   tool: RegisterTool,
   context: ToolContext,
 ): void {
-  const { paths, reader } = context;
+  registerAnswerRequest(tool, context);
+  registerDecideApproval(tool, context);
+  registerSendMessage(tool, context);
+}
 
+/** `answer_request`: an answer to the outbox, as `macs respond` writes one. */
+function registerAnswerRequest(tool: RegisterTool, context: ToolContext): void {
+  const { paths, reader } = context;
   tool(
     'answer_request',
     {
@@ -106,7 +112,14 @@ export function registerActTools(
       };
     },
   );
+}
 
+/** `decide_approval`: `allow: <reason>` or `deny: <reason>` as the answer. */
+function registerDecideApproval(
+  tool: RegisterTool,
+  context: ToolContext,
+): void {
+  const { paths, reader } = context;
   tool(
     'decide_approval',
     {
@@ -148,7 +161,10 @@ export function registerActTools(
       };
     },
   );
+}
 
+/** `send_message`: typed into an idle worker through `macs send`'s path. */
+function registerSendMessage(tool: RegisterTool, context: ToolContext): void {
   tool(
     'send_message',
     {

@@ -27,6 +27,7 @@ import { probeTmuxServer } from '../tmux/probe.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { RunTmux } from '../tmux/run.js';
 import { registerActTools } from './act-tools.js';
+import { sendChangeNotices } from './change-notices.js';
 import { registerReadTools } from './read-tools.js';
 import { createRemoteTools } from '../operations/hub-tools.js';
 import { recordRefusedCalls } from './refused-calls.js';
@@ -153,6 +154,7 @@ export function createMacsMcpServer(options: MacsMcpOptions): MacsMcpServer {
   registerReadTools(tool, context);
   registerActTools(tool, context);
   registerWaitTool(tool, context);
+  if (options.forHub) sendChangeNotices(server, context.snapshots, log);
 
   return {
     server,

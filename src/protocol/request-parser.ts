@@ -45,7 +45,7 @@
  * how many body lines so far and the first of them, cleaned) without ending
  * it: the bridge decides, by time and by the agent's state, when an open
  * block has waited long enough to be shown to a person as incomplete
- * (bridge/intake/incomplete.ts). It changes nothing, so a block whose end
+ * (bridge/intake/incomplete-watch.ts). It changes nothing, so a block whose end
  * marker comes later still completes as one `request`.
  */
 import { cleanBody } from './clean-body.js';

@@ -66,6 +66,12 @@ export interface RemoteFleet {
   session: (host: string) => Promise<HostSession>;
   /** The live links' states (empty for a one-shot fleet). */
   states: () => LinkState[];
+  /**
+   * Call `listener` with a host's name when its rows may have changed: the
+   * host sent a change notice over its live link, or the link came up or
+   * went down (never for a one-shot fleet). Returns the unsubscribe.
+   */
+  onChange: (listener: (host: string) => void) => () => void;
   close: () => Promise<void>;
 }
 
@@ -93,6 +99,7 @@ export function createRemoteFleet(
   const targets = hostTargets(options.config, options.env);
   const links = new Map<string, HostLink>();
   const short = new Map<string, Promise<HostSession>>();
+  const changeListeners = new Set<(host: string) => void>();
   if (mode.live)
     for (const target of targets)
       links.set(
@@ -102,6 +109,9 @@ export function createRemoteFleet(
           paths: options.paths,
           log: options.log,
           ...(mode.onState ? { onState: mode.onState } : {}),
+          onChange: () => {
+            for (const listener of [...changeListeners]) listener(target.name);
+          },
         }),
       );
   const openShort = async (target: HostTarget): Promise<HostSession> => {
@@ -128,7 +138,12 @@ export function createRemoteFleet(
       return pending;
     },
     states: () => [...links.values()].map((l) => l.state()),
+    onChange: (listener) => {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
+    },
     close: async () => {
+      changeListeners.clear();
       await Promise.all([...links.values()].map((l) => l.close()));
       await Promise.all(
         [...short.values()].map((p) =>
@@ -233,64 +248,84 @@ export async function readRemoteFleet(
   const live = new Map(fleet.states().map((s) => [s.host, s]));
   const recorded = live.size > 0 ? live : await readLinkStates(paths);
   return Promise.all(
-    fleet.targets.map(async (target): Promise<HostView> => {
-      const heldAnswers = (await listHeldAnswers(paths, target.name)).length;
-      const base = {
-        name: target.name,
-        ssh: target.destination,
-        home: target.home,
-        heldAnswers,
-      };
-      const known = recorded.get(target.name);
-      try {
-        const session = await fleet.session(target.name);
-        const started = Date.now();
-        await session.ping(5_000);
-        const rttMs = Date.now() - started;
-        const lists = await readHostLists(session);
-        const nowMs = Date.now();
-        await keepHostRows(paths, target.name, {
-          seenAt: new Date(nowMs).toISOString(),
-          agents: lists.agents,
-          requests: lists.requests,
-        }).catch(() => undefined);
-        return {
-          ...base,
-          link: 'up',
-          since: known?.link === 'up' ? known.since : null,
-          version: session.version,
-          rttMs,
-          clockOffsetMs: lists.clockOffsetMs,
-          error: null,
-          agents: qualifyAgents(target.name, lists.agents, nowMs),
-          requests: qualifyRequests(target.name, lists.requests, nowMs),
-        };
-      } catch (error) {
-        const remote =
-          error instanceof RemoteError
-            ? error
-            : new RemoteError(target.name, 'failed', String(error), '');
-        const kept = await readKeptRows(paths, target.name);
-        const since =
-          known?.link === 'down' ? known.since : (kept?.seenAt ?? null);
-        const rows = downHostRows(target.name, kept, since, Date.now());
-        return {
-          ...base,
-          link: 'down',
-          since,
-          version: null,
-          rttMs: null,
-          clockOffsetMs: null,
-          error: {
-            kind: remote.kind,
-            message: remote.message,
-            ...(remote.hint ? { hint: remote.hint } : {}),
-          },
-          ...rows,
-        };
-      }
-    }),
+    fleet.targets.map((target) =>
+      readHost(fleet, paths, target, recorded.get(target.name)),
+    ),
   );
+}
+
+/** One host of the fleet, read now (as `readRemoteFleet` reads each). */
+export async function readRemoteHost(
+  fleet: RemoteFleet,
+  paths: HomePaths,
+  host: string,
+): Promise<HostView> {
+  const target = fleet.targets.find((t) => t.name === host);
+  if (!target) throw unknownHost(host, fleet.targets);
+  const live = fleet.states().find((s) => s.host === host);
+  const known = live ?? (await readLinkStates(paths)).get(host) ?? undefined;
+  return readHost(fleet, paths, target, known);
+}
+
+async function readHost(
+  fleet: RemoteFleet,
+  paths: HomePaths,
+  target: HostTarget,
+  known: { link: string; since: string } | undefined,
+): Promise<HostView> {
+  const heldAnswers = (await listHeldAnswers(paths, target.name)).length;
+  const base = {
+    name: target.name,
+    ssh: target.destination,
+    home: target.home,
+    heldAnswers,
+  };
+  try {
+    const session = await fleet.session(target.name);
+    const started = Date.now();
+    await session.ping(5_000);
+    const rttMs = Date.now() - started;
+    const lists = await readHostLists(session);
+    const nowMs = Date.now();
+    await keepHostRows(paths, target.name, {
+      seenAt: new Date(nowMs).toISOString(),
+      agents: lists.agents,
+      requests: lists.requests,
+    }).catch(() => undefined);
+    return {
+      ...base,
+      link: 'up',
+      since: known?.link === 'up' ? known.since : null,
+      version: session.version,
+      rttMs,
+      clockOffsetMs: lists.clockOffsetMs,
+      error: null,
+      agents: qualifyAgents(target.name, lists.agents, nowMs),
+      requests: qualifyRequests(target.name, lists.requests, nowMs),
+    };
+  } catch (error) {
+    const remote =
+      error instanceof RemoteError
+        ? error
+        : new RemoteError(target.name, 'failed', String(error), '');
+    const kept = await readKeptRows(paths, target.name);
+    const since = known?.link === 'down' ? known.since : (kept?.seenAt ?? null);
+    const rows = downHostRows(target.name, kept, since, Date.now());
+    return {
+      ...base,
+      link: 'down',
+      since,
+      version: null,
+      rttMs: null,
+      clockOffsetMs: null,
+      error: {
+        kind: remote.kind,
+        message: remote.message,
+        ...(remote.hint ? { hint: remote.hint } : {}),
+      },
+      ...rows,
+    };
+  }
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { errorMessage } from '../errors.js';
+import { ChangeNoticeSchema } from './change-notice.js';
 import { cleanHostText, HostVersion } from './host-data.js';
 import { startSshChannel, type SshTarget } from './ssh.js';
 import {
@@ -53,6 +54,11 @@ export interface HostSession {
     options?: { signal?: AbortSignal },
   ) => Promise<unknown>;
   ping: (timeoutMs: number) => Promise<void>;
+  /**
+   * Call `listener` at each change notice the host sends (its agents or
+   * requests changed: read it again); returns the unsubscribe.
+   */
+  onChange: (listener: () => void) => () => void;
   /** Resolves when the session ended (the ssh process ended or was closed). */
   ended: Promise<string>;
   close: () => Promise<void>;
@@ -74,6 +80,10 @@ export async function openHostSession(
   ]);
   const transport = createStreamTransport(channel.stdout, channel.stdin);
   const client = new Client({ name: 'macs-hub', version: options.version });
+  const changeListeners = new Set<() => void>();
+  client.setNotificationHandler(ChangeNoticeSchema, () => {
+    for (const listener of [...changeListeners]) listener();
+  });
   const failed = channel.ended.then((r) => {
     throw classifySshFailure(target.name, r);
   });
@@ -161,6 +171,10 @@ export async function openHostSession(
     },
     ping: async (timeoutMs) => {
       await client.ping({ timeout: timeoutMs });
+    },
+    onChange: (listener) => {
+      changeListeners.add(listener);
+      return () => changeListeners.delete(listener);
     },
     close: async () => {
       await client.close().catch(() => undefined);

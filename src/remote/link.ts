@@ -4,7 +4,9 @@
  * ssh's own keepalive, and an MCP ping every PING_INTERVAL_MS that must be
  * answered within PING_TIMEOUT_MS) within about ten seconds. Either way the
  * session is ended and opened again with backoff. On each new session the
- * answers held for the host are delivered first (held-answers.ts).
+ * answers held for the host are delivered first (held-answers.ts). The
+ * host's change notices (change-notice.ts) and the link's own ups and downs
+ * are passed on (`onChange`): the holder reads the host then, not on a timer.
  */
 import { errorMessage } from '../errors.js';
 import type { HomePaths } from '../home/paths.js';
@@ -57,6 +59,11 @@ export interface HostLinkOptions {
   paths: HomePaths;
   log: Logger;
   onState?: (state: LinkState) => void;
+  /**
+   * The host's rows may have changed: it sent a change notice, or the link
+   * came up or went down (read it again).
+   */
+  onChange?: () => void;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -98,6 +105,7 @@ export function startHostLink(
     };
     options.onState?.(state);
     firstDone();
+    if (changed) options.onChange?.();
   };
 
   const deliverHeld = async (session: HostSession) => {
@@ -150,12 +158,14 @@ export function startHostLink(
           break;
         }
         current = session;
+        const stopNotices = session.onChange(() => options.onChange?.());
         lastError = undefined;
         backoff = RECONNECT_FIRST_MS;
         setState({ link: 'up', version: session.version });
         log.info({ version: session.version }, 'link up');
         await deliverHeld(session);
         const why = await serve(session);
+        stopNotices();
         current = undefined;
         await session.close();
         if (stop.signal.aborted) break;

@@ -113,7 +113,7 @@ export interface ScreenReader {
    * A block whose start marker is shown (on screen, or in the rows above)
    * and whose end marker is not, as the screen was last read; undefined when
    * none is. The bridge shows it to a person as an incomplete request once
-   * it has waited long enough (bridge/intake/incomplete.ts).
+   * it has waited long enough (bridge/intake/incomplete-watch.ts).
    */
   openBlock(): OpenBlockInfo | undefined;
   /**

@@ -3,7 +3,7 @@
  * one pane, its preset (named, configured, or following the pane's
  * program), the controller pane the interactive backend types into, and the
  * session it belongs to when it is an agent of the running `macs start`
- * session in its own pane. A fleet of one (bridge/fleet/fleet.ts).
+ * session in its own pane. A fleet of one (bridge/fleet/multi-bridge.ts).
  */
 import type { ControllerPane } from '../bridge/route/answerer-backends.js';
 import type { Roster } from '../bridge/fleet/types.js';

@@ -23,6 +23,7 @@ import { readBridge } from '../state/snapshot-files.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { discoverPane, OWN_PANE_RULES } from './discover.js';
 import { loadFirstMessage, prepareFirstMessage } from './first-message-text.js';
+import { createTeammateFinder, type Lead } from './teammates.js';
 import {
   readSessionRecord,
   updateSessionAgent,
@@ -253,6 +254,7 @@ export async function createSessionRoster(
       })
     ).pane;
   };
+  const teammateFinder = createTeammateFinder({ tmux, paths });
   const controllerAgent = agents.find((a) => a.role === 'controller');
   const controller: ControllerPane | undefined =
     controllerAgent && runsInteractive(config)
@@ -266,12 +268,28 @@ export async function createSessionRoster(
     ...(record ? { sessionSince: record.createdAt } : {}),
     findNewAgents: async (seen) => {
       const now = await readSessionRecord(paths);
-      const added =
-        now && now.id === record?.id
-          ? listAgents(now, config).filter((e) => !seen.has(e.name))
-          : [];
-      const names = new Set([...seen, ...added.map((e) => e.name)]);
-      const found = [...added, ...(await taggedAgents(tmux, config, names))];
+      const current =
+        now && now.id === record?.id ? listAgents(now, config) : [];
+      const added = current.filter((e) => !seen.has(e.name));
+      // Claude Code teammates of the supervised leads (session/teammates.ts).
+      const leads: Lead[] = (record ? current : known).filter(
+        (e) =>
+          seen.has(e.name) &&
+          getPreset(e.preset, config.presets).hooks === 'claude',
+      );
+      const teammates: AgentEntry[] = (
+        await teammateFinder.find(leads, seen)
+      ).map((t) => ({ name: t.agent, role: 'worker', preset: t.preset }));
+      const names = new Set([
+        ...seen,
+        ...added.map((e) => e.name),
+        ...teammates.map((e) => e.name),
+      ]);
+      const found = [
+        ...added,
+        ...teammates,
+        ...(await taggedAgents(tmux, config, names)),
+      ];
       return Promise.all(found.map((e) => toAgent(e, { config, paths })));
     },
     onPrompted: (agent) =>

@@ -1,7 +1,7 @@
 /**
  * Incomplete requests (issue 29): a block whose start marker a worker
  * printed and whose end marker has not come, shown to a person once it has
- * waited (bridge/intake/incomplete.ts keeps it in the agent's state file).
+ * waited (bridge/intake/incomplete-watch.ts keeps it in the agent's state file).
  * `macs inbox` (text and `--json`), the status snapshot (`macs status`,
  * `--json`, the live view) and `macs respond` read it from there. It is no
  * request: it cannot be answered until it is complete.

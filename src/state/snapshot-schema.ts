@@ -142,6 +142,19 @@ export const AgentSnapshotSchema = z.strictObject({
     .strictObject({ at: isoTime, trigger: z.string() })
     .nullable()
     .optional(),
+  /**
+   * A Claude Code teammate macs adopted: its lead, its name in the team,
+   * and how the doors show it (`<lead>/<teammate>`); absent for any other
+   * agent (docs/hooks.md "Agent teams").
+   */
+  teammate: z
+    .strictObject({
+      lead: z.string(),
+      name: z.string(),
+      shownAs: z.string(),
+      team: z.string().nullable(),
+    })
+    .optional(),
   updatedAt: isoTime,
 });
 

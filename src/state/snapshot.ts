@@ -15,6 +15,11 @@ import { createRecentEventsReader } from './snapshot-events.js';
 import { createActivityReader } from './agent-activity.js';
 import { SNAPSHOT_VERSION } from './snapshot-version.js';
 import {
+  groupUnderLeads,
+  readTeammates,
+  shownTeammateName,
+} from './teammates.js';
+import {
   createArchivedAnswers,
   readBridge,
   readInboxContext,
@@ -167,13 +172,15 @@ export function createSnapshotReader(
     },
     async read(at = new Date()) {
       const now = at.getTime();
-      const [states, paused, events, inbox, sessionInfo] = await Promise.all([
-        readAllAgentStates(paths),
-        readPausedAgents(paths),
-        readRecentEvents(),
-        readInboxIds(paths.inbox),
-        readSessionInfo(paths),
-      ]);
+      const [states, paused, events, inbox, sessionInfo, teammates] =
+        await Promise.all([
+          readAllAgentStates(paths),
+          readPausedAgents(paths),
+          readRecentEvents(),
+          readInboxIds(paths.inbox),
+          readSessionInfo(paths),
+          readTeammates(paths),
+        ]);
       const { agents: sessionAgents } = sessionInfo;
       const gone =
         sessionInfo.session.status === 'running' &&
@@ -207,6 +214,7 @@ export function createSnapshotReader(
               : null;
           requests.push(toRequestSnapshot(record, context, now, inInbox));
         }
+        const teammate = teammates.find((t) => t.agent === state.agent);
         const agent = toAgentSnapshot(state, {
           now,
           paused: paused.has(state.agent),
@@ -216,6 +224,13 @@ export function createSnapshotReader(
           usage: await usageOf(state.agent),
           activity: await readActivity(state.agent).catch(() => undefined),
         });
+        if (teammate)
+          agent.teammate = {
+            lead: teammate.lead,
+            name: teammate.name,
+            shownAs: shownTeammateName(teammate),
+            team: teammate.team ?? null,
+          };
         // Its pane went with the server: whatever the state file says
         // (idle, working) is no longer known.
         agents.push(
@@ -241,7 +256,7 @@ export function createSnapshotReader(
           waitingForPerson: requests.filter((r) => r.waitingForPerson).length,
           paused: agents.filter((a) => a.paused).length,
         },
-        agents,
+        agents: groupUnderLeads(agents),
         requests,
         approvals: approvals
           .sort((a, b) => b.at.localeCompare(a.at) || a.id.localeCompare(b.id))

@@ -208,7 +208,7 @@ export interface AgentStateFile {
   scanPending?: boolean;
   /**
    * A request block shown without its end marker (issue 29): its worker
-   * waits, and a person was told (bridge/intake/incomplete.ts). Cleared when
+   * waits, and a person was told (bridge/intake/incomplete-watch.ts). Cleared when
    * the block ends (then it is a request like any other), is abandoned, or
    * leaves the screen.
    */

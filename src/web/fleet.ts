@@ -11,6 +11,7 @@ import { createRemoteTools } from '../operations/hub-tools.js';
 import type { RemoteTools } from '../operations/types.js';
 import {
   readRemoteFleet,
+  readRemoteHost,
   type HostView,
   type RemoteFleet,
 } from '../remote/fleet.js';
@@ -27,6 +28,13 @@ import { buildRequestPaths } from './request-path.js';
 export interface WebHosts {
   /** Each host now: link, version, round trip, its `<host>/…` agents and requests. */
   read: () => Promise<HostView[]>;
+  /** One host now (after its change notice). */
+  readHost?: (host: string) => Promise<HostView>;
+  /**
+   * Call `listener` with a host's name when it may have changed (its
+   * change notice, its link up or down); returns the unsubscribe.
+   */
+  onChange?: (listener: (host: string) => void) => () => void;
   /** A tool call about `<host>/…`, answered by the host (undefined: a local name). */
   forward: RemoteTools['forward'];
   close: () => Promise<void>;
@@ -37,6 +45,8 @@ export function createWebHosts(fleet: RemoteFleet, paths: HomePaths): WebHosts {
   const tools = createRemoteTools(fleet, paths);
   return {
     read: () => readRemoteFleet(fleet, paths),
+    readHost: (host) => readRemoteHost(fleet, paths, host),
+    onChange: (listener) => fleet.onChange(listener),
     forward: tools.forward,
     close: () => fleet.close(),
   };

@@ -10,8 +10,9 @@
  * and a socket must come from this server's own page (`Origin`). Agents'
  * text reaches the page as JSON data, never as HTML.
  *
- * At a hub (docs/remote.md) the hosts are read every HOSTS_REFRESH_MS over
- * their live links (no change feed crosses ssh) and after each action; the
+ * At a hub (docs/remote.md) a host is read over its live link when it says
+ * it changed (its change notice, its link up or down), after each action,
+ * and all of them every HOSTS_REFRESH_MS in case a notice was lost; the
  * page is sent the fleet again only when that changed it.
  */
 import type { IncomingMessage, Server } from 'node:http';
@@ -21,7 +22,6 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../log/logger.js';
-import type { HostView } from '../remote/fleet.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import type { SnapshotFeed } from '../state/snapshot-feed.js';
 import { isActionName, runWebAction, type WebActionDeps } from './actions.js';
@@ -47,6 +47,7 @@ import {
   TOO_MANY_TEXT,
   UNAUTHORIZED_TEXT,
 } from './page-html.js';
+import { startHostReads } from './host-reads.js';
 import { createScreenHub } from './screens.js';
 
 /** Largest action body. */
@@ -57,8 +58,11 @@ const MAX_SOCKET_MESSAGE_BYTES = 64 * 1024;
 const MAX_WATCHED_SCREENS = 256;
 /** How often sockets are pinged (a page gone without closing is dropped). */
 const SOCKET_PING_MS = 30_000;
-/** How often a hub's hosts are read again. */
-export const HOSTS_REFRESH_MS = 5_000;
+/**
+ * How often a hub's hosts are all read again though none said it changed:
+ * the backstop for a lost change notice (a host's changes are pushed).
+ */
+export const HOSTS_REFRESH_MS = 30_000;
 
 export interface WebServerOptions {
   /** The address to listen on (`--listen`). */
@@ -78,7 +82,7 @@ export interface WebServerOptions {
   panesDir: string;
   log: Logger;
   /** The config's hosts (absent without `hosts`): read for the page. */
-  hosts?: Pick<WebHosts, 'read'>;
+  hosts?: Pick<WebHosts, 'read' | 'readHost' | 'onChange'>;
   hostsRefreshMs?: number;
   /** Where the built page is (tests). */
   assetsDir?: string;
@@ -108,9 +112,23 @@ export async function startWebServer(
   const readAsset = createAssetReader(options.assetsDir);
   const sockets = new Map<WebSocket, Set<string>>();
   let fleet: FleetView | undefined;
-  let hostViews: HostView[] = [];
+  // The hosts: pushed (a host's change notice), with a slow backstop.
+  let stopped = false;
+  const hostReads =
+    options.hosts &&
+    startHostReads({
+      hosts: options.hosts,
+      refreshMs: options.hostsRefreshMs ?? HOSTS_REFRESH_MS,
+      log,
+      // Called after a read, never before `publish` is defined.
+      onViews: () => {
+        const snapshot = options.feed.current();
+        if (snapshot && !stopped) publish(snapshot);
+      },
+    });
+
   const toFleet = (s: Snapshot) =>
-    buildFleet(s, { allowSend: options.allowSend }, hostViews);
+    buildFleet(s, { allowSend: options.allowSend }, hostReads?.views() ?? []);
   const first = options.feed.current();
   if (first) fleet = toFleet(first);
 
@@ -139,42 +157,11 @@ export async function startWebServer(
   };
   const unsubscribe = options.feed.subscribe(publish);
 
-  // The hosts: read now, then every HOSTS_REFRESH_MS (one read at a time).
-  let hostsTimer: NodeJS.Timeout | undefined;
-  let hostsRead: Promise<void> | undefined;
-  let stopped = false;
-  const readHosts = (): Promise<void> => {
-    const hosts = options.hosts;
-    if (!hosts || stopped) return Promise.resolve();
-    hostsRead ??= hosts
-      .read()
-      .then((views) => {
-        hostViews = views;
-        const snapshot = options.feed.current();
-        if (snapshot && !stopped) publish(snapshot);
-      })
-      .catch((error: unknown) =>
-        log.warn({ err: error }, 'web: reading the hosts failed'),
-      )
-      .finally(() => {
-        hostsRead = undefined;
-      });
-    return hostsRead;
-  };
-  const scheduleHosts = () => {
-    if (!options.hosts || stopped) return;
-    hostsTimer = setTimeout(() => {
-      void readHosts().finally(scheduleHosts);
-    }, options.hostsRefreshMs ?? HOSTS_REFRESH_MS);
-    hostsTimer.unref();
-  };
-  if (options.hosts) void readHosts().finally(scheduleHosts);
-
   const actionDeps: WebActionDeps = {
     ...options.actions,
     // The reply does not wait for the hosts; the page hears of them soon.
     refresh: async () => {
-      void readHosts();
+      void hostReads?.readAll();
       await options.feed.refresh();
     },
   };
@@ -364,7 +351,7 @@ export async function startWebServer(
 
   const stopAll = () => {
     stopped = true;
-    clearTimeout(hostsTimer);
+    void hostReads?.stop();
     unsubscribe();
     hub.stop();
     wss.close();
@@ -389,8 +376,7 @@ export async function startWebServer(
     port,
     async close() {
       stopped = true;
-      clearTimeout(hostsTimer);
-      await hostsRead;
+      await hostReads?.stop();
       for (const ws of sockets.keys()) ws.terminate();
       stopAll();
       server.closeAllConnections();

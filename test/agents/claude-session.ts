@@ -124,6 +124,8 @@ export interface ClaudeSessionOptions {
   config?: Record<string, unknown>;
   /** Variables added to the worker's environment. */
   env?: Record<string, string>;
+  /** Claude Code's user settings (`$CLAUDE_CONFIG_DIR/settings.json`). */
+  claudeSettings?: Record<string, unknown>;
 }
 
 /** Start a session whose only worker is the real Claude Code. */
@@ -141,6 +143,11 @@ export async function startClaudeSession(
   });
   const configDir = path.join(home, '.claude-config');
   seedClaudeConfig(configDir, home);
+  if (options.claudeSettings)
+    writeFileSync(
+      path.join(configDir, 'settings.json'),
+      JSON.stringify(options.claudeSettings),
+    );
   writeFileSync(
     path.join(home, 'macs.config.json'),
     JSON.stringify({

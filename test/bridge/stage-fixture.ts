@@ -159,8 +159,14 @@ export async function createStageFixture(
       return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     },
     createSteps() {
+      // The deliveries called off, as the answers room would see them.
       const calledOff: string[] = [];
-      const steps = createRequestSteps(ctx, (id) => void calledOff.push(id));
+      const { callOff } = ctx.deliveries;
+      ctx.deliveries.callOff = (id) => {
+        calledOff.push(id);
+        callOff(id);
+      };
+      const steps = createRequestSteps(ctx);
       return { steps, calledOff };
     },
     cleanup() {

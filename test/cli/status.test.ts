@@ -146,7 +146,7 @@ describe('macs status --json', () => {
 
   it('the plain-text summary lists incomplete requests with what the worker must do (issue 29)', () => {
     // A block without its end marker was shown nowhere; now the state keeps
-    // it (bridge/intake/incomplete.ts) and the summary lists it.
+    // it (bridge/intake/incomplete-watch.ts) and the summary lists it.
     const text = formatStatusText(
       makeSnapshot({
         incomplete: [

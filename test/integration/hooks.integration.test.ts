@@ -662,11 +662,18 @@ describe('hooks end to end: a fake Claude Code calling `macs hook`', () => {
       via: 'mcp:decide_approval',
     });
     // The archived record says who decided.
+    // (Archived right after the delivery is recorded: waited for.)
     const id = delivered.requestId ?? '';
-    const day = readdirSync(path.join(home, 'archive'))[0] ?? '';
-    const archived = JSON.parse(
-      readFileSync(path.join(home, 'archive', day, `${id}.json`), 'utf8'),
-    ) as Record<string, unknown>;
+    const archived = await waitFor(
+      () => {
+        const day = readdirSync(path.join(home, 'archive'))[0] ?? '';
+        const file = path.join(home, 'archive', day, `${id}.json`);
+        return existsSync(file)
+          ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>)
+          : undefined;
+      },
+      { timeout: 10_000, message: 'the archived approval' },
+    );
     expect(archived.decision).toMatchObject({
       decision: 'allow',
       decidedBy: 'controller',

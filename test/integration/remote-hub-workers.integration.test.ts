@@ -300,22 +300,37 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     expect(followAll.stderr()).toMatch(/macs: host h2: /);
     expect(await followAll.stop()).toBe(0);
     expect(await followOne.stop()).toBe(0);
-    const watched = watchJson
-      .stdout()
-      .split('\n')
-      .filter(Boolean)
-      .map(
-        (l) =>
-          JSON.parse(l) as {
-            remote?: {
-              hosts: {
-                name: string;
-                link: string;
-                agents: { name: string }[];
-              }[];
-            };
-          },
-      );
+    const watchedLines = () =>
+      watchJson
+        .stdout()
+        .split('\n')
+        .filter(Boolean)
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              remote?: {
+                hosts: {
+                  name: string;
+                  link: string;
+                  agents: { name: string }[];
+                }[];
+              };
+            },
+        );
+    // A line is written when something changes: on a slow machine the one
+    // with both hosts read may come after the followers are done.
+    const watched = await waitFor(
+      () => {
+        const lines = watchedLines();
+        const links = (lines.at(-1)?.remote?.hosts ?? []).map(
+          (h) => `${h.name} ${h.link}`,
+        );
+        return links.includes('h1 up') && links.includes('h2 down')
+          ? lines
+          : undefined;
+      },
+      { timeout: 30_000, message: 'status --json --watch with both hosts' },
+    );
     expect(await watchJson.stop()).toBe(130); // interrupted, as --watch says
     const hostsSeen = watched.at(-1)?.remote?.hosts ?? [];
     expect(hostsSeen.map((h) => `${h.name} ${h.link}`)).toEqual(
@@ -434,6 +449,9 @@ describe('workers defined at the hub with "host", and hosts in the status view (
   });
 
   it('refuses a worker name that the host’s own config defines too, starting nothing there', async () => {
+    // From no session on h1, whatever the test before left.
+    await sshRun(hosts, h1, `macs stop --home ${HOST_HOME}`);
+    expect(await hostSessionRunning()).toBe(false);
     writeHostConfig(h1, [{ name: 'gpu-w', script: [] }]);
     const start = await macs(['start', '--detach']);
     expect(start.exitCode).toBe(1);

@@ -58,6 +58,7 @@ function fakeFleet(hosts: Record<string, FakeHost | 'down'>) {
       }
     },
     ping: () => Promise.resolve(),
+    onChange: () => () => undefined,
     ended: new Promise<string>(() => undefined),
     close: () => Promise.resolve(),
     pid: undefined,
@@ -79,6 +80,7 @@ function fakeFleet(hosts: Record<string, FakeHost | 'down'>) {
       return Promise.resolve(session(host, data));
     },
     states: () => [],
+    onChange: () => () => undefined,
     close: () => Promise.resolve(),
   };
   return { fleet, calls };

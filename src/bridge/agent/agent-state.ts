@@ -19,6 +19,7 @@ import { readPaneExit } from '../../tmux/pane-exit.js';
 import { createProgramFollower } from './follow-program.js';
 import type { AgentContext } from '../agent-context.js';
 import { canTypeInto } from '../../typist/wait-typeable.js';
+import type { Observation } from './types.js';
 import type { RequestSteps } from '../requests/request-steps.js';
 
 /** A screen no rule matches counts as `working` for this long after output. */
@@ -105,16 +106,8 @@ export function createAgentStateReader(
       observed: AgentStateName,
       source: StateSource,
     ): Promise<{ state: AgentStateName; source: StateSource }>;
-    /** The screen's own reading, for permission dialogs (approvals/dialog-approvals.ts). */
-    observeScreen?(
-      screen: string,
-      state: AgentStateName,
-      capturedAt: number,
-    ): Promise<void>;
-    /** Keep the screen reader at the pane's size (under `serial`). */
-    syncSize(info: PaneInfo): void;
-    /** An idle screen: heuristic triggers (under `serial`). */
-    onIdleScreen(screen: string): Promise<void>;
+    /** What a reading found, handed on (awaited where it was found). */
+    observe(observation: Observation): Promise<void>;
     onPaneGone?: (error: AgentError) => void;
   },
 ): AgentStateReader {
@@ -268,7 +261,12 @@ export function createAgentStateReader(
                 lastLines: lastScreenLines(screen),
               };
         await serial(() => setAgentState('dead', 'pane', exit));
-        await deps.observeScreen?.('', 'dead', capturedAt);
+        await deps.observe({
+          type: 'screen',
+          screen: '',
+          state: 'dead',
+          capturedAt,
+        });
         return remember({ state: 'dead', typing: 'dead' });
       }
       if (ctx.panePid !== undefined && info.pid !== ctx.panePid)
@@ -283,7 +281,7 @@ export function createAgentStateReader(
       // dead, whatever the screen says (a bare shell prompt reads `idle`).
       if (await exitedToItsShell(info, screen))
         return remember({ state: 'dead', typing: 'dead' });
-      await serial(() => Promise.resolve(deps.syncSize(info)));
+      await serial(() => deps.observe({ type: 'size', info }));
       const seen = ctx.profile.classifyScreen?.(screen) ?? {
         state: ctx.profile.classify(screen),
       };
@@ -307,10 +305,15 @@ export function createAgentStateReader(
           winner,
           winner === 'screen' && seen.rule ? { rule: seen.rule } : {},
         );
-        if (next === 'idle') await deps.onIdleScreen(screen);
+        if (next === 'idle') await deps.observe({ type: 'idle', screen });
       });
       // The screen's own reading, not the hooks': is a dialog shown?
-      await deps.observeScreen?.(screen, seen.state, capturedAt);
+      await deps.observe({
+        type: 'screen',
+        screen,
+        state: seen.state,
+        capturedAt,
+      });
       return remember({
         state: next,
         typing: winner === 'hook' ? next : seen.state,

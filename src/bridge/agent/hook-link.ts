@@ -50,7 +50,7 @@ export const CLAIM_KEEP_MS = 24 * 3600 * 1000;
 /** After an observation, the state is read once more when the screen has caught up. */
 const SETTLE_MS = 1_600;
 
-import type { HookLinkHost } from './types.js';
+import type { HookLinkHost } from '../hook-link-host.js';
 
 export type { HookLinkHost };
 

@@ -13,6 +13,7 @@ import { createHookLink, type HookLink } from './hook-link.js';
 
 export { ACTIVITY_QUIET_MS } from './agent-state.js';
 export type { AgentStateReader } from './agent-state.js';
+export type { Observation } from './types.js';
 export type { HookLink } from './hook-link.js';
 
 type ReaderDeps = Parameters<typeof createAgentStateReader>[1];

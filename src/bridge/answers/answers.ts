@@ -18,7 +18,7 @@ import { takeAnswerBy } from '../../state/outbox.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
 import { removeRequestFiles } from '../requests/archive.js';
-import { checkOrigin } from '../requests/origin.js';
+import { checkOrigin } from '../requests/check-origin.js';
 import type { RequestSteps } from '../requests/request-steps.js';
 
 export interface Answers {
@@ -26,7 +26,7 @@ export interface Answers {
   onAnswer: (answer: BackendAnswer) => Promise<AnswerVerdict>;
   /**
    * Right before typing: is the request still open, and is the agent as it
-   * runs now the one that asked (requests/origin.ts checkOrigin: session,
+   * runs now the one that asked (requests/check-origin.ts checkOrigin: session,
    * pane, program, tag)? One that is not is ended. Not under `serial` (the
    * caller is not).
    */

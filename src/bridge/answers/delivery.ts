@@ -17,7 +17,7 @@ import type { AgentContext } from '../agent-context.js';
 import type { ConfirmResult, Deliverer, Typing } from '../../typist/typist.js';
 import { createDeliveryWaits, DELIVERY_WAIT_REPORT_MS } from './waits.js';
 import type { RequestSteps } from '../requests/request-steps.js';
-import { isDialogApproval } from '../requests/origin.js';
+import { isDialogApproval } from '../requests/check-origin.js';
 
 /** With working hooks, a confirmation waits this long for UserPromptSubmit. */
 const HOOK_CONFIRM_WAIT_MS = 3_000;
@@ -35,8 +35,6 @@ export interface DeliveryHooks {
 export interface Delivery {
   /** Start delivering a request's answer (once per request at a time). */
   schedule: (record: RequestRecord) => void;
-  /** Call off the delivery under way for this request, if any. */
-  callOff: (requestId: string) => void;
   /** Wait for every delivery under way to end (stopping). */
   settle: () => Promise<void>;
 }
@@ -59,8 +57,6 @@ export function createDelivery(
   const { steps, hooks } = deps;
   const waits = createDeliveryWaits(ctx, steps);
   const deliveries = new Set<Promise<void>>();
-  /** Requests with a delivery under way, and how to call each off. */
-  const deliveryAborts = new Map<string, AbortController>();
 
   /**
    * The pane died or went away during a delivery. Nothing typed yet: the
@@ -347,27 +343,22 @@ export function createDelivery(
 
   return {
     schedule(record) {
-      if (deliveryAborts.has(record.id) || ctx.stopped) return;
-      const calledOff = new AbortController();
-      deliveryAborts.set(record.id, calledOff);
-      const task = deliver(record, calledOff.signal).catch(
-        async (error: unknown) => {
-          log.error({ err: error, requestId: record.id }, 'delivery failed');
-          await ctx.emit({
-            type: 'error',
-            requestId: record.id,
-            data: { where: 'deliver', message: errorMessage(error) },
-          });
-        },
-      );
+      if (ctx.stopped) return;
+      const calledOff = ctx.deliveries.start(record.id);
+      if (!calledOff) return;
+      const task = deliver(record, calledOff).catch(async (error: unknown) => {
+        log.error({ err: error, requestId: record.id }, 'delivery failed');
+        await ctx.emit({
+          type: 'error',
+          requestId: record.id,
+          data: { where: 'deliver', message: errorMessage(error) },
+        });
+      });
       deliveries.add(task);
       void task.finally(() => {
         deliveries.delete(task);
-        deliveryAborts.delete(record.id);
+        ctx.deliveries.end(record.id);
       });
-    },
-    callOff(requestId) {
-      deliveryAborts.get(requestId)?.abort();
     },
     async settle() {
       await Promise.allSettled([...deliveries]);

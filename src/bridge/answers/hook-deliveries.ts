@@ -10,7 +10,7 @@ import { claimRequest, readClaim } from '../../state/claim.js';
 import type { HookObservation } from '../../state/hook-files.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
 import { archiveRequest } from '../requests/archive.js';
-import type { HookLinkHost } from '../agent/types.js';
+import type { HookLinkHost } from '../hook-link-host.js';
 import { confirmationOf, promptTime } from '../../state/hook-observation.js';
 import { takeStep } from '../../state/take-step.js';
 

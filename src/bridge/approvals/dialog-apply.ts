@@ -20,7 +20,7 @@ import {
   screenBlocker,
   type DialogMemory,
 } from './dialog-checks.js';
-import type { DialogApprovalHost } from './types.js';
+import type { DialogApprovalHost, DialogContext } from './types.js';
 import { takeStep } from '../../state/take-step.js';
 
 /** After the keys, the dialog must leave the screen within this long. */
@@ -38,27 +38,13 @@ export type ApplyDialog = (
 
 /** `memory`: shared with the readings that raise dialog approvals. */
 export function createDialogApply(
-  host: Pick<
-    DialogApprovalHost,
-    | 'agent'
-    | 'pane'
-    | 'session'
-    | 'dialog'
-    | 'tmux'
-    | 'classify'
-    | 'isPaused'
-    | 'confirmMs'
-    | 'serial'
-    | 'current'
-    | 'emit'
-    | 'saveNow'
-    | 'expire'
-    | 'finish'
-  >,
+  ctx: Omit<DialogContext, 'paths' | 'config' | 'panePid'>,
+  host: Pick<DialogApprovalHost, 'steps' | 'isPaused' | 'confirmMs'>,
   memory: DialogMemory,
 ): ApplyDialog {
-  const { agent, pane, tmux } = host;
+  const { agent, pane, tmux } = ctx;
   const confirmMs = host.confirmMs ?? DIALOG_CONFIRM_MS;
+  const { steps } = host;
 
   /**
    * Why the decision must not be applied now, read from the live pane and
@@ -73,28 +59,33 @@ export function createDialogApply(
     // (its record's pid), from the pane's facts read just now.
     const elsewhere = paneBlocker(
       record,
-      { agent, pane, ...(host.session ? { session: host.session } : {}) },
+      { agent, pane, ...(ctx.session ? { session: ctx.session } : {}) },
       info,
     );
     if (elsewhere !== undefined) return elsewhere;
-    const dialog = host.dialog;
+    const dialog = ctx.profile.dialog;
     if (!dialog)
       return `the agent's preset no longer describes a dialog (the pane runs another program)`;
     const screen = await tmux.capturePane(pane).catch(() => undefined);
     if (screen === undefined) return `pane ${pane} could not be read`;
     const reading =
-      host.classify(screen) === 'approval'
+      ctx.profile.classify(screen) === 'approval'
         ? readDialog(screen, dialog)
         : undefined;
     return screenBlocker(record, reading);
   }
 
   async function refuse(record: RequestRecord, reason: string): Promise<void> {
-    await host.serial(async () => {
-      if (host.current().requests[record.id] !== record) return;
+    await ctx.serial(async () => {
+      if (ctx.current().requests[record.id] !== record) return;
       const fingerprint = fingerprintOf(record);
       if (fingerprint) memory.settled = fingerprint;
-      await host.expire(record, `${reason}; nothing was pressed`);
+      await steps.closeUnanswered(
+        record,
+        'expired',
+        `${reason}; nothing was pressed`,
+        'bridge',
+      );
     });
   }
 
@@ -121,9 +112,9 @@ export function createDialogApply(
 
   /** Mark the request `delivering`, unless it ended or changed meanwhile. */
   function begin(record: RequestRecord, signal: AbortSignal): Promise<boolean> {
-    return host.serial(async () => {
+    return ctx.serial(async () => {
       if (
-        host.current().requests[record.id] !== record ||
+        ctx.current().requests[record.id] !== record ||
         record.stage !== 'answered' ||
         signal.aborted
       )
@@ -131,7 +122,7 @@ export function createDialogApply(
       // The event first: a state rebuilt from the log must know that keys
       // may have been pressed (they are never pressed again).
       await takeStep(
-        host,
+        ctx,
         record,
         { type: 'delivering', at: new Date().toISOString() },
         { type: 'request.delivering', data: { method: 'dialog-keys' } },
@@ -162,7 +153,7 @@ export function createDialogApply(
       await refuse(record, last);
       return;
     }
-    const dialog = host.dialog;
+    const dialog = ctx.profile.dialog;
     if (!dialog) {
       await refuse(record, `the agent's preset no longer describes a dialog`);
       return;
@@ -186,14 +177,14 @@ export function createDialogApply(
     const left =
       failure === undefined &&
       (await waitForDialogToLeave(dialog, fingerprint, signal));
-    await host.serial(async () => {
+    await ctx.serial(async () => {
       // Ended meanwhile (the program restarted: recorded unconfirmed there).
-      if (host.current().requests[record.id] !== record) return;
+      if (ctx.current().requests[record.id] !== record) return;
       const at = new Date().toISOString();
       record.decision = verdictOf(ruling, at);
-      host.current().counters.delivered += 1;
+      ctx.current().counters.delivered += 1;
       await takeStep(
-        host,
+        ctx,
         record,
         { type: 'delivered', at },
         {
@@ -207,7 +198,7 @@ export function createDialogApply(
       );
       if (left) {
         await takeStep(
-          host,
+          ctx,
           record,
           { type: 'confirmed', at: new Date().toISOString() },
           {
@@ -217,7 +208,7 @@ export function createDialogApply(
         );
       } else {
         await takeStep(
-          host,
+          ctx,
           record,
           { type: 'unconfirmed' },
           {
@@ -231,7 +222,7 @@ export function createDialogApply(
           },
         );
       }
-      await host.finish(record);
+      await steps.finish(record);
     });
   };
 }

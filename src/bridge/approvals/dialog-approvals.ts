@@ -25,12 +25,12 @@ import {
   staleReason,
   type DialogMemory,
 } from './dialog-checks.js';
-import { isDialogApproval } from '../requests/origin.js';
+import { claimRequestId } from '../../state/request-ids.js';
+import { isDialogApproval } from '../requests/check-origin.js';
 import { raiseRequest } from '../requests/raise.js';
+import type { DialogApprovalHost, DialogContext } from './types.js';
 
-import type { DialogApprovalHost } from './types.js';
-
-export type { DialogApprovalHost };
+export type { DialogApprovalHost, DialogContext };
 
 export interface DialogApprovals {
   /**
@@ -39,69 +39,81 @@ export interface DialogApprovals {
    * `screenState` is the screen's own classification (hooks aside);
    * `capturedAt` (epoch ms) when the capture was asked for: a reading older
    * than the last request raised or keys pressed is passed over (it may show
-   * a dialog already answered).
+   * a dialog already answered). Returns a dialog approval a rule answered at
+   * once, for its caller to hand to delivery (which calls `apply`).
    */
   observe: (
     screen: string,
     screenState: AgentStateName,
     capturedAt: number,
-  ) => Promise<void>;
+  ) => Promise<RequestRecord | undefined>;
   /** Apply the decision of an answered dialog approval (not under `serial`). */
   apply: (record: RequestRecord, signal: AbortSignal) => Promise<void>;
 }
 
 export function createDialogApprovals(
+  ctx: DialogContext,
   host: DialogApprovalHost,
 ): DialogApprovals {
-  const { agent, pane, tmux } = host;
+  const { agent, pane, tmux } = ctx;
   const memory: DialogMemory = { settled: undefined, lastActionAt: 0 };
-  const apply = createDialogApply(host, memory);
+  const apply = createDialogApply(ctx, host, memory);
   let raising = false;
 
   function openScreenApprovals(): RequestRecord[] {
-    return Object.values(host.current().requests).filter(isDialogApproval);
+    return Object.values(ctx.current().requests).filter(isDialogApproval);
   }
 
   async function observe(
     screen: string,
     screenState: AgentStateName,
     capturedAt: number,
-  ): Promise<void> {
-    const dialog = host.dialog;
+  ): Promise<RequestRecord | undefined> {
+    const dialog = ctx.profile.dialog;
     const reading =
       screenState === 'approval' && dialog
         ? readDialog(screen, dialog)
         : undefined;
-    await host.serial(async () => {
-      if (capturedAt < memory.lastActionAt) return;
+    return ctx.serial(async () => {
+      if (capturedAt < memory.lastActionAt) return undefined;
       for (const record of openScreenApprovals()) {
         const reason = staleReason(record, reading, screenState);
-        if (reason !== undefined) await host.expire(record, reason);
+        if (reason !== undefined)
+          await host.steps.closeUnanswered(record, 'expired', reason, 'bridge');
       }
       if (!reading) {
         if (isDefinite(reading, screenState)) memory.settled = undefined;
-        return;
+        return undefined;
       }
-      if (!isNewDialog(reading, memory.settled, openScreenApprovals())) return;
-      if (raising || !host.enabled()) return;
+      if (!isNewDialog(reading, memory.settled, openScreenApprovals()))
+        return undefined;
+      if (raising || !host.enabled(reading)) return undefined;
       raising = true;
       memory.lastActionAt = Date.now();
       try {
-        await raise(reading);
+        return await raise(reading);
       } finally {
         raising = false;
       }
     });
   }
 
-  /** A new dialog: one request, decided by a rule or routed. Under `serial`. */
-  async function raise(reading: DialogReading): Promise<void> {
+  /**
+   * A new dialog: one request, routed, or decided by a rule (returned, to be
+   * applied like any answer). Under `serial`.
+   */
+  async function raise(
+    reading: DialogReading,
+  ): Promise<RequestRecord | undefined> {
     const info = await tmux.paneInfo(pane).catch(() => undefined);
-    const pid = host.panePid();
-    if (!info || info.dead || pid === undefined || info.pid !== pid) return;
-    const s = host.current();
+    const pid = ctx.panePid;
+    if (!info || info.dead || pid === undefined || info.pid !== pid)
+      return undefined;
+    const s = ctx.current();
     const now = new Date();
-    const id = await host.claimId(
+    const id = await claimRequestId(
+      ctx.paths,
+      agent,
       makeRequestId({
         agent,
         body: `${reading.fingerprint}\n${reading.text}`,
@@ -114,18 +126,19 @@ export function createDialogApprovals(
       pane,
       panePid: pid,
       command: info.currentCommand,
-      ...(host.session ? { session: host.session } : {}),
+      ...(ctx.session ? { session: ctx.session } : {}),
       reading,
       detectedAt: now.toISOString(),
     });
     const raised = await raiseRequest(
-      host,
+      ctx,
       record,
       dialogDetectedData(record, s.logOffset),
     );
     // A rule answered it: its keys are pressed like any answer's.
-    if (raised.type === 'ruled') host.schedule(record);
-    else await host.route(record);
+    if (raised.type === 'ruled') return record;
+    await host.route(record);
+    return undefined;
   }
 
   return { observe, apply };

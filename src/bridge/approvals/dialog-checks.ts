@@ -14,7 +14,10 @@ import { detectedRecord } from '../../state/ledger.js';
 import type { RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { PaneInfo } from '../../tmux/client.js';
-import { checkOrigin, type AgentIncarnation } from '../requests/origin.js';
+import {
+  checkOrigin,
+  type AgentIncarnation,
+} from '../requests/check-origin.js';
 
 /** The tool name dialog approvals carry for the approval rules. */
 export const DIALOG_TOOL = 'dialog';
@@ -173,7 +176,7 @@ export function recordBlocker(record: RequestRecord): string | undefined {
 /**
  * Why the decision must not be applied to the pane as it is now (`info`:
  * its facts read just now, undefined when it is gone): undefined when the
- * agent as it runs now asked it (requests/origin.ts checkOrigin: session,
+ * agent as it runs now asked it (requests/check-origin.ts checkOrigin: session,
  * pane, program, tag) and the program's name is still the one seen.
  */
 export function paneBlocker(

@@ -30,7 +30,7 @@ import {
   hookDetectedData,
   isHookRequestFor,
 } from './hook-approval-record.js';
-import type { HookLinkHost } from '../agent/types.js';
+import type { HookLinkHost } from '../hook-link-host.js';
 import { isSafeFileName } from '../../protocol/ids.js';
 import { raiseRequest } from '../requests/raise.js';
 import {

@@ -5,4 +5,4 @@
  * the agent's hook link); the approval rules both share.
  */
 export { createDialogApprovals } from './dialog-approvals.js';
-export type { DialogApprovalHost } from './types.js';
+export type { DialogApprovalHost, DialogContext } from './types.js';

@@ -1,49 +1,48 @@
 /**
  * Types the approvals' modules share: what the screen's dialogs need from
- * their supervisor (beside its users, so dialog-apply.ts never imports
- * dialog-approvals.ts).
+ * their agent and from the rooms beside them (kept here so dialog-apply.ts
+ * never imports dialog-approvals.ts).
  */
-import type { PresetDialog } from '../../config/presets/types.js';
-import type { MacsConfig } from '../../config/schema.js';
-import type { AgentStateName } from '../../config/states.js';
-import type { EventInput } from '../../events/types.js';
-import type { AgentStateFile, RequestRecord } from '../../state/types.js';
-import type { TmuxClient } from '../../tmux/client.js';
+import type { DialogReading } from '../../screen/dialog.js';
+import type { RequestRecord } from '../../state/types.js';
+import type { AgentContext } from '../agent-context.js';
+import type { RequestSteps } from '../requests/request-steps.js';
 
-/** What dialog approvals need from their supervisor. */
+/**
+ * What dialog approvals read of their agent's context: who and where it
+ * is, its preset (`profile.dialog` and `profile.classify`, read at each use:
+ * the preset may follow the pane's program), the program in the pane now
+ * (`panePid`), the state, the event log and the queue (`serial`).
+ */
+export type DialogContext = Pick<
+  AgentContext,
+  | 'agent'
+  | 'pane'
+  | 'paths'
+  | 'config'
+  | 'tmux'
+  | 'session'
+  | 'profile'
+  | 'panePid'
+  | 'serial'
+  | 'current'
+  | 'emit'
+  | 'saveNow'
+>;
+
+/** What dialog approvals need of the rooms beside them. */
 export interface DialogApprovalHost {
-  agent: string;
-  pane: string;
-  config: MacsConfig;
-  /**
-   * The preset's permission dialog, read at each use (the agent's preset
-   * may follow the pane's program); undefined: none is raised or applied.
-   */
-  readonly dialog: PresetDialog | undefined;
-  tmux: TmuxClient;
-  session?: string;
-  /** Classify a captured screen with the preset's rules. */
-  classify: (screen: string) => AgentStateName;
-  /** May a new dialog approval be raised now (false while hooks ask instead)? */
-  enabled: () => boolean;
-  /** The pid of the program in the pane now (`#{pane_pid}`). */
-  panePid: () => number | undefined;
-  serial: <T>(task: () => Promise<T>) => Promise<T>;
-  current: () => AgentStateFile;
-  emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
-  saveNow: () => Promise<void>;
-  /** A request id unique across agents (state/request-ids.ts). */
-  claimId: (candidate: string) => Promise<string>;
-  /** Route to the answerers (runs under `serial`). */
+  /** The requests room: route a raised one to its answerers (under `serial`). */
   route: (record: RequestRecord) => Promise<void>;
-  /** Apply an answered one soon, outside `serial` (the supervisor's delivery). */
-  schedule: (record: RequestRecord) => void;
+  /** The ledger's steps: end one unanswered, archive one finished (under `serial`). */
+  steps: Pick<RequestSteps, 'closeUnanswered' | 'finish'>;
+  /**
+   * May a new dialog approval be raised for this dialog now (false while
+   * hooks ask instead)?
+   */
+  enabled: (reading: DialogReading) => boolean;
   /** A person paused delivery to this agent: no key is pressed meanwhile. */
   isPaused: (record: RequestRecord) => boolean;
   /** How long the dialog may take to leave after the keys (DIALOG_CONFIRM_MS). */
   confirmMs?: number;
-  /** End an open request unanswered (runs under `serial`). */
-  expire: (record: RequestRecord, reason: string) => Promise<void>;
-  /** Archive a finished request (runs under `serial`). */
-  finish: (record: RequestRecord) => Promise<void>;
 }

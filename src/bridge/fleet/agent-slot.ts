@@ -1,5 +1,5 @@
 /**
- * One agent's place in the bridge's fleet (fleet.ts) and its life there:
+ * One agent's place in the bridge's fleet (multi-bridge.ts) and its life there:
  * waiting for a pane, running (a worker under its supervisor; a controller
  * watched), dead (its pane's program ended or its pane is gone), and back
  * again when its pane runs again. A dead or watched agent's state is
@@ -31,7 +31,7 @@ import type { Deliverer } from '../../typist/typist.js';
 import type { MultiAgent, SharedBackend, Slot } from './types.js';
 import type { AgentStateFile } from '../../state/types.js';
 import { backendFor } from './slot-backend.js';
-import { newProgramSeen } from './first-message.js';
+import { newProgramSeen } from './prompt-once.js';
 import { createSupervisor } from '../supervisor.js';
 
 /** A failed start is retried after this, doubling up to the maximum. */

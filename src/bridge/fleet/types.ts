@@ -1,6 +1,6 @@
 /**
- * The types the fleet's modules share (agent-slot.ts, first-message.ts,
- * slot-backend.ts, fleet.ts): kept here so that none of them imports
+ * The types the fleet's modules share (agent-slot.ts, prompt-once.ts,
+ * slot-backend.ts, multi-bridge.ts): kept here so that none of them imports
  * another only for a type, and the modules have no import cycle.
  */
 import type { AnswerHandler, ControllerBackend } from '../../backends/types.js';

@@ -7,14 +7,14 @@
 import { cleanScreenLines } from '../../screen/classify.js';
 import { findHeuristic } from '../../screen/heuristics.js';
 import type { AgentContext } from '../agent-context.js';
-import type { DetectedBlock } from './intake.js';
+import type { DetectedBlock } from '../requests/block-request.js';
 
 /** Runs under `serial`, as the state reading that found the screen idle. */
 export async function raiseIdleQuestion(
   ctx: AgentContext,
   screen: string,
   deps: {
-    /** A block found: raise it (requests.ts); true when it must be saved. */
+    /** A block found: raise it (requests/block-request.ts); true when it must be saved. */
     onBlock(block: DetectedBlock): Promise<boolean>;
     /** The output hid part of this text (intake.ts). */
     hides(text: string): boolean;

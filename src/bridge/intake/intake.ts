@@ -3,7 +3,7 @@
  * screen reader (screen/reader.ts) that finds request blocks as a person
  * would see them, and the pane's history scanned once when a pipe is new.
  * What it finds leaves as values: a detected request (attributes, body,
- * whether the output hid part of it) for requests.ts, or a malformed block
+ * whether the output hid part of it) for requests/block-request.ts, or a malformed block
  * recorded here. It also keeps the offset the bridge resumes from.
  */
 import { constants } from 'node:fs';
@@ -17,8 +17,9 @@ import { LIVE_STABLE_MS } from '../../screen/live.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import type { AgentContext } from '../agent-context.js';
 import { STATE_SETTLE_MS } from '../agent/agent-state.js';
+import type { DetectedBlock } from '../requests/block-request.js';
 import type { Capture } from './capture.js';
-import { createIncompleteWatch } from './incomplete.js';
+import { createIncompleteWatch } from './incomplete-watch.js';
 import { createLogTail, type LogTail, type TailEvent } from './tail.js';
 
 /**
@@ -30,19 +31,6 @@ const READER_SETTLE_MS = 8;
 const SIZE_CHECK_MIN_MS = 100;
 /** A restarted bridge redraws its screen from this much of the log. */
 const REPLAY_MAX_BYTES = 1024 * 1024;
-
-/** A request block found on the screen, as requests.ts takes it. */
-export interface DetectedBlock {
-  attributes: Record<string, string>;
-  body: string;
-  /** Part of the body was hidden on the screen (concealed, or invisible). */
-  concealed: boolean;
-  /**
-   * Another copy of a block read before was printed (the reader's
-   * `request-again`, not a redraw): which copy.
-   */
-  again?: number;
-}
 
 export interface Intake {
   /** Open the reader (redrawing a resumed bridge's screen from the log). */
@@ -63,7 +51,7 @@ export interface Intake {
   holdsBlock: () => boolean;
   /**
    * The agent's state read `idle`: a block still open was cut by its prompt
-   * and is shown as an incomplete request soon (incomplete.ts).
+   * and is shown as an incomplete request soon (incomplete-watch.ts).
    */
   onIdleScreen: () => void;
   /** The output hid part of this text (concealed, or invisible). */

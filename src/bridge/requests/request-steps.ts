@@ -18,7 +18,7 @@ import {
   removeRequestFiles,
   writeArchivedRecord,
 } from './archive.js';
-import { checkOrigin } from './origin.js';
+import { checkOrigin } from './check-origin.js';
 import { takeStep } from '../../state/take-step.js';
 
 export interface RequestSteps {
@@ -80,11 +80,7 @@ export interface RequestSteps {
   onRelaunchedInShell: (command: string) => Promise<void>;
 }
 
-export function createRequestSteps(
-  ctx: AgentContext,
-  /** Call off a delivery under way for this request, if any. */
-  callOffDelivery: (requestId: string) => void,
-): RequestSteps {
+export function createRequestSteps(ctx: AgentContext): RequestSteps {
   const { agent, pane, paths } = ctx;
 
   /** `delivered` (a hook may have confirmed it first: it stays `confirmed`). */
@@ -133,7 +129,7 @@ export function createRequestSteps(
         at: new Date().toISOString(),
       };
       const refused = outcomeOf(record, closed).type === 'refused';
-      if (!refused) callOffDelivery(record.id);
+      if (!refused) ctx.deliveries.callOff(record.id);
       await takeStep(ctx, record, closed, {
         type: stage === 'expired' ? 'request.expired' : 'request.dismissed',
         data: { reason, by },

@@ -211,7 +211,7 @@ export function createAttention(options: AttentionOptions): Attention {
         return;
       }
       if (event.type === 'request.incomplete') {
-        // A block without its end marker (intake/incomplete.ts): the worker
+        // A block without its end marker (intake/incomplete-watch.ts): the worker
         // may wait for an answer to a request nobody can see. The bridge
         // records it once per block.
         const message = event.data?.message;
@@ -240,7 +240,7 @@ export function createAttention(options: AttentionOptions): Attention {
         event.data?.unanswered === true &&
         event.requestId !== undefined
       ) {
-        // Asked again under a finished request (requests.ts): the worker
+        // Asked again under a finished request (requests/block-request.ts): the worker
         // waits for an answer that will not come. Once an hour per id (the
         // marker is pruned an hour after, as a closed request's is).
         const { requestId } = event;

@@ -29,7 +29,7 @@ import {
 } from '../../usage/summary.js';
 import { addFigures, emptyTotals, tokenCount } from '../../usage/types.js';
 import type { Attention } from '../route/attention.js';
-import type { UsageAgent, UsageSession } from './watch.js';
+import type { UsageAgent, UsageSession } from './usage-watch.js';
 
 /** The scope of the session's budget in markers and events. */
 export const SESSION_SCOPE = '_session';

@@ -8,12 +8,17 @@ import { localWorkers } from '../../config/workers.js';
 import type { EventSink } from '../../events/log.js';
 import type { HomePaths } from '../../home/paths.js';
 import type { Logger } from '../../log/logger.js';
+import { readTeammates } from '../../state/teammates.js';
 import type { TmuxClient } from '../../tmux/client.js';
-import type { MultiBridge } from '../fleet/fleet.js';
+import type { MultiBridge } from '../fleet/multi-bridge.js';
 import type { Roster } from '../fleet/types.js';
 import type { Attention } from '../route/attention.js';
 import { createBudgetCheck } from './budget.js';
-import { createUsageWatch, type UsageAgent, type UsageWatch } from './watch.js';
+import {
+  createUsageWatch,
+  type UsageAgent,
+  type UsageWatch,
+} from './usage-watch.js';
 
 export interface FleetUsageOptions {
   paths: HomePaths;
@@ -39,8 +44,13 @@ export function createFleetUsage(options: FleetUsageOptions): UsageWatch {
     log: options.log.child({ component: 'usage' }),
     async describe() {
       const session = await roster.launched().catch(() => undefined);
+      // A teammate runs as its lead was launched (docs/hooks.md "Agent teams").
+      const teammates = await readTeammates(paths);
       const agents: UsageAgent[] = bridge.snapshot().map((slot) => {
-        const launched = session?.agents.get(slot.agent);
+        const lead = teammates.find((t) => t.agent === slot.agent)?.lead;
+        const launched =
+          session?.agents.get(slot.agent) ??
+          (lead ? session?.agents.get(lead) : undefined);
         const preset =
           launched?.preset ??
           roster.agents.find((a) => a.name === slot.agent)?.profile.preset ??

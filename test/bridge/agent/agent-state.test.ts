@@ -76,13 +76,10 @@ describe('agent state', () => {
         resolved.push([state, source]);
         return resolve(state, source);
       },
-      observeScreen: (screen, state) => {
-        observed.push([screen, state]);
-        return Promise.resolve();
-      },
-      syncSize: (info) => void synced.push(info),
-      onIdleScreen: (screen) => {
-        idleScreens.push(screen);
+      observe: (seen) => {
+        if (seen.type === 'screen') observed.push([seen.screen, seen.state]);
+        else if (seen.type === 'size') synced.push(seen.info);
+        else idleScreens.push(seen.screen);
         return Promise.resolve();
       },
       ...(options.onPaneGone === false

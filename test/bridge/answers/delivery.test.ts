@@ -555,7 +555,7 @@ describe('delivery', () => {
       expect(deliverer.requests).toEqual([]);
     });
 
-    it('callOff aborts the delivery under way for that request only', async () => {
+    it("the context's callOff aborts the delivery under way for that request only", async () => {
       await setup();
       const a = answeredRecord();
       const b = answeredRecord();
@@ -564,11 +564,11 @@ describe('delivery', () => {
       delivery.schedule(b);
       await waitFor(() => deliverer.requests.length === 2);
       const [forA, forB] = deliverer.requests;
-      delivery.callOff('w1-unknown');
-      delivery.callOff(a.id);
+      f.ctx.deliveries.callOff('w1-unknown');
+      f.ctx.deliveries.callOff(a.id);
       expect(forA?.signal?.aborted).toBe(true);
       expect(forB?.signal?.aborted).toBe(false);
-      delivery.callOff(b.id);
+      f.ctx.deliveries.callOff(b.id);
       await delivery.settle();
     });
 

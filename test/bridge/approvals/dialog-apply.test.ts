@@ -19,6 +19,7 @@ import { classifyScreen } from '../../../src/screen/classify.js';
 import { readDialog } from '../../../src/screen/dialog.js';
 import { recordStep } from '../../../src/state/ledger.js';
 import { createSerialQueue } from '../../../src/state/serial.js';
+import { DEFAULT_DELIVERY_RULES } from '../../../src/typist/typist.js';
 import { freshAgentState } from '../../../src/state/store.js';
 import type {
   AgentStateFile,
@@ -72,11 +73,14 @@ describe('dialog apply', () => {
       {
         agent: 'w-1',
         pane: pane.id,
-        dialog,
+        session: undefined,
+        profile: {
+          preset: 'codex',
+          rules: DEFAULT_DELIVERY_RULES,
+          dialog,
+          classify: (screen) => classifyScreen(screen, preset).state,
+        },
         tmux,
-        confirmMs: 300,
-        classify: (screen) => classifyScreen(screen, preset).state,
-        isPaused: () => paused,
         serial: createSerialQueue(),
         current: () => state,
         emit: (event) => {
@@ -84,15 +88,21 @@ describe('dialog apply', () => {
           return Promise.resolve();
         },
         saveNow: () => Promise.resolve(),
-        expire: (record, reason) => {
-          record.stage = 'expired';
-          record.closed = { reason, by: 'bridge', at: '' };
-          delete state.requests[record.id];
-          return Promise.resolve();
-        },
-        finish: (record) => {
-          delete state.requests[record.id];
-          return Promise.resolve();
+      },
+      {
+        confirmMs: 300,
+        isPaused: () => paused,
+        steps: {
+          closeUnanswered: (record, _stage, reason) => {
+            record.stage = 'expired';
+            record.closed = { reason, by: 'bridge', at: '' };
+            delete state.requests[record.id];
+            return Promise.resolve();
+          },
+          finish: (record) => {
+            delete state.requests[record.id];
+            return Promise.resolve();
+          },
         },
       },
       memory,

@@ -2,10 +2,11 @@
 // after a fresh look at the live pane finds the same dialog in the same
 // program, and then only as the preset's keys; anything else presses
 // nothing and expires the request.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createDialogApprovals,
   type DialogApprovals,
@@ -14,7 +15,10 @@ import { getPreset } from '../../../src/config/presets/index.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
 import { classifyScreen } from '../../../src/screen/classify.js';
+import { ensureHomeDirs } from '../../../src/home/fs.js';
+import { resolveHomePaths, type HomePaths } from '../../../src/home/paths.js';
 import { createSerialQueue } from '../../../src/state/serial.js';
+import { DEFAULT_DELIVERY_RULES } from '../../../src/typist/typist.js';
 import { freshAgentState } from '../../../src/state/store.js';
 import type {
   AgentStateFile,
@@ -53,8 +57,14 @@ describe('screen approvals', () => {
   let approvals: DialogApprovals;
   let enabled: boolean;
   let config = ConfigSchema.parse({});
+  let home: string;
+  let paths: HomePaths;
 
-  beforeEach(() => {
+  beforeEach(async () => {
+    // Request ids are claimed in a home, unique across agents.
+    home = mkdtempSync(path.join(os.tmpdir(), 'macs-dialogs-'));
+    paths = resolveHomePaths(home);
+    await ensureHomeDirs(paths);
     config = ConfigSchema.parse({});
     tmux = new KeyRecordingTmux();
     pane = tmux.addPane({ screen: DIALOG_SCREEN, currentCommand: 'codex' });
@@ -64,43 +74,68 @@ describe('screen approvals', () => {
     enabled = true;
     const dialog = preset.dialog;
     if (!dialog) throw new Error('codex has a dialog');
-    approvals = createDialogApprovals({
-      agent: 'w-1',
-      pane: pane.id,
-      get config() {
-        return config;
+    const dialogApprovals = createDialogApprovals(
+      {
+        agent: 'w-1',
+        pane: pane.id,
+        session: undefined,
+        paths,
+        get config() {
+          return config;
+        },
+        profile: {
+          preset: 'codex',
+          rules: DEFAULT_DELIVERY_RULES,
+          dialog,
+          classify: (screen) => classifyScreen(screen, preset).state,
+        },
+        tmux,
+        get panePid() {
+          return pane.pid;
+        },
+        serial: createSerialQueue(),
+        current: () => state,
+        emit: (event) => {
+          events.push(event);
+          return Promise.resolve();
+        },
+        saveNow: () => Promise.resolve(),
       },
-      dialog,
-      tmux,
-      confirmMs: 300,
-      classify: (screen) => classifyScreen(screen, preset).state,
-      enabled: () => enabled,
-      isPaused: () => false,
-      panePid: () => pane.pid,
-      serial: createSerialQueue(),
-      current: () => state,
-      emit: (event) => {
-        events.push(event);
-        return Promise.resolve();
+      {
+        confirmMs: 300,
+        enabled: () => enabled,
+        isPaused: () => false,
+        route: (record) => {
+          record.stage = 'routed';
+          return Promise.resolve();
+        },
+        steps: {
+          closeUnanswered: (record, _stage, reason) => {
+            record.stage = 'expired';
+            record.closed = { reason, by: 'bridge', at: '' };
+            delete state.requests[record.id];
+            return Promise.resolve();
+          },
+          finish: (record) => {
+            delete state.requests[record.id];
+            return Promise.resolve();
+          },
+        },
       },
-      saveNow: () => Promise.resolve(),
-      claimId: (candidate) => Promise.resolve(candidate),
-      route: (record) => {
-        record.stage = 'routed';
-        return Promise.resolve();
+    );
+    // A dialog a rule answered at once comes back, for delivery to apply.
+    approvals = {
+      ...dialogApprovals,
+      async observe(...reading) {
+        const ruled = await dialogApprovals.observe(...reading);
+        if (ruled) scheduled.push(ruled);
+        return ruled;
       },
-      schedule: (record) => scheduled.push(record),
-      expire: (record, reason) => {
-        record.stage = 'expired';
-        record.closed = { reason, by: 'bridge', at: '' };
-        delete state.requests[record.id];
-        return Promise.resolve();
-      },
-      finish: (record) => {
-        delete state.requests[record.id];
-        return Promise.resolve();
-      },
-    });
+    };
+  });
+
+  afterEach(() => {
+    rmSync(home, { recursive: true, force: true });
   });
 
   const open = () => Object.values(state.requests);

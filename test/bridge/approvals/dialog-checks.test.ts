@@ -1,4 +1,4 @@
-import { isDialogApproval } from '../../../src/bridge/requests/origin.js';
+import { isDialogApproval } from '../../../src/bridge/requests/check-origin.js';
 import { describe, expect, it } from 'vitest';
 import {
   DIALOG_TOOL,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { raiseIdleQuestion } from '../../../src/bridge/intake/heuristic.js';
-import { createRequests } from '../../../src/bridge/requests/requests.js';
+import { createRequests } from '../../../src/bridge/requests/block-request.js';
 import type {
   BackendRequest,
   ControllerBackend,
@@ -33,14 +33,10 @@ describe('heuristic triggers', () => {
       rescan: () => Promise.resolve(),
       stop: () => Promise.resolve(),
     };
-    const requests = createRequests(f.ctx, {
-      steps,
-      backend,
-      answered: () => Promise.resolve(),
-    });
+    const requests = createRequests(f.ctx, { steps, backend });
     const idle = (screen: string) =>
       raiseIdleQuestion(f.ctx, screen, {
-        onBlock: requests.onBlock,
+        onBlock: async (block) => (await requests.onBlock(block)).save,
         hides,
       });
     return { idle, submitted };

@@ -7,9 +7,9 @@ import {
 } from '../../../src/bridge/intake/capture.js';
 import {
   createIntake,
-  type DetectedBlock,
   type Intake,
 } from '../../../src/bridge/intake/intake.js';
+import type { DetectedBlock } from '../../../src/bridge/requests/block-request.js';
 import {
   createActivityTracker,
   type ActivityTracker,

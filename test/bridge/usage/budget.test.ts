@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/bridge/route/attention.js';
 import { createBudgetCheck } from '../../../src/bridge/usage/budget.js';
-import type { UsageAgent } from '../../../src/bridge/usage/watch.js';
+import type { UsageAgent } from '../../../src/bridge/usage/usage-watch.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../../src/events/log.js';
 import { resolveHomePaths, type HomePaths } from '../../../src/home/paths.js';

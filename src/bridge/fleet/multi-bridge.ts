@@ -6,7 +6,7 @@
  * an agent whose program ends is marked `dead`, one that comes back is
  * supervised again, one that cannot start is retried with backoff, new
  * agents of the session are taken on, and each gets its first message
- * (first-message.ts) once.
+ * (prompt-once.ts) once.
  */
 import { errorMessage, type AgentError } from '../../errors.js';
 import { emitSafely } from '../../events/log.js';
@@ -14,7 +14,7 @@ import type { EventInput } from '../../events/types.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import { createSlotLife, newSlot, type FleetParts } from './agent-slot.js';
 import type { MultiAgent, Roster, Slot, SlotStatus } from './types.js';
-import { newProgramSeen, promptOnce } from './first-message.js';
+import { newProgramSeen, promptOnce } from './prompt-once.js';
 import { answerHandler } from './slot-backend.js';
 
 /** How often every pane is looked at (deaths, revivals, the controller's state). */

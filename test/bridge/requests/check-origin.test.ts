@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { checkOrigin } from '../../../src/bridge/requests/origin.js';
+import { checkOrigin } from '../../../src/bridge/requests/check-origin.js';
 
 const now = { agent: 'w1', pane: '%3', panePid: 200, session: 's2' };
 const reasonOf = (verdict: ReturnType<typeof checkOrigin>) =>
@@ -104,7 +104,7 @@ describe('the one check of an origin', () => {
           : [path.join(dir, e.name)],
       );
     const offenders = files(BRIDGE)
-      .filter((f) => !f.endsWith(path.join('requests', 'origin.ts')))
+      .filter((f) => !f.endsWith(path.join('requests', 'check-origin.ts')))
       .flatMap((f) =>
         readFileSync(f, 'utf8')
           .split('\n')

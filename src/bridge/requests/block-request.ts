@@ -29,7 +29,6 @@ import {
   type RequestRecord,
 } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
-import type { DetectedBlock } from '../intake/intake.js';
 import { appealDetails } from './appeal.js';
 import { readAsker } from './asker.js';
 import { raiseRequest } from './raise.js';
@@ -40,6 +39,19 @@ const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high'];
 type DedupReason = Extract<DedupVerdict, { duplicate: true }>['reason'];
 
 /** Which limit one more request would break, and by how much. */
+/** A request block found on the screen (by intake/), as this room takes it. */
+export interface DetectedBlock {
+  attributes: Record<string, string>;
+  body: string;
+  /** Part of the body was hidden on the screen (concealed, or invisible). */
+  concealed: boolean;
+  /**
+   * Another copy of a block read before was printed (the reader's
+   * `request-again`, not a redraw): which copy.
+   */
+  again?: number;
+}
+
 export interface LimitTrip {
   reason: 'pending-requests' | 'requests-per-minute' | 'pending-bytes';
   count: number;
@@ -132,9 +144,23 @@ export function describeRepeated(
   };
 }
 
+/**
+ * What routing a request gave back: an answer the answerer gave at once
+ * (SubmitResult.answered: an echo of the first message's example), for its
+ * caller to hand to the answers room, whose queue takes it after this task.
+ */
+export interface Routed {
+  answered?: BackendAnswer;
+}
+
+/** A block taken: `save`, the state must be saved now; routed if raised. */
+export interface BlockTaken extends Routed {
+  save: boolean;
+}
+
 export interface Requests {
-  /** A block found on the screen; true when the state must be saved now. */
-  onBlock: (block: DetectedBlock) => Promise<boolean>;
+  /** A block found on the screen: raised as a request and routed, or not. */
+  onBlock: (block: DetectedBlock) => Promise<BlockTaken>;
   /**
    * Hand a request to its answerer. `fresh`: it was detected just now (not
    * routed again after a restart), so an answer already waiting for its id
@@ -143,7 +169,7 @@ export interface Requests {
   route: (
     record: RequestRecord,
     options?: { fresh?: boolean },
-  ) => Promise<void>;
+  ) => Promise<Routed>;
 }
 
 export function createRequests(
@@ -151,11 +177,6 @@ export function createRequests(
   deps: {
     steps: RequestSteps;
     backend: ControllerBackend;
-    /**
-     * An answer the answerer gave at once (SubmitResult.answered), pushed
-     * to the answers room, whose queue takes it after this task.
-     */
-    answered(answer: BackendAnswer): Promise<unknown>;
   },
 ): Requests {
   const { agent, pane, paths, config, tmux, log, profile } = ctx;
@@ -165,7 +186,7 @@ export function createRequests(
   /** Requests are being refused by a limit (one `request.limited` a burst). */
   let limitedBurst = false;
 
-  async function onBlock(block: DetectedBlock): Promise<boolean> {
+  async function onBlock(block: DetectedBlock): Promise<BlockTaken> {
     const { attributes, body } = block;
     const s = ctx.current();
     const now = new Date();
@@ -211,7 +232,7 @@ export function createRequests(
           ...('unanswered' in repeated ? { pane } : {}),
         },
       });
-      return true;
+      return { save: true };
     }
     // Who asks: the program the pane runs now. A program respawned since the
     // last look asks this (its first words), so the one before is ended first.
@@ -234,7 +255,7 @@ export function createRequests(
     if (over) {
       // Dropped, not remembered: cheap whatever the flood's size (asked again
       // later, under the limit, it is a request like any other).
-      if (limitedBurst) return false;
+      if (limitedBurst) return { save: false };
       limitedBurst = true;
       await ctx.emit({
         type: 'request.limited',
@@ -245,7 +266,7 @@ export function createRequests(
           message: `${agent} asks too much at once (${over.reason}: ${String(over.count)} over the limit of ${String(over.limit)}); this request and the next ones over the limit are recorded, not raised`,
         },
       });
-      return false;
+      return { save: false };
     }
     limitedBurst = false;
     detections.push(nowMs);
@@ -299,14 +320,13 @@ export function createRequests(
       },
     );
     log.info({ agent, requestId: id, chars: body.length }, 'request detected');
-    await route(record, { fresh: true });
-    return true;
+    return { save: true, ...(await route(record, { fresh: true })) };
   }
 
   async function route(
     record: RequestRecord,
     { fresh = false }: { fresh?: boolean } = {},
-  ): Promise<void> {
+  ): Promise<Routed> {
     let routed: SubmitResult | void;
     try {
       routed = await backend.submit({
@@ -337,7 +357,7 @@ export function createRequests(
           message: errorMessage(error),
         },
       });
-      return;
+      return {};
     }
     if (record.stage === 'detected') {
       // Not urgent to save: a restart that finds the request still
@@ -361,16 +381,7 @@ export function createRequests(
         requestId: record.id,
         data: { backend: backend.name },
       });
-    // Not awaited: it is taken under `serial`, after this task.
-    if (routed?.answered)
-      void deps
-        .answered(routed.answered)
-        .catch((error: unknown) =>
-          log.warn(
-            { err: error, requestId: record.id },
-            'an answer given at once failed',
-          ),
-        );
+    return routed?.answered ? { answered: routed.answered } : {};
   }
 
   return {

@@ -10,14 +10,9 @@
  */
 import type { RequestRecord } from '../../state/types.js';
 import type { PaneInfo } from '../../tmux/client.js';
+import type { AgentIncarnation } from '../agent-context.js';
 
-/** Who may take a request's answer now: the pane, its program and the session. */
-export interface AgentIncarnation {
-  agent: string;
-  pane: string;
-  panePid?: number;
-  session?: string;
-}
+export type { AgentIncarnation } from '../agent-context.js';
 
 /** The pane's facts, read just now (`gone`: it could not be read). */
 export type PaneNow = Pick<PaneInfo, 'dead' | 'agentTag' | 'pid'> | 'gone';

@@ -18,7 +18,7 @@ import type { AgentContext } from '../agent-context.js';
 import { removeRequestFiles } from './archive.js';
 import { composerHolds } from '../../typist/pane-composer.js';
 import type { RequestSteps } from './request-steps.js';
-import { isDialogApproval } from './origin.js';
+import { isDialogApproval } from './check-origin.js';
 
 /**
  * The state file could not be read: it was moved aside and the state
@@ -45,15 +45,18 @@ export function corruptStateWarning(
   };
 }
 
-/** Carry the open requests on (see the module comment). Runs under `serial`. */
+/**
+ * Carry the open requests on (see the module comment). Runs under `serial`.
+ * Returns the requests answered before the restart, oldest first, for the
+ * caller to hand to delivery.
+ */
 export async function resumeRequests(
   ctx: AgentContext,
   deps: {
     steps: RequestSteps;
     route(record: RequestRecord): Promise<void>;
-    deliver(record: RequestRecord): void;
   },
-): Promise<void> {
+): Promise<RequestRecord[]> {
   const { pane, tmux, paths, profile } = ctx;
   const { steps } = deps;
 
@@ -81,6 +84,7 @@ export async function resumeRequests(
   const inComposer = (record: RequestRecord) =>
     composerHolds(tmux, pane, record.response?.instructions ?? '');
 
+  const toDeliver: RequestRecord[] = [];
   const s = ctx.current();
   const open = Object.values(s.requests).sort((a, b) =>
     a.detectedAt.localeCompare(b.detectedAt),
@@ -113,7 +117,7 @@ export async function resumeRequests(
         await deps.route(record);
         break;
       case 'answered':
-        deps.deliver(record);
+        toDeliver.push(record);
         break;
       case 'pasted':
         // The text is in the worker's composer; only the submit key is
@@ -146,4 +150,5 @@ export async function resumeRequests(
     }
   }
   for (const recent of s.recent) await removeRequestFiles(paths, recent.id);
+  return toDeliver;
 }

@@ -10,7 +10,7 @@ import {
 import {
   createMultiBridge,
   type MultiBridge,
-} from '../../../src/bridge/fleet/fleet.js';
+} from '../../../src/bridge/fleet/multi-bridge.js';
 import type {
   MultiAgent,
   SharedBackend,

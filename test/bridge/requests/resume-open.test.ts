@@ -13,7 +13,7 @@ import type { RequestSteps } from '../../../src/bridge/requests/request-steps.js
 import {
   corruptStateWarning,
   resumeRequests,
-} from '../../../src/bridge/requests/resume.js';
+} from '../../../src/bridge/requests/resume-open.js';
 import type { RebuildSummary } from '../../../src/state/rebuild.js';
 import { freshAgentState } from '../../../src/state/store.js';
 import type { RequestRecord, RequestStage } from '../../../src/state/types.js';
@@ -89,16 +89,16 @@ describe('resumeRequests', () => {
   afterEach(() => f.cleanup());
 
   const resume = () =>
-    f.ctx.serial(() =>
-      resumeRequests(f.ctx, {
+    f.ctx.serial(async () => {
+      const toDeliver = await resumeRequests(f.ctx, {
         steps,
         route: (record) => {
           routed.push(record.id);
           return Promise.resolve();
         },
-        deliver: (record) => void delivered.push(record.id),
-      }),
-    );
+      });
+      delivered.push(...toDeliver.map((record) => record.id));
+    });
 
   const TEXT = 'Use the second option please';
   const answered = (stage: RequestStage, over: Partial<RequestRecord> = {}) =>

@@ -5,7 +5,7 @@ import {
   type DeliveryRequest,
   type DeliveryResult,
 } from '../../../src/typist/typist.js';
-import { promptOnce } from '../../../src/bridge/fleet/first-message.js';
+import { promptOnce } from '../../../src/bridge/fleet/prompt-once.js';
 import type { FirstMessageSpec } from '../../../src/bridge/fleet/types.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createRequests,
   overLimit,
-} from '../../../src/bridge/requests/requests.js';
+} from '../../../src/bridge/requests/block-request.js';
 import type {
   BackendAnswer,
   BackendRequest,
@@ -118,23 +118,27 @@ describe('requests: from a detected block to a routed request', () => {
     const requests = createRequests(f.ctx, {
       steps,
       backend: fake.backend,
-      // As the answers room does: its queue takes the answer after this task.
-      answered: (answer) =>
-        f.ctx.serial(() => {
-          const stage = f.state().requests[answer.id]?.stage;
-          answered.push({ answer, ...(stage ? { stage } : {}) });
-          return Promise.resolve();
-        }),
     });
-    // Every stage runs under `serial`, as intake and agent-state call them.
-    const onBlock = (
+    // Every stage runs under `serial`, as intake and agent-state call them;
+    // an answer given at once is handed on as the supervisor does: to the
+    // answers room, whose queue takes it after this task.
+    const onBlock = async (
       attributes: Record<string, string>,
       body: string,
       concealed = false,
-    ) =>
-      f.ctx.serial(() =>
+    ) => {
+      const taken = await f.ctx.serial(() =>
         requests.onBlock({ attributes: { ...attributes }, body, concealed }),
       );
+      const answer = taken.answered;
+      if (answer)
+        void f.ctx.serial(() => {
+          const stage = f.state().requests[answer.id]?.stage;
+          answered.push({ answer, ...(stage ? { stage } : {}) });
+          return Promise.resolve();
+        });
+      return taken.save;
+    };
     return { requests, onBlock, answered, ...fake };
   }
 
@@ -399,8 +403,9 @@ describe('requests: from a detected block to a routed request', () => {
     it('hands on an answer the answerer gave at once, after `routed` is recorded', async () => {
       // The slot's view of the backend answers an echo of the first
       // message's example at once; it used to call the supervisor back
-      // through setImmediate. Now the submit returns the answer as a value
-      // and the request is routed first, then the answer pushed on.
+      // through setImmediate. Now the submit returns the answer as a value,
+      // the request is routed first, and the answer comes back to the
+      // caller (the supervisor hands it to the answers room).
       const { onBlock, behaviour, answered } = await setup();
       const answer = { id: 'w1-q1', text: '', source: 'macs:protocol-example' };
       behaviour.result = { backend: 'file', recorded: false, answered: answer };
