@@ -30,7 +30,7 @@ export async function runHosts(
     { createContext, formatAge },
     { withRemoteFleet },
   ] = await Promise.all([
-    import('../remote/fleet.js'),
+    import('../remote/remote-fleet.js'),
     import('./common.js'),
     import('./remote.js'),
   ]);

@@ -70,7 +70,7 @@ export async function runMcp(
   const fleet =
     Object.keys(config.hosts).length === 0
       ? undefined
-      : await import('../remote/fleet.js').then((m) =>
+      : await import('../remote/remote-fleet.js').then((m) =>
           m.createRemoteFleet(
             {
               config,

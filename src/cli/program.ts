@@ -8,7 +8,7 @@ import { registerPauseCommands } from './pause.js';
 import { registerRestartCommand } from './restart.js';
 import { registerEventsCommand } from './events.js';
 import { registerUsageCommand } from './usage.js';
-import { registerHookCommand } from './commands/hook.js';
+import { registerHookCommand } from './hook.js';
 import { registerHooksCommand } from './hooks.js';
 import { registerHostsCommand } from './hosts.js';
 import { registerInboxCommand } from './inbox.js';
@@ -16,11 +16,11 @@ import { registerMcpCommand } from './mcp.js';
 import { registerPresetCommand } from './preset.js';
 import { registerRespondCommand } from './respond.js';
 import { registerSendCommand } from './send.js';
-import { registerStartCommand } from './commands/start.js';
+import { registerStartCommand } from './start.js';
 import { registerStatusCommand } from './status.js';
 import { registerStopCommand } from './stop.js';
 import { registerTargetCommand } from './target.js';
-import { registerWebCommand } from './commands/web.js';
+import { registerWebCommand } from './web.js';
 import { VERSION } from '../version.js';
 
 export interface Program {

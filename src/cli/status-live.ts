@@ -3,7 +3,7 @@
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import type { MacsConfig } from '../config/schema.js';
-import type { HostView } from '../remote/fleet.js';
+import type { HostView } from '../remote/remote-fleet.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import { createSnapshotReader } from '../state/snapshot.js';

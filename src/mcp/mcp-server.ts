@@ -13,7 +13,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MacsConfig } from '../config/schema.js';
-import type { RemoteFleet } from '../remote/fleet.js';
+import type { RemoteFleet } from '../remote/remote-fleet.js';
 import { emitSafely, createEventLog } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';

@@ -97,7 +97,7 @@ export interface WebActionDeps {
   /** Messages typed into panes (`--allow-send`): how to reach tmux. */
   send?: { runTmux: RunTmux; socket?: string };
   /**
-   * A tool call about `<host>/…` answered by the host (web/fleet.ts
+   * A tool call about `<host>/…` answered by the host (web/web-fleet.ts
    * `WebHosts.forward`); absent when the config has no hosts.
    */
   forward?: RemoteTools['forward'];

@@ -34,7 +34,7 @@ import {
   sessionCookie,
   type WebAuth,
 } from './auth.js';
-import { buildFleet, type WebHosts } from './fleet.js';
+import { buildFleet, type WebHosts } from './web-fleet.js';
 import type {
   ClientMessage,
   FleetView,
