@@ -4,7 +4,7 @@
 // a command's start-up, issue 15). Type checking is `npm run typecheck`.
 //
 // Layout: dist/main.js (the bin); one entry per module that is imported
-// lazily (`import('../inbox.js')` becomes dist/cli/inbox.js), so each command
+// lazily (`import('./start-run.js')` becomes dist/cli/start-run.js), so each command
 // keeps its own file and loads only the chunks it uses; the demo's scripted
 // agents (spawned by path); the shared code in dist/chunks/. ink and react are
 // bundled too, in the live status view's own chunks (only it loads them):
@@ -87,7 +87,7 @@ await build({
 // the browser with xterm.js and served by macs itself (no CDN).
 await build({
   entryPoints: {
-    page: path.join(SRC, 'web', 'page', 'main.ts'),
+    page: path.join(SRC, 'web', 'page', 'page-entry.ts'),
   },
   outdir: path.join(DIST, 'web', 'assets'),
   bundle: true,

@@ -5,7 +5,7 @@ import { execa } from 'execa';
 import { errorMessage } from '../errors.js';
 import { createRequestEmitter, type EventSink } from '../events/log.js';
 import type { Logger } from '../log/logger.js';
-import { formatExecInput } from '../protocol/context.js';
+import { formatExecInput } from '../protocol/context-packet.js';
 import { pickExecAnswer } from '../protocol/envelope.js';
 import { FILE_MODE } from '../home/fs.js';
 import { substituteExecArgv } from './exec-presets.js';

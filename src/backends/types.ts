@@ -1,5 +1,5 @@
 import type { BackendName } from '../config/schema.js';
-import type { ContextPacket } from '../protocol/context.js';
+import type { ContextPacket } from '../protocol/context-packet.js';
 import type { Priority, RecentRequest } from '../state/types.js';
 
 /** A request as a backend sees it. */

@@ -33,7 +33,7 @@ import type { AgentError } from '../errors.js';
 import type { EventInput } from '../events/types.js';
 import { ensureHomeDirs } from '../home/fs.js';
 import { createActivityTracker } from '../screen/activity.js';
-import { createPauseGate } from '../state/control.js';
+import { createPauseGate } from '../state/person-controls.js';
 import { schedulePruneRequestIds } from '../state/request-ids.js';
 import { acquireAgentLock, loadAgentState } from '../state/store.js';
 import type { AgentStateFile, RequestRecord } from '../state/types.js';
@@ -105,7 +105,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   });
   const { serial } = ctx;
   const activity = createActivityTracker({ quietMs: ACTIVITY_QUIET_MS });
-  // A person pauses delivery from `macs status` with a control file (state/control.ts).
+  // A person pauses delivery from `macs status` with a control file (state/person-controls.ts).
   const pausedByPerson = createPauseGate(paths, agent, (requestId) => {
     void ctx.emit({
       type: 'delivery.held',

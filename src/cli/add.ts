@@ -1,9 +1,12 @@
-import { createEventLog } from '../events/log.js';
-import { addAgent } from '../session/agents.js';
-import { createContext } from './common.js';
-import { forwardIfRemote } from './remote.js';
-import type { CliDeps, CommonOptions } from './options.js';
-import { hintCommand, openRunningSession } from './session-common.js';
+// `macs add`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
+import { Option, type Command } from 'commander';
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
 
 export interface AddOptions extends CommonOptions {
   /** A host of the config: the worker is added to its session (docs/remote.md). */
@@ -19,6 +22,21 @@ export async function runAdd(
   opts: AddOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { createEventLog },
+    { addAgent },
+    { createContext },
+    { forwardIfRemote },
+    { hintCommand, openRunningSession },
+  ] = await Promise.all([
+    import('../events/log.js'),
+    import('../session/change-agents.js'),
+    import('./common.js'),
+    import('./remote.js'),
+    import('./session-common.js'),
+  ]);
   const ctx = createContext(opts, deps);
   if (opts.host !== undefined) {
     const argv = [
@@ -63,4 +81,50 @@ export async function runAdd(
   );
   for (const warning of warnings) deps.output.err(`warning: ${warning}`);
   return 0;
+}
+
+export function registerAddCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('add')
+      .description('add a worker to the running session, in a new pane')
+      .argument(
+        '<preset>',
+        'its preset: codex, claude, gemini, aider, pi, shell, generic, or one from the config',
+      )
+      .addOption(
+        new Option(
+          '--name <name>',
+          'its name (default: the next free worker-N)',
+        ),
+      )
+      .addOption(
+        new Option(
+          '--command <cmd>',
+          "what to run, a shell command line (default: the preset's program)",
+        ),
+      )
+      .addOption(new Option('--cwd <dir>', 'its folder (default: the home)'))
+      .addOption(
+        new Option(
+          '--host <name>',
+          "add it to this host's session (a host of macs.config.json, docs/remote.md)",
+        ),
+      ),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  macs add codex
+  macs add claude --name reviewer
+  macs add generic --command "python agent.py" --cwd services/api`,
+    )
+    .action((preset: string, opts: AddOptions) =>
+      run(runAdd(preset, opts, deps)),
+    );
 }

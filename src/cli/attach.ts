@@ -1,17 +1,14 @@
+// `macs attach`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
 import { MacsError } from '../errors.js';
-import { SESSION_NAME, readSessionRecord } from '../session/record.js';
-import { checkTmux, isSessionRunning } from '../session/tmux-check.js';
-import { createAttachSession, type AttachSession } from '../tmux/attach.js';
-import { buildSelectPaneArgs, buildSelectWindowArgs } from '../tmux/args.js';
-import { createTmuxClient } from '../tmux/client.js';
-import { endOfAttach } from './attach-end.js';
-import { createContext } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
 import {
-  hintCommand,
-  isOnTerminal,
-  resolveSessionSocket,
-} from './session-common.js';
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { Command } from 'commander';
+import type { AttachSession } from '../tmux/attach-session.js';
 
 /**
  * `macs attach [agent]`: put this terminal on the home's session, the
@@ -22,8 +19,30 @@ export async function runAttach(
   opts: CommonOptions,
   deps: CliDeps,
   agent?: string,
-  attach: AttachSession = createAttachSession(deps.env),
+  attach?: AttachSession,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { SESSION_NAME, readSessionRecord },
+    { checkTmux, isSessionRunning },
+    { createAttachSession },
+    { buildSelectPaneArgs, buildSelectWindowArgs },
+    { createTmuxClient },
+    { endOfAttach },
+    { createContext },
+    { hintCommand, isOnTerminal, resolveSessionSocket },
+  ] = await Promise.all([
+    import('../session/record.js'),
+    import('../session/tmux-check.js'),
+    import('../tmux/attach-session.js'),
+    import('../tmux/args.js'),
+    import('../tmux/client.js'),
+    import('./attach-end.js'),
+    import('./common.js'),
+    import('./session-common.js'),
+  ]);
+  attach ??= createAttachSession(deps.env);
   const ctx = createContext(opts, deps);
   // A broken config is an error here too (exit 2).
   const { config } = await ctx.loadConfig();
@@ -69,4 +88,24 @@ export async function runAttach(
     socket,
     sessionId: record?.id,
   });
+}
+
+export function registerAttachCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('attach')
+      .argument(
+        '[agent]',
+        "select this agent's pane; <host>/<agent>: over ssh -t on that host",
+      )
+      .description(
+        "attach this terminal to the home's session (detach again: tmux prefix, then d)",
+      ),
+  ).action((agent: string | undefined, opts: CommonOptions) =>
+    run(runAttach(opts, deps, agent)),
+  );
 }

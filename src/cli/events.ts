@@ -1,15 +1,17 @@
+// `macs events`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
+import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { parseSince, readEvents, type EventFilter } from '../events/log.js';
-import { computeEventStats, formatEventStats } from '../events/stats.js';
-import type { FollowedEvent } from '../operations/follow-events.js';
 import {
-  createContext,
-  loadConfigOrDefaults,
-  type CommandContext,
-} from './common.js';
-import { describeKnownAgents, listKnownAgents } from './known-agents.js';
-import { forwardIfRemote } from './remote.js';
-import type { CliDeps, CommonOptions } from './options.js';
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { MacsConfig } from '../config/schema.js';
+import type { EventFilter } from '../events/log.js';
+import type { FollowedEvent } from '../operations/follow-events.js';
+import type { CommandContext } from './common.js';
 
 export interface EventsOptions extends CommonOptions {
   agent?: string;
@@ -60,6 +62,19 @@ export async function runEvents(
   opts: EventsOptions,
   given: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { readEvents },
+    { computeEventStats, formatEventStats },
+    { createContext, loadConfigOrDefaults },
+    { forwardIfRemote },
+  ] = await Promise.all([
+    import('../events/log.js'),
+    import('../events/stats.js'),
+    import('./common.js'),
+    import('./remote.js'),
+  ]);
   const deps = opts.fromHub && opts.follow ? endedWithStdin(given) : given;
   const ctx = createContext(opts, deps);
   const { config } = await loadConfigOrDefaults(ctx, opts, deps);
@@ -82,7 +97,7 @@ export async function runEvents(
     if (remote !== undefined) return remote;
   }
   await checkAgentKnown(opts, ctx, config, deps);
-  const filter = parseFilter(opts);
+  const filter = await parseFilter(opts);
   if (opts.stats) {
     if (opts.follow)
       throw new ConfigError('--stats and --follow do not go together');
@@ -125,9 +140,11 @@ export async function runEvents(
 async function checkAgentKnown(
   opts: EventsOptions,
   ctx: CommandContext,
-  config: Parameters<typeof listKnownAgents>[1],
+  config: Pick<MacsConfig, 'workers' | 'controller'>,
   deps: CliDeps,
 ): Promise<void> {
+  const { describeKnownAgents, listKnownAgents } =
+    await import('./known-agents.js');
   if (!opts.agent || opts.agent.includes('/')) return;
   const known = await listKnownAgents(ctx.paths, config, { events: true });
   if (known.includes(opts.agent)) return;
@@ -141,7 +158,8 @@ async function checkAgentKnown(
   );
 }
 
-function parseFilter(opts: EventsOptions): EventFilter {
+async function parseFilter(opts: EventsOptions): Promise<EventFilter> {
+  const { parseSince } = await import('../events/log.js');
   const filter: EventFilter = {
     ...(opts.agent ? { agent: opts.agent } : {}),
     ...(opts.type ? { type: opts.type } : {}),
@@ -156,4 +174,40 @@ function parseFilter(opts: EventsOptions): EventFilter {
     filter.since = since;
   }
   return filter;
+}
+
+export function registerEventsCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('events')
+      .description('query the event log (.macs/events/<agent>.jsonl)')
+      .option('--agent <name>', 'only this agent')
+      .option('--type <type>', 'only this type, or a prefix such as `request`')
+      .option('--request <id>', 'only this request')
+      .addOption(
+        new Option(
+          '--since <when>',
+          'only since a duration ago (30s, 10m, 2h, 1d) or an ISO date',
+        ),
+      )
+      .option('-f, --follow', 'keep printing new events until interrupted')
+      .option(
+        '--stats',
+        'counts by type and request latency percentiles (p50/p95) per stage',
+      )
+      .option(
+        '--json',
+        'print JSON (an array; one object a line with --follow)',
+      )
+      .addOption(
+        new Option(
+          '--from-hub',
+          '(run by a hub) with --follow: end when stdin ends',
+        ).hideHelp(),
+      ),
+  ).action((opts: EventsOptions) => run(runEvents(opts, deps)));
 }

@@ -1,25 +1,17 @@
+// `macs hooks`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
 import path from 'node:path';
-import { getPreset, listPresetNames } from '../config/presets/index.js';
-import type { MacsConfig } from '../config/schema.js';
-import { localWorkers } from '../config/workers.js';
+import { Option, type Command } from 'commander';
 import { ConfigError, MacsError } from '../errors.js';
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { MacsConfig } from '../config/schema.js';
 import type { HooksKind } from '../hooks/install.js';
-import {
-  buildCodexNotifyArgs,
-  defaultMacsCommand,
-} from '../hooks/hook-command.js';
-import {
-  installClaudeHooks,
-  localSettingsPath,
-  uninstallClaudeHooks,
-} from '../hooks/local-settings.js';
-import { isValidAgentName } from '../protocol/ids.js';
 import type { HomePaths } from '../home/paths.js';
-import { readAgentState } from '../state/store.js';
-import { resolveHomePaths } from '../home/paths.js';
-import { loadHomeConfig, resolveHome } from './common.js';
-import { describeKnownAgents, listKnownAgents } from './known-agents.js';
-import type { CliDeps, CommonOptions } from './options.js';
 
 export interface HooksOptions extends CommonOptions {
   dir?: string;
@@ -34,12 +26,13 @@ interface Target {
 }
 
 /** An agent name the home does not know: hooks for it would report to no one. */
-function unknownAgent(
+async function unknownAgent(
   agent: string,
   paths: HomePaths,
   known: readonly string[],
   extra = '',
-): ConfigError {
+): Promise<ConfigError> {
+  const { describeKnownAgents } = await import('./known-agents.js');
   return new ConfigError(`no agent '${agent}' in ${paths.home}${extra}`, {
     hint: `${describeKnownAgents(known)}; for an agent outside a session, start its bridge first (macs bridge --agent ${agent} --worker-pane %N)`,
   });
@@ -54,6 +47,17 @@ async function resolveTarget(
   config: MacsConfig,
   known: readonly string[] | 'any',
 ): Promise<Target> {
+  const [
+    { getPreset, listPresetNames },
+    { localWorkers },
+    { isValidAgentName },
+    { readAgentState },
+  ] = await Promise.all([
+    import('../config/presets/index.js'),
+    import('../config/workers.js'),
+    import('../protocol/ids.js'),
+    import('../state/store.js'),
+  ]);
   if (!isValidAgentName(agent))
     throw new ConfigError(`agent name '${agent}' is not valid`, {
       hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',
@@ -64,7 +68,7 @@ async function resolveTarget(
   ].find((w) => w.name === agent);
   const state = await readAgentState(paths, agent);
   if (known !== 'any' && !known.includes(agent))
-    throw unknownAgent(agent, paths, known);
+    throw await unknownAgent(agent, paths, known);
   const presetName =
     opts.preset ?? configured?.preset ?? state?.preset ?? 'claude';
   let hooks: HooksKind;
@@ -90,6 +94,15 @@ async function resolveTarget(
  * at or above the current folder.
  */
 async function loadHome(opts: HooksOptions, deps: CliDeps) {
+  const [
+    { resolveHomePaths },
+    { loadHomeConfig, resolveHome },
+    { listKnownAgents },
+  ] = await Promise.all([
+    import('../home/paths.js'),
+    import('./common.js'),
+    import('./known-agents.js'),
+  ]);
   const paths = resolveHomePaths(resolveHome(opts, deps.cwd, false));
   const { config } = await loadHomeConfig(paths, deps.env, {
     config: opts.config,
@@ -103,6 +116,15 @@ export async function runHooksInstall(
   opts: HooksOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { buildCodexNotifyArgs, defaultMacsCommand },
+    { installClaudeHooks, localSettingsPath },
+  ] = await Promise.all([
+    import('../hooks/hook-command.js'),
+    import('../hooks/local-settings.js'),
+  ]);
   const ctx = await loadHome(opts, deps);
   const { config } = ctx;
   const target = await resolveTarget(
@@ -184,6 +206,8 @@ export async function runHooksUninstall(
   opts: HooksOptions,
   deps: CliDeps,
 ): Promise<number> {
+  const { localSettingsPath, uninstallClaudeHooks } =
+    await import('../hooks/local-settings.js');
   const ctx = await loadHome(opts, deps);
   // An agent the home forgot may still have hooks to remove.
   const target = await resolveTarget(
@@ -196,7 +220,7 @@ export async function runHooksUninstall(
   );
   const known = ctx.known.includes(agent);
   if (target.hooks === 'codex') {
-    if (!known) throw unknownAgent(agent, ctx.paths, ctx.known);
+    if (!known) throw await unknownAgent(agent, ctx.paths, ctx.known);
     deps.output.out(
       'remove the `notify = [...]` line that runs `macs hook notify` from ~/.codex/config.toml',
     );
@@ -207,7 +231,7 @@ export async function runHooksUninstall(
     agent,
   );
   if (removed === 0 && !known)
-    throw unknownAgent(
+    throw await unknownAgent(
       agent,
       ctx.paths,
       ctx.known,
@@ -219,4 +243,47 @@ export async function runHooksUninstall(
       : `no macs hooks for ${agent} in ${file}`,
   );
   return 0;
+}
+
+export function registerHooksCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  const hooks = program
+    .command('hooks')
+    .description("add or remove macs hooks in an agent's settings");
+  const common = (command: Command) =>
+    addCommonOptions(
+      command
+        .argument('<agent>', 'the agent name')
+        .option(
+          '--dir <dir>',
+          "the agent's project folder (default: its cwd from the config, else the current folder)",
+        )
+        .addOption(
+          new Option(
+            '--preset <name>',
+            "the agent's preset (default: from the config or its state, else claude)",
+          ).env('MACS_PRESET'),
+        ),
+    );
+  common(
+    hooks
+      .command('install')
+      .description(
+        'merge macs hooks into <dir>/.claude/settings.local.json (idempotent; your own hooks stay)',
+      ),
+  ).action((agent: string, opts: HooksOptions) =>
+    run(runHooksInstall(agent, opts, deps)),
+  );
+  common(
+    hooks
+      .command('uninstall')
+      .description(
+        "remove macs's hooks for <agent> from <dir>/.claude/settings.local.json; other hooks stay",
+      ),
+  ).action((agent: string, opts: HooksOptions) =>
+    run(runHooksUninstall(agent, opts, deps)),
+  );
 }

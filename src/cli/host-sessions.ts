@@ -9,7 +9,7 @@
 import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { isValidAgentName } from '../protocol/ids.js';
-import { hostTargets } from '../remote/fleet.js';
+import { hostTargets } from '../remote/remote-fleet.js';
 import { qualifyName } from '../remote/names.js';
 import { runHostMacs } from '../remote/forward.js';
 import { RemoteError } from '../remote/ssh-errors.js';

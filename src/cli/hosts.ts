@@ -1,7 +1,12 @@
-import { readRemoteFleet } from '../remote/fleet.js';
-import { createContext, formatAge } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
-import { withRemoteFleet } from './remote.js';
+// `macs hosts`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { Command } from 'commander';
 
 export interface HostsOptions extends CommonOptions {
   json?: boolean;
@@ -18,6 +23,17 @@ export async function runHosts(
   opts: HostsOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { readRemoteFleet },
+    { createContext, formatAge },
+    { withRemoteFleet },
+  ] = await Promise.all([
+    import('../remote/remote-fleet.js'),
+    import('./common.js'),
+    import('./remote.js'),
+  ]);
   const ctx = createContext(opts, deps);
   const { config } = await ctx.loadConfig();
   const views = await withRemoteFleet(ctx, config, deps, (fleet) =>
@@ -51,4 +67,19 @@ export async function runHosts(
     }
   }
   return views.some((v) => v.link === 'down') ? 1 : 0;
+}
+
+export function registerHostsCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('hosts')
+      .description(
+        'other hosts (docs/remote.md): link up or down, macs version, round trip, agents, open requests',
+      )
+      .option('--json', 'print the hosts as JSON'),
+  ).action((opts: HostsOptions) => run(runHosts(opts, deps)));
 }

@@ -1,5 +1,5 @@
 import type { MacsConfig } from '../config/schema.js';
-import { readRemoteFleet } from '../remote/fleet.js';
+import { readRemoteFleet } from '../remote/remote-fleet.js';
 import { downLabel } from '../remote/fleet-model.js';
 import { formatAge, type CommandContext } from './common.js';
 import type { CliDeps } from './options.js';

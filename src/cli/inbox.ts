@@ -1,16 +1,16 @@
+// `macs inbox`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { readSessionRecord } from '../session/record.js';
-import { readPausedAgents } from '../state/control.js';
-import { INCOMPLETE_FIX, selectIncomplete } from '../state/incomplete.js';
-import { listOpenRequests, readAllAgentStates } from '../state/pending.js';
-import { refusedSince, selectRefused } from '../state/refused.js';
-import { createRecentEventsReader } from '../state/snapshot-events.js';
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { Command } from 'commander';
 import type { RefusedSnapshot } from '../state/snapshot-schema.js';
-import { isWaitingForPerson } from '../state/snapshot-records.js';
-import { isFinalStage, type RequestRecord } from '../state/types.js';
-import { createContext, formatAge, loadConfigOrDefaults } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
+import type { CommandContext } from './common.js';
 
 export interface InboxOptions extends CommonOptions {
   json?: boolean;
@@ -21,50 +21,22 @@ export interface InboxOptions extends CommonOptions {
 const REFUSED_EVENTS = 500;
 
 /**
- * What an open request waits for, for people: `you` when a person is to
- * answer it; else who or what holds it (the answerer, the delivery, a
- * pause), so an answered request is never offered for answering again.
- */
-export function describeWaiting(
-  record: Pick<RequestRecord, 'agent' | 'stage' | 'backend'>,
-  facts: { paused: boolean; inInbox: boolean },
-): { forPerson: boolean; text: string } {
-  if (isWaitingForPerson(record, facts.inInbox))
-    return { forPerson: true, text: 'waits for you' };
-  if (isFinalStage(record.stage))
-    return { forPerson: false, text: record.stage };
-  switch (record.stage) {
-    case 'detected':
-      return { forPerson: false, text: 'being routed' };
-    case 'routed':
-      return {
-        forPerson: false,
-        text: `with the ${record.backend ?? 'answering'} backend`,
-      };
-    case 'answered':
-    case 'delivering':
-    case 'pasted':
-      return {
-        forPerson: false,
-        text: facts.paused
-          ? `answered; held while delivery to ${record.agent} is paused (macs resume ${record.agent})`
-          : `answered; waiting to be typed into ${record.agent}`,
-      };
-    default: {
-      const never: never = record.stage;
-      return { forPerson: false, text: String(never) };
-    }
-  }
-}
-
-/**
  * Requests refused for their size (state/refused.ts) since the session
  * began, or in the last day when no session runs.
  */
 async function readRefused(
   opts: InboxOptions,
-  ctx: ReturnType<typeof createContext>,
+  ctx: CommandContext,
 ): Promise<RefusedSnapshot[]> {
+  const [
+    { readSessionRecord },
+    { refusedSince, selectRefused },
+    { createRecentEventsReader },
+  ] = await Promise.all([
+    import('../session/record.js'),
+    import('../state/refused.js'),
+    import('../state/snapshot-events.js'),
+  ]);
   const session = await readSessionRecord(ctx.paths).catch(() => undefined);
   const events = await createRecentEventsReader(
     ctx.paths.events,
@@ -82,6 +54,21 @@ export async function runInbox(
   opts: InboxOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { readPausedAgents },
+    { INCOMPLETE_FIX, selectIncomplete },
+    { listOpenRequests, readAllAgentStates },
+    { describeWaiting },
+    { createContext, formatAge, loadConfigOrDefaults },
+  ] = await Promise.all([
+    import('../state/person-controls.js'),
+    import('../state/incomplete-requests.js'),
+    import('../state/pending.js'),
+    import('../state/snapshot-records.js'),
+    import('./common.js'),
+  ]);
   const ctx = createContext(opts, deps);
   const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   const open = (await listOpenRequests(ctx.paths)).filter(
@@ -95,7 +82,7 @@ export async function runInbox(
           m.readRemoteInbox(ctx, config, deps, opts.agent),
         );
   const refused = await readRefused(opts, ctx);
-  // Blocks shown without their end marker (state/incomplete.ts).
+  // Blocks shown without their end marker (state/incomplete-requests.ts).
   const incomplete = selectIncomplete(
     await readAllAgentStates(ctx.paths),
     opts.agent,
@@ -213,4 +200,20 @@ export async function runInbox(
     }
   }
   return 0;
+}
+
+export function registerInboxCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('inbox')
+      .description(
+        'list pending requests: id, agent, type, stage, age, first line',
+      )
+      .option('--json', 'print the requests as JSON')
+      .option('--agent <name>', 'only this agent'),
+  ).action((opts: InboxOptions) => run(runInbox(opts, deps)));
 }

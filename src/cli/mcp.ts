@@ -1,9 +1,15 @@
+// `macs mcp`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
 import { existsSync } from 'node:fs';
+import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
 import type { HomePaths } from '../home/paths.js';
-import { VERSION } from '../version.js';
-import { createContext } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
 
 export interface McpOptions extends CommonOptions {
   /** Run by a hub over ssh (docs/remote.md): serve only a macs home. */
@@ -45,12 +51,18 @@ export async function runMcp(
     stdout: NodeJS.WritableStream;
   } = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [{ VERSION }, { createContext }] = await Promise.all([
+    import('../version.js'),
+    import('./common.js'),
+  ]);
   const ctx = createContext(opts, deps);
   if (opts.fromHub) assertHubHome(ctx.paths);
   const { config } = await ctx.loadConfig();
   const [{ createMacsMcpServer }, { StdioServerTransport }] = await Promise.all(
     [
-      import('../mcp/server.js'),
+      import('../mcp/mcp-server.js'),
       import('@modelcontextprotocol/sdk/server/stdio.js'),
     ],
   );
@@ -58,7 +70,7 @@ export async function runMcp(
   const fleet =
     Object.keys(config.hosts).length === 0
       ? undefined
-      : await import('../remote/fleet.js').then((m) =>
+      : await import('../remote/remote-fleet.js').then((m) =>
           m.createRemoteFleet(
             {
               config,
@@ -96,4 +108,36 @@ export async function runMcp(
   await fleet?.close();
   ctx.log.info({ how }, 'mcp server stopped');
   return how === 'SIGINT' ? 130 : 0;
+}
+
+export function registerMcpCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('mcp')
+      .description(
+        "serve the controller's tools over MCP on stdin/stdout (list_agents, list_requests, get_request, read_screen, answer_request, decide_approval, send_message, wait_for_request)",
+      )
+      .addOption(
+        new Option(
+          '--from-hub',
+          '(run by a hub) serve only a macs home; the hub reads are no events',
+        ).hideHelp(),
+      )
+      .addHelpText(
+        'after',
+        `
+An MCP client (Claude Code, Codex, Gemini CLI) starts it as a stdio server;
+it serves one macs home, found as every command finds it (--home, MACS_HOME,
+or the nearest folder holding .macs/). Every tool call is recorded as an
+mcp.call event. See docs/mcp.md.
+
+Examples:
+  claude mcp add macs -- macs mcp --home ~/project
+  macs mcp --home ~/project     # speaks JSON-RPC on stdin/stdout`,
+      ),
+  ).action((opts: McpOptions) => run(runMcp(opts, deps)));
 }

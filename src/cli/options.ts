@@ -1,8 +1,7 @@
 /**
- * What every command takes and gets, kept light: command definitions
- * (commands/) load only this and commander, so `macs --help` and
- * `macs --version` start at once; a command's own code is loaded when it
- * runs.
+ * What every command takes and gets, kept light: a command's flags load
+ * only this and commander, so `macs --help` and `macs --version` start at
+ * once; what a command's run needs is loaded when it runs.
  */
 import { Option, type Command } from 'commander';
 import type { LogLevel } from '../log/logger.js';

@@ -1,9 +1,13 @@
+// `macs pause`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
 import { AgentError } from '../errors.js';
-import { createEventLog } from '../events/log.js';
-import { listHomeAgents, pauseDelivery } from '../operations/pause-delivery.js';
-import { createContext } from './common.js';
-import { forwardIfRemote } from './remote.js';
-import type { CliDeps, CommonOptions } from './options.js';
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { Command } from 'commander';
 
 /** `macs pause <agent>` / `macs resume <agent>`. */
 export async function runPause(
@@ -12,6 +16,19 @@ export async function runPause(
   opts: CommonOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { createEventLog },
+    { listHomeAgents, pauseDelivery },
+    { createContext },
+    { forwardIfRemote },
+  ] = await Promise.all([
+    import('../events/log.js'),
+    import('../operations/pause-delivery.js'),
+    import('./common.js'),
+    import('./remote.js'),
+  ]);
   const ctx = createContext(opts, deps);
   const remote = await forwardIfRemote(agent, 'agent', ctx, deps, (name) => [
     paused ? 'pause' : 'resume',
@@ -38,4 +55,29 @@ export async function runPause(
       : `delivery to ${agent} resumed`,
   );
   return 0;
+}
+
+export function registerPauseCommands(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('pause')
+      .description(
+        'hold deliveries to an agent: answers wait (kept) until macs resume',
+      )
+      .argument('<agent>', 'the agent, as macs status lists it'),
+  ).action((agent: string, opts: CommonOptions) =>
+    run(runPause(agent, true, opts, deps)),
+  );
+  addCommonOptions(
+    program
+      .command('resume')
+      .description('release deliveries to an agent held by macs pause')
+      .argument('<agent>', 'the agent, as macs status lists it'),
+  ).action((agent: string, opts: CommonOptions) =>
+    run(runPause(agent, false, opts, deps)),
+  );
 }

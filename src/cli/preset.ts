@@ -1,12 +1,16 @@
 /**
  * `macs preset test <preset> <file>...`: print the state each screen capture
- * classifies as, for people writing presets. The commander wiring lives
- * elsewhere; this is the plain function it calls.
+ * classifies as, for people writing presets: its flags, and the plain
+ * function they call.
  */
-import { getPreset } from '../config/presets/index.js';
+// Only the flags load with the program (`macs --help` starts at once);
+// what the run needs is imported when it runs.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
 import { errorMessage } from '../errors.js';
-import { classifyScreen } from '../screen/classify.js';
 import type { AgentStateName } from '../config/states.js';
+import type { CliDeps } from './options.js';
 
 export interface PresetTestOptions {
   preset: string;
@@ -47,6 +51,12 @@ export async function runPresetTest(
   opts: PresetTestOptions,
   deps: PresetTestDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [{ getPreset }, { classifyScreen }] = await Promise.all([
+    import('../config/presets/index.js'),
+    import('../screen/classify.js'),
+  ]);
   const preset = getPreset(opts.preset, opts.custom);
   const results: PresetTestResult[] = [];
   for (const file of opts.files) {
@@ -71,4 +81,41 @@ export async function runPresetTest(
     for (const result of results) deps.out(formatLine(result));
   }
   return results.some((result) => result.error !== undefined) ? 1 : 0;
+}
+
+export function registerPresetCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  const preset = program
+    .command('preset')
+    .description('tools for preset authors');
+  preset
+    .command('test')
+    .description(
+      'print the state each screen capture (tmux capture-pane -p output) classifies as',
+    )
+    .argument(
+      '<preset>',
+      'a built-in preset name (codex, claude, gemini, aider, pi, shell, generic)',
+    )
+    .argument('<files...>', 'screen capture files')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      '\nExample:\n  tmux capture-pane -p -t %3 > screen.txt && macs preset test claude screen.txt',
+    )
+    .action((name: string, files: string[], opts: { json?: boolean }) =>
+      run(
+        runPresetTest(
+          { preset: name, files, ...(opts.json ? { json: true } : {}) },
+          {
+            readFile: (p: string) =>
+              readFile(path.resolve(deps.cwd, p), 'utf8'),
+            out: deps.output.out,
+          },
+        ),
+      ),
+    );
 }

@@ -1,5 +1,5 @@
 import type { MacsConfig } from '../config/schema.js';
-import { createRemoteFleet, type RemoteFleet } from '../remote/fleet.js';
+import { createRemoteFleet, type RemoteFleet } from '../remote/remote-fleet.js';
 import { writeLinkStates } from '../remote/link-states.js';
 import type { LinkState } from '../remote/link.js';
 import { VERSION } from '../version.js';

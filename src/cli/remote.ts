@@ -10,7 +10,7 @@ import {
   runOnHost,
   withHostFleet,
 } from '../operations/host-forward.js';
-import type { RemoteFleet } from '../remote/fleet.js';
+import type { RemoteFleet } from '../remote/remote-fleet.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
 

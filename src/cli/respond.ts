@@ -1,14 +1,16 @@
+// `macs respond`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describeUntyped } from '../protocol/sanitize.js';
 import { assertNever, ConfigError, MacsError } from '../errors.js';
-import { isSafeFileName } from '../protocol/ids.js';
-import { INCOMPLETE_FIX } from '../state/incomplete.js';
-import { MAX_OUTBOX_BYTES } from '../state/outbox.js';
-import { respondToRequest } from '../operations/answer-request.js';
-import { remoteTargetOf } from '../operations/host-forward.js';
-import { createContext, loadConfigOrDefaults } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { Command } from 'commander';
+import type { RespondResult } from '../operations/answer-request.js';
 
 export interface RespondOptions extends CommonOptions {
   file?: string;
@@ -27,8 +29,10 @@ async function readAnswer(
     return readFile(path.resolve(deps.cwd, opts.file), 'utf8');
   }
   // No longer than an outbox file may be (SPEC §4): a bounded read.
-  if (text === '-' || (text === undefined && !deps.stdinIsTTY))
+  if (text === '-' || (text === undefined && !deps.stdinIsTTY)) {
+    const { MAX_OUTBOX_BYTES } = await import('../state/outbox.js');
     return deps.readStdin(MAX_OUTBOX_BYTES);
+  }
   if (text !== undefined) return text;
   throw new ConfigError('no answer given', {
     hint: 'macs respond <id> "text", --file F, or - to read stdin',
@@ -36,10 +40,10 @@ async function readAnswer(
 }
 
 /** The answer written, or the error that says why it was not. */
-function checkWritten(
+async function checkWritten(
   id: string,
-  result: Awaited<ReturnType<typeof respondToRequest>>,
-): Extract<typeof result, { type: 'written' }> {
+  result: RespondResult,
+): Promise<Extract<RespondResult, { type: 'written' }>> {
   switch (result.type) {
     case 'written':
       return result;
@@ -50,6 +54,8 @@ function checkWritten(
     case 'empty':
       throw new ConfigError('the answer is empty; nothing was written');
     case 'incomplete': {
+      const { INCOMPLETE_FIX } =
+        await import('../state/incomplete-requests.js');
       const { agent } = result.incomplete;
       throw new MacsError(
         `'${id}' is an incomplete request: ${agent} printed its start marker but not its end marker, so it cannot be answered yet (nothing was written)`,
@@ -84,6 +90,21 @@ export async function runRespond(
   opts: RespondOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { describeUntyped },
+    { isSafeFileName },
+    { respondToRequest },
+    { remoteTargetOf },
+    { createContext, loadConfigOrDefaults },
+  ] = await Promise.all([
+    import('../protocol/sanitize.js'),
+    import('../protocol/ids.js'),
+    import('../operations/answer-request.js'),
+    import('../operations/host-forward.js'),
+    import('./common.js'),
+  ]);
   const ctx = createContext(opts, deps);
   const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   const remote = remoteTargetOf(id, 'request', config, deps.env);
@@ -107,7 +128,7 @@ export async function runRespond(
   const result = await respondToRequest(ctx.paths, id, answer, {
     force: opts.force === true,
   });
-  const written = checkWritten(id, result);
+  const written = await checkWritten(id, result);
   const target = written.file;
   deps.output.out(
     `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, target) || target}`,
@@ -115,4 +136,43 @@ export async function runRespond(
   if (written.untyped > 0)
     deps.output.err(`macs respond: ${describeUntyped(written.untyped)}`);
   return 0;
+}
+
+export function registerRespondCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('respond')
+      .description(
+        'answer a pending request (writes outbox/<id>.txt, which the bridge delivers)',
+      )
+      .argument('<id>', 'the request id, as `macs inbox` lists it')
+      .argument(
+        '[text]',
+        'the answer; `-` (or no text with piped stdin) reads stdin',
+      )
+      .option('--file <file>', 'read the answer from a file')
+      .option(
+        '--force',
+        'write even if the request is not pending or already answered',
+      )
+      .addHelpText(
+        'after',
+        `
+The answer may hold a "WORKER INSTRUCTIONS:" part (sent to the worker) and a
+"NOTES:" part (kept for people, never sent). Text without headers is all
+instructions.
+
+Examples:
+  macs respond worker-1-q-17 "Migrate after the API change."
+  macs respond worker-1-q-17 --file answer.md
+  printf 'WORKER INSTRUCTIONS:\\nGo ahead.\\n\\nNOTES:\\nWatch the tests.\\n' |
+    macs respond worker-1-q-17 -`,
+      ),
+  ).action((id: string, text: string | undefined, opts: RespondOptions) =>
+    run(runRespond(id, text, opts, deps)),
+  );
 }

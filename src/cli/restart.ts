@@ -1,10 +1,12 @@
-import { createEventLog } from '../events/log.js';
-import { restartAgent } from '../session/agents.js';
-import { describeLaunchChoice } from '../session/resume-launch.js';
-import { createContext } from './common.js';
-import { forwardIfRemote } from './remote.js';
-import type { CliDeps, CommonOptions } from './options.js';
-import { hintCommand, openRunningSession } from './session-common.js';
+// `macs restart`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { Command } from 'commander';
 
 export interface RestartOptions extends CommonOptions {
   /** Start a new conversation instead of continuing the agent's own. */
@@ -20,6 +22,23 @@ export async function runRestart(
   opts: RestartOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { createEventLog },
+    { restartAgent },
+    { describeLaunchChoice },
+    { createContext },
+    { forwardIfRemote },
+    { hintCommand, openRunningSession },
+  ] = await Promise.all([
+    import('../events/log.js'),
+    import('../session/change-agents.js'),
+    import('../session/resume-launch.js'),
+    import('./common.js'),
+    import('./remote.js'),
+    import('./session-common.js'),
+  ]);
   const ctx = createContext(opts, deps);
   const remote = await forwardIfRemote(agent, 'agent', ctx, deps, (name) => [
     'restart',
@@ -49,4 +68,39 @@ export async function runRestart(
     `  its open requests are ended by the bridge (the new program never asked them); see ${hintCommand(`events --agent ${agent}`, opts, deps)}`,
   );
   return 0;
+}
+
+export function registerRestartCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('restart')
+      .description(
+        "run a dead or stuck agent's program again in its pane (same command, same folder or worktree)",
+      )
+      .argument('<agent>', 'the agent, as macs status lists it')
+      .option(
+        '--fresh',
+        'start a new conversation (default: the agent continues its own, where its program can)',
+      ),
+  )
+    .addHelpText(
+      'after',
+      `
+A program still running in the pane is ended first (respawn-pane -k). A pane
+that was closed is made anew in the agents window. The restarted program is a
+new program: requests the old one left open are expired by the bridge, never
+answered into the new one. It continues the agent's conversation where the
+program can (Claude Code: --resume <id>; Codex: resume <id>; Gemini CLI:
+--resume <id>), with the id the agent reported; --fresh starts a new one, and
+so does an agent whose program cannot resume or whose id is unknown (it says
+so). The bridge types the worker protocol again when the agent gets a first
+message (docs/session.md).`,
+    )
+    .action((agent: string, opts: RestartOptions) =>
+      run(runRestart(agent, opts, deps)),
+    );
 }

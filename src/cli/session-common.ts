@@ -3,7 +3,10 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { builtFile, packageDir } from '../config/package.js';
 import { ConfigError, MacsError } from '../errors.js';
-import { defaultSocketName, tmuxSocketPath } from '../session/layout.js';
+import {
+  defaultSocketName,
+  tmuxSocketPath,
+} from '../session/session-layout.js';
 import { readSessionRecord, type SessionRecord } from '../session/record.js';
 import { isSessionRunning } from '../session/tmux-check.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
@@ -71,7 +74,7 @@ export function hintCommand(
   return [selfCommand(deps.cwd, deps.env), sub, ...flags].join(' ');
 }
 
-/** The private server of a home: `macs-<project>-<hash>` (layout.ts). */
+/** The private server of a home: `macs-<project>-<hash>` (session-layout.ts). */
 export async function defaultSessionSocket(
   paths: HomePaths,
   env: NodeJS.ProcessEnv,

@@ -15,11 +15,11 @@ import {
 import {
   expireEarlierRequests,
   type ExpiryReport,
-} from '../session/requests.js';
-import { restartSessionWindows } from '../session/resume.js';
+} from '../session/session-requests.js';
+import { restartSessionWindows } from '../session/restart-windows.js';
 import { reviveSession, type RevivedAgent } from '../session/revive.js';
 import { isSessionRunning } from '../session/tmux-check.js';
-import type { AttachSession } from '../tmux/attach.js';
+import type { AttachSession } from '../tmux/attach-session.js';
 import { createTmuxClient } from '../tmux/client.js';
 import { endOfAttach } from './attach-end.js';
 import type { createContext } from './common.js';

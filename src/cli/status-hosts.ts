@@ -16,7 +16,7 @@ import {
   createRemoteFleet,
   readRemoteFleet,
   type HostView,
-} from '../remote/fleet.js';
+} from '../remote/remote-fleet.js';
 import { runHostMacs } from '../remote/forward.js';
 import type { HostTarget } from '../remote/host-session.js';
 import type { Snapshot } from '../state/snapshot-schema.js';

@@ -3,11 +3,14 @@
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import type { MacsConfig } from '../config/schema.js';
-import type { HostView } from '../remote/fleet.js';
+import type { HostView } from '../remote/remote-fleet.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import { createSnapshotReader } from '../state/snapshot.js';
-import { createSnapshotFeed, type SnapshotFeed } from '../state/watch.js';
+import {
+  createSnapshotFeed,
+  type SnapshotFeed,
+} from '../state/snapshot-feed.js';
 import type { StatusIntents } from '../ui/intents.js';
 import { runEditorSync, type RunEditor } from '../backends/editor.js';
 import { editAnswerInEditor } from './answer-editor.js';

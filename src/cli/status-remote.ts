@@ -1,5 +1,5 @@
 import type { MacsConfig } from '../config/schema.js';
-import { readRemoteFleet, type HostView } from '../remote/fleet.js';
+import { readRemoteFleet, type HostView } from '../remote/remote-fleet.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
 import { withRemoteFleet } from './remote.js';

@@ -10,8 +10,8 @@ import {
   formatClock,
   formatRoundTrip,
   truncate,
-} from '../ui/format.js';
-import { INCOMPLETE_FIX } from '../state/incomplete.js';
+} from '../ui/view-format.js';
+import { INCOMPLETE_FIX } from '../state/incomplete-requests.js';
 import { requestStatus } from '../ui/view-model.js';
 
 function table(rows: string[][]): string[] {

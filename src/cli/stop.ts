@@ -1,15 +1,14 @@
+// `macs stop`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
+import { Option, type Command } from 'commander';
 import { ConfigError, errorMessage } from '../errors.js';
-import { createEventLog } from '../events/log.js';
-import { readSessionRecord } from '../session/record.js';
-import { listOpenRequests } from '../state/pending.js';
-import { checkTmux } from '../session/tmux-check.js';
-import { stopSession } from '../session/stop.js';
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
 import type { StoppedPane } from '../session/stop-panes.js';
-import { createTmuxClient } from '../tmux/client.js';
-import { stopHostSessions } from './host-start.js';
-import { createContext } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
-import { hintCommand, resolveSessionSocket } from './session-common.js';
 
 export interface StopOptions extends CommonOptions {
   graceSec?: string;
@@ -45,6 +44,12 @@ export async function runStop(
   opts: StopOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [{ stopHostSessions }, { createContext }] = await Promise.all([
+    import('./host-start.js'),
+    import('./common.js'),
+  ]);
   // The hosts' sessions first (each by its own macs), then this one's.
   const hosts = await stopHostSessions(
     createContext(opts, deps),
@@ -56,6 +61,25 @@ export async function runStop(
 }
 
 async function stopLocal(opts: StopOptions, deps: CliDeps): Promise<number> {
+  const [
+    { createEventLog },
+    { readSessionRecord },
+    { listOpenRequests },
+    { checkTmux },
+    { stopSession },
+    { createTmuxClient },
+    { createContext },
+    { hintCommand, resolveSessionSocket },
+  ] = await Promise.all([
+    import('../events/log.js'),
+    import('../session/record.js'),
+    import('../state/pending.js'),
+    import('../session/tmux-check.js'),
+    import('../session/stop-session.js'),
+    import('../tmux/client.js'),
+    import('./common.js'),
+    import('./session-common.js'),
+  ]);
   const ctx = createContext(opts, deps);
   await checkTmux(deps.runTmux);
   let graceSec: number;
@@ -113,4 +137,28 @@ async function stopLocal(opts: StopOptions, deps: CliDeps): Promise<number> {
       `  ${open} request(s) are still open: they expire at the next start (see them: ${hintCommand('inbox', opts, deps)}; end them now: ${hintCommand('dismiss <id>', opts, deps)})`,
     );
   return 0;
+}
+
+export function registerStopCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('stop')
+      .description(
+        'end the session: the bridge stops, each agent gets the interrupt key (a shell at its prompt a hang-up) and its pane is killed after a grace period, then the status view and the tmux server go',
+      )
+      .addOption(
+        new Option(
+          '--grace-sec <seconds>',
+          'how long each program gets to exit after the interrupt key (default: stopGraceSec, 5)',
+        ).env('MACS_STOP_GRACE_SEC'),
+      )
+      .option(
+        '--host <name>',
+        "stop only this host's session (a host of macs.config.json, docs/remote.md)",
+      ),
+  ).action((opts: StopOptions) => run(runStop(opts, deps)));
 }

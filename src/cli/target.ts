@@ -1,10 +1,13 @@
+// `macs target`: its flags and its run. Only the flags load with the program
+// (`macs --help` starts at once); what the run needs is imported when it
+// runs.
 import { AgentError, ConfigError } from '../errors.js';
-import { isValidAgentName } from '../protocol/ids.js';
-import { describePane, discoverPane } from '../session/discover.js';
-import { readPins, readSessionRecord, writePin } from '../session/record.js';
-import { createTmuxClient } from '../tmux/client.js';
-import { createContext } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
+import {
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { Command } from 'commander';
 
 export interface TargetOptions extends CommonOptions {
   clear?: boolean;
@@ -21,6 +24,21 @@ export async function runTarget(
   opts: TargetOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { isValidAgentName },
+    { describePane, discoverPane },
+    { readPins, readSessionRecord, writePin },
+    { createTmuxClient },
+    { createContext },
+  ] = await Promise.all([
+    import('../protocol/ids.js'),
+    import('../session/discover.js'),
+    import('../session/record.js'),
+    import('../tmux/client.js'),
+    import('./common.js'),
+  ]);
   const ctx = createContext(opts, deps, { create: true });
   await ctx.loadConfig(); // a broken config is an error here too (exit 2)
   if (!isValidAgentName(agent))
@@ -83,4 +101,32 @@ export async function runTarget(
     `${agent}: pinned to ${describePane(info)} on ${server}; bridges started from now on use it`,
   );
   return 0;
+}
+
+export function registerTargetCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('target')
+      .description(
+        'pin the pane an agent name refers to (or show which pane the name finds now)',
+      )
+      .argument('<agent>', 'the agent name, e.g. worker-1')
+      .argument('[pane]', 'the pane id, e.g. %3')
+      .option('--clear', 'remove the pin'),
+  )
+    .addHelpText(
+      'after',
+      `
+Pane discovery, when a command is given an agent but no pane: the pinned pane,
+then the pane tagged @macs_agent=<name>, then a window or pane title containing
+the name, then a pane running the preset's program. Several candidates at one
+step is an error that lists them.`,
+    )
+    .action((agent: string, pane: string | undefined, opts: TargetOptions) =>
+      run(runTarget(agent, pane, opts, deps)),
+    );
 }

@@ -3,21 +3,19 @@
  * ledgers (`.macs/usage/<agent>.jsonl`), grouped by agent, model or day
  * (docs/usage.md).
  */
+// Only the flags load with the program (`macs --help` starts at once);
+// what the run needs is imported when it runs.
 import { readdir } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { parseSince } from '../events/log.js';
-import { isValidAgentName } from '../protocol/ids.js';
-import { formatTokens, formatUsd } from '../usage/format.js';
-import { readLedger, usageDir } from '../usage/ledger.js';
-import { priceTable } from '../usage/prices.js';
+// Pure and small: the rows' formatting.
+import { formatTokens, formatUsd } from '../usage/usage-format.js';
 import {
-  buildUsageReport,
-  type UsageGrouping,
-  type UsageRow,
-} from '../usage/report.js';
-import { countCompactions, readActivity } from '../state/agent-activity.js';
-import { createContext } from './common.js';
-import type { CliDeps, CommonOptions } from './options.js';
+  addCommonOptions,
+  type CliDeps,
+  type CommonOptions,
+} from './options.js';
+import type { UsageGrouping, UsageRow } from '../usage/report.js';
 
 export interface UsageOptions extends CommonOptions {
   since?: string;
@@ -44,6 +42,25 @@ export async function runUsage(
   opts: UsageOptions,
   deps: CliDeps,
 ): Promise<number> {
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { parseSince },
+    { isValidAgentName },
+    { readLedger, usageDir },
+    { priceTable },
+    { buildUsageReport },
+    { countCompactions, readActivity },
+    { createContext },
+  ] = await Promise.all([
+    import('../events/log.js'),
+    import('../protocol/ids.js'),
+    import('../usage/usage-ledger.js'),
+    import('../usage/prices.js'),
+    import('../usage/report.js'),
+    import('../state/agent-activity.js'),
+    import('./common.js'),
+  ]);
   const ctx = createContext(opts, deps);
   const { config } = await ctx.loadConfig();
   const by = (opts.by ?? 'agent') as UsageGrouping;
@@ -119,4 +136,30 @@ export async function runUsage(
       '$?: a model without a price (see prices in docs/usage.md)',
     );
   return 0;
+}
+
+export function registerUsageCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    program
+      .command('usage')
+      .description(
+        "tokens and cost of the agents' model calls, from their own records",
+      )
+      .addOption(
+        new Option(
+          '--since <when>',
+          'only since a duration ago (30m, 2h, 1d) or an ISO date',
+        ),
+      )
+      .addOption(
+        new Option('--by <what>', 'one row per agent, model or day')
+          .choices(['agent', 'model', 'day'])
+          .default('agent'),
+      )
+      .option('--json', 'print JSON: { by, since, rows, total }'),
+  ).action((opts: UsageOptions) => run(runUsage(opts, deps)));
 }

@@ -1,4 +1,4 @@
-import { HostsSchema } from './hosts.js';
+import { HostsSchema } from './host-config.js';
 import { PolicySchema } from './policy.js';
 import * as z from 'zod/mini';
 import './zod.js';

@@ -10,7 +10,7 @@ import { approvalFingerprint } from '../protocol/approval.js';
 import { hashBody, makeRequestId } from '../protocol/ids.js';
 import type { ApprovalDecision, DecisionFile } from '../state/hook-files.js';
 import { clip, hookEvent, record, str } from './hook-input.js';
-import { evaluatePolicy, toolSubjects } from './policy.js';
+import { evaluatePolicy, toolSubjects } from './policy-verdict.js';
 import type {
   ApprovalAsk,
   HookContext,

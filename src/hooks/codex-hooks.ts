@@ -1,5 +1,5 @@
 /**
- * Pure: Codex CLI's lifecycle hooks, beside its `notify` program (codex.ts).
+ * Pure: Codex CLI's lifecycle hooks, beside its `notify` program (codex-notify.ts).
  * Codex 0.169.0 runs a command hook with the event's JSON on stdin and reads
  * a JSON object from its stdout, as Claude Code does, with the same field
  * names (its schemas, `codex-rs/hooks`): SessionStart `{session_id, source:
@@ -23,7 +23,7 @@ import {
   planSubagentStart,
   planSubagentStop,
 } from './claude-context.js';
-import { formatSessionContext } from './claude.js';
+import { formatSessionContext } from './claude-hook-protocol.js';
 import {
   clip,
   errorPlan,

@@ -1,6 +1,6 @@
 /**
  * I/O: what Codex's own records say about a thread, for the notify hook
- * (codex.ts). Codex records each persisted thread in a "rollout" file,
+ * (codex-notify.ts). Codex records each persisted thread in a "rollout" file,
  * `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl`, whose
  * first line is the thread's `session_meta` (with `thread_source`: `user`
  * for the threads a person talks to). Threads Codex runs for itself, such as
@@ -11,7 +11,7 @@
  */
 import { open, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { CodexThreadInfo } from './codex.js';
+import type { CodexThreadInfo } from './codex-notify.js';
 
 /** At most this many day folders are looked through (newest first). */
 const MAX_DAY_FOLDERS = 400;

@@ -9,8 +9,8 @@
 import path from 'node:path';
 import { packageDir } from '../config/package.js';
 import { quoteShellArg } from '../tmux/args.js';
-import { CLAUDE_HOOK_EVENTS } from './claude.js';
-import { CODEX_NOTIFY_EVENT } from './codex.js';
+import { CLAUDE_HOOK_EVENTS } from './claude-hook-protocol.js';
+import { CODEX_NOTIFY_EVENT } from './codex-notify.js';
 import { tomlStringArray } from './codex-home.js';
 
 /** Seconds Claude Code gives a macs hook (it needs milliseconds). */

@@ -30,7 +30,7 @@ import {
   readCodexSource,
   userCodexHome,
 } from './codex-home.js';
-import { CODEX_NOTIFY_EVENT } from './codex.js';
+import { CODEX_NOTIFY_EVENT } from './codex-notify.js';
 import {
   buildClaudeHooks,
   buildHookArgv,

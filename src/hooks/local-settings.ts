@@ -10,7 +10,7 @@ import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { writeFileAtomic } from '../home/fs.js';
-import { CLAUDE_HOOK_EVENTS } from './claude.js';
+import { CLAUDE_HOOK_EVENTS } from './claude-hook-protocol.js';
 import { buildClaudeHooks, type HookCommandOptions } from './hook-command.js';
 import {
   isRecord,

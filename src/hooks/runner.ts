@@ -8,7 +8,7 @@
  *
  * One call: read the input (stdin.ts) and the config (config-cache.ts:
  * validated once, then cached), find the agent and check the call
- * may speak for it (origin.ts), plan with the agent's handler, claim a
+ * may speak for it (hook-origin.ts), plan with the agent's handler, claim a
  * request the plan hands over, ask the controller for an approval
  * (ask.ts), print the reply, then write the observation (observation.ts)
  * and the events.
@@ -22,32 +22,35 @@ import type { MacsConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { claimRequest } from '../state/claim.js';
-import { isDeliveryPaused } from '../state/control.js';
+import { isDeliveryPaused } from '../state/person-controls.js';
 import { readObservation, writeObservation } from '../state/hook-files.js';
-import { readConversation, writeConversation } from '../state/conversation.js';
+import {
+  readConversation,
+  writeConversation,
+} from '../state/conversation-record.js';
 import { resolveHomePaths } from '../home/paths.js';
 import { readAgentState } from '../state/store.js';
 import { appendActivity } from '../state/agent-activity.js';
 import { runAsk } from './ask.js';
-import { planClaudeHook } from './claude.js';
+import { planClaudeHook } from './claude-hook-protocol.js';
 import { resolveApproval } from './claude-approval.js';
 import {
   CODEX_NOTIFY_EVENT,
   codexThreadId,
   planCodexNotify,
   type CodexThreadInfo,
-} from './codex.js';
+} from './codex-notify.js';
 import { planCodexHook } from './codex-hooks.js';
 import { codexHomeOf, readCodexThreadInfo } from './codex-rollout.js';
 import { loadHookConfig } from './config-cache.js';
 import { applyDenial } from './denial-step.js';
-import { conversationFromHook } from './conversation.js';
+import { conversationFromHook } from './reported-conversation.js';
 import { mergeObservation } from './observation.js';
 import {
   hookOriginProblem,
   loadPresetHooks,
   resolveHookAgent,
-} from './origin.js';
+} from './hook-origin.js';
 import { readHookInput } from './stdin.js';
 import type { HookContext, HookPlan } from './types.js';
 
@@ -188,7 +191,7 @@ export async function runHook(
         `config unreadable, using the default policy: ${configError}`,
         agent,
       );
-    // The controller's pane says so (session/layout.ts, buildAgentEnv).
+    // The controller's pane says so (session/session-layout.ts, buildAgentEnv).
     const role = deps.env.MACS_ROLE === 'controller' ? 'controller' : 'worker';
     let workerPrompt = '';
     if (opts.event === 'SessionStart' && role === 'worker') {

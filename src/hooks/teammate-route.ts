@@ -11,7 +11,7 @@
  * origin.ts refuses it as ever.
  */
 import type { HomePaths } from '../home/paths.js';
-import { readConversation } from '../state/conversation.js';
+import { readConversation } from '../state/conversation-record.js';
 import { readAgentState } from '../state/store.js';
 import {
   parseTeammateArgs,

@@ -1,7 +1,7 @@
 /**
  * A host's side of "pushed, not polled" (docs/remote.md, "How changes
  * travel"): `macs mcp --from-hub` follows its home's change feed (the one
- * the status view and `wait_for_request` draw from, src/state/watch.ts)
+ * the status view and `wait_for_request` draw from, src/state/snapshot-feed.ts)
  * from the hub's `initialized` to the session's end, and sends the hub a
  * change notice (remote/change-notice.ts) at each snapshot that differs.
  * The hub then reads this host again; nothing is read on a timer for it.
@@ -9,7 +9,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Logger } from '../log/logger.js';
 import { CHANGE_NOTICE_METHOD } from '../remote/change-notice.js';
-import type { SharedSnapshotFeed } from '../state/watch.js';
+import type { SharedSnapshotFeed } from '../state/snapshot-feed.js';
 
 /** Send change notices on `server` while its session lasts. */
 export function sendChangeNotices(

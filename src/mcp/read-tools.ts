@@ -14,7 +14,7 @@ import {
   requestSummary,
   requestText,
   requestWhole,
-} from './format.js';
+} from './tool-format.js';
 import { findRequest } from '../operations/answer-request.js';
 import { readAgentScreen } from '../operations/agent-screen.js';
 import {

@@ -3,7 +3,7 @@
  * `list_requests` at a hub (names are `<host>/…`; the fields were checked
  * by remote/host-data.ts).
  */
-import type { RemoteAgent, RemoteRequest } from '../remote/fleet.js';
+import type { RemoteAgent, RemoteRequest } from '../remote/remote-fleet.js';
 import { downLabel } from '../remote/fleet-model.js';
 
 export function remoteAgentLine(a: RemoteAgent): string {

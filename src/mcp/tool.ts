@@ -22,7 +22,7 @@ import type { Logger } from '../log/logger.js';
 import { isSafeFileName, isValidAgentName } from '../protocol/ids.js';
 import type { SnapshotReader } from '../state/snapshot.js';
 import { readSessionRecord } from '../session/record.js';
-import type { SharedSnapshotFeed } from '../state/watch.js';
+import type { SharedSnapshotFeed } from '../state/snapshot-feed.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { Refusal } from '../operations/refusal.js';
 import type { SendOutcome } from '../operations/send-message.js';
@@ -59,7 +59,7 @@ export interface ToolContext {
   }) => Promise<SendOutcome>;
   /**
    * The home's change feed, running while a `wait_for_request` waits (the
-   * status view's feed, src/state/watch.ts).
+   * status view's feed, src/state/snapshot-feed.ts).
    */
   snapshots: SharedSnapshotFeed;
   /** At a hub: the hosts' agents and requests (docs/remote.md). */

@@ -1,7 +1,7 @@
 /**
  * `wait_for_request` of `macs mcp`: block until a worker makes a new request
  * that waits for an answer. It reads nothing itself: it follows the home's
- * change feed (src/state/watch.ts, the one the status view draws from),
+ * change feed (src/state/snapshot-feed.ts, the one the status view draws from),
  * shared by every wait of this server and stopped when none runs, and looks
  * at each new snapshot. A tool of its own because it is the one call that
  * lasts: it tells the client (with a progress token) that it is still
@@ -11,9 +11,9 @@
 import * as z from 'zod';
 import type { RequestSnapshot } from '../state/snapshot-schema.js';
 import { budgetNoticeOutput, createBudgetNotices } from './budget-notice.js';
-import type { SnapshotFeed } from '../state/watch.js';
+import type { SnapshotFeed } from '../state/snapshot-feed.js';
 import { Refusal } from '../operations/refusal.js';
-import { requestDetail, requestText } from './format.js';
+import { requestDetail, requestText } from './tool-format.js';
 import { agentName, type RegisterTool, type ToolContext } from './tool.js';
 
 /**

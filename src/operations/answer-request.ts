@@ -21,7 +21,7 @@ import type {
   IncompleteSnapshot,
   RequestSnapshot,
 } from '../state/snapshot-schema.js';
-import { findIncompleteById } from '../state/incomplete.js';
+import { findIncompleteById } from '../state/incomplete-requests.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { Refusal } from './refusal.js';
 
@@ -186,6 +186,10 @@ export function decideApproval(
   );
 }
 
+/** What `respondToRequest` did: written, or why not. */
+export type RespondResult =
+  WriteAnswerResult | { type: 'incomplete'; incomplete: IncompleteSnapshot };
+
 /**
  * `macs respond <id>`: the answer written as given (`force`: whatever the
  * inbox and outbox hold); a request that is not pending but an incomplete
@@ -196,9 +200,7 @@ export async function respondToRequest(
   id: string,
   answer: string,
   options: { force: boolean },
-): Promise<
-  WriteAnswerResult | { type: 'incomplete'; incomplete: IncompleteSnapshot }
-> {
+): Promise<RespondResult> {
   const result = await writeOutboxAnswer(paths, id, answer, options);
   if (result.type !== 'not-pending') return result;
   // A block without its end marker that will have this id (issue 29):

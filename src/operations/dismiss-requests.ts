@@ -7,7 +7,7 @@ import { AgentError, MacsError } from '../errors.js';
 import { createEventLog } from '../events/log.js';
 import { endRequestsOffline } from '../bridge/requests/close.js';
 import { isUntyped } from '../state/ledger.js';
-import { requestDismissal } from '../session/requests.js';
+import { requestDismissal } from '../session/session-requests.js';
 import type { Logger } from '../log/logger.js';
 import type { HomePaths } from '../home/paths.js';
 import { listOpenRequests } from '../state/pending.js';

@@ -17,7 +17,7 @@ import {
 } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';
 import type { HomePaths } from '../home/paths.js';
-import { hostTargets } from '../remote/fleet.js';
+import { hostTargets } from '../remote/remote-fleet.js';
 import {
   followHostEvents,
   type HostEventQuery,

@@ -11,7 +11,7 @@ import {
   createRemoteFleet,
   hostTargets,
   type RemoteFleet,
-} from '../remote/fleet.js';
+} from '../remote/remote-fleet.js';
 import { runHostMacs } from '../remote/forward.js';
 import type { HostTarget } from '../remote/host-session.js';
 import { splitRemoteName } from '../remote/names.js';

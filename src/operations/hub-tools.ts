@@ -12,7 +12,7 @@ import {
   readRemoteFleet,
   type HostView,
   type RemoteFleet,
-} from '../remote/fleet.js';
+} from '../remote/remote-fleet.js';
 import {
   HostBudgetNoticeSchema,
   HostRequestDetailSchema,

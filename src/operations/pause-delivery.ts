@@ -4,7 +4,7 @@
  */
 import type { EventSink } from '../events/log.js';
 import { readSessionRecord } from '../session/record.js';
-import { setDeliveryPaused } from '../state/control.js';
+import { setDeliveryPaused } from '../state/person-controls.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { remoteTargetOf, runOnHost, type HubContext } from './host-forward.js';

@@ -25,7 +25,7 @@ import type { AgentProfile } from '../bridge/agent-context.js';
 import { profileFromPreset } from '../bridge/profile.js';
 import { formatWaitReason } from '../typist/wait-typeable.js';
 import { findTarget, type SendTarget } from './send-target.js';
-import { isDeliveryPaused } from '../state/control.js';
+import { isDeliveryPaused } from '../state/person-controls.js';
 
 /** How often `macs send` reads the pane while it waits. */
 const SEND_POLL_MS = 200;

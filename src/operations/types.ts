@@ -5,7 +5,7 @@
  * types.
  */
 import type { HubAnswerBy } from '../protocol/approval.js';
-import type { RemoteAgent, RemoteRequest } from '../remote/fleet.js';
+import type { RemoteAgent, RemoteRequest } from '../remote/remote-fleet.js';
 
 /** What a pane shows now (operations/agent-screen.ts). */
 export interface AgentScreen {

@@ -4,7 +4,7 @@
  * picking the answer out of an exec command's output. Pure.
  */
 import { cleanBody } from './clean-body.js';
-import { formatContextPacket, type ContextPacket } from './context.js';
+import { formatContextPacket, type ContextPacket } from './context-packet.js';
 import {
   findResponseBlocks,
   RESPONSE_END,

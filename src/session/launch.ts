@@ -18,7 +18,7 @@ import {
   buildLaunchArgv,
   withExtraArgs,
   type LaunchCommand,
-} from './layout.js';
+} from './session-layout.js';
 import type { AgentLaunch } from './record.js';
 
 /**

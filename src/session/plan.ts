@@ -12,7 +12,7 @@ import {
 import type { AgentConfig, MacsConfig } from '../config/schema.js';
 import { localWorkers } from '../config/workers.js';
 import { ConfigError } from '../errors.js';
-import type { LaunchCommand } from './layout.js';
+import type { LaunchCommand } from './session-layout.js';
 import type { AgentRole } from './record.js';
 
 export interface PlannedAgent {

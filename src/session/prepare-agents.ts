@@ -9,7 +9,7 @@ import { access, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createRunGit, type RunGit } from '../backends/git.js';
 import { MacsError } from '../errors.js';
-import { programOf } from './layout.js';
+import { programOf } from './session-layout.js';
 import type { PlannedAgent } from './plan.js';
 import { ensureWorktree } from './worktree.js';
 

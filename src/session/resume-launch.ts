@@ -15,7 +15,7 @@ import {
   clearConversation,
   readConversation,
   writeConversation,
-} from '../state/conversation.js';
+} from '../state/conversation-record.js';
 import {
   buildNamedSessionLaunch,
   buildResumeLaunch,
@@ -23,7 +23,7 @@ import {
   isResumablePreset,
   newConversationId,
   type ResumablePreset,
-} from './conversation.js';
+} from './resumable-conversation.js';
 import type { AgentLaunch } from './record.js';
 
 /** How a program is run again, and why. */

@@ -15,7 +15,7 @@ import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { prepareAndRunInPane } from './launch.js';
-import { asSessionError, removeHalfSession } from './start.js';
+import { asSessionError, removeHalfSession } from './start-session.js';
 import {
   recordNewSession,
   removeSessionRecord,

@@ -22,7 +22,7 @@ import type { HomePaths } from '../home/paths.js';
 import { readBridge } from '../state/snapshot-files.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { discoverPane, OWN_PANE_RULES } from './discover.js';
-import { loadFirstMessage, prepareFirstMessage } from './first-message.js';
+import { loadFirstMessage, prepareFirstMessage } from './first-message-text.js';
 import { createTeammateFinder, type Lead } from './teammates.js';
 import {
   readSessionRecord,

@@ -1,6 +1,6 @@
 /**
  * The tmux side of `macs start`: the session's windows and panes as
- * layout.ts describes them. Every pane is created running a placeholder so
+ * session-layout.ts describes them. Every pane is created running a placeholder so
  * it can be tagged and piped into its log before its real program starts
  * (launch.ts); the bridge and status windows get their programs last, once
  * the session record they read is written.
@@ -28,7 +28,7 @@ import {
   buildBridgeCommand,
   buildStatusCommand,
   STATUS_HOOK,
-} from './layout.js';
+} from './session-layout.js';
 import { SESSION_NAME } from './record.js';
 
 /** The panes of a new session, each still running the placeholder. */

@@ -12,7 +12,7 @@ import type { PaneInfo, TmuxClient } from '../tmux/client.js';
 import { readForegroundProcesses } from '../tmux/processes.js';
 import { buildKillPaneArgs } from '../tmux/session-args.js';
 import { shellTakesInput } from '../typist/wait-typeable.js';
-import { BRIDGE_WINDOW, STATUS_WINDOW } from './layout.js';
+import { BRIDGE_WINDOW, STATUS_WINDOW } from './session-layout.js';
 import type { SessionRecord } from './record.js';
 
 /** The key that asks a program to stop (SIGINT through the terminal). */

@@ -14,7 +14,7 @@
 import { createEventLog } from '../events/log.js';
 import type { EventInput } from '../events/types.js';
 import type { HomePaths } from '../home/paths.js';
-import { readConversation } from '../state/conversation.js';
+import { readConversation } from '../state/conversation-record.js';
 import { readAgentState } from '../state/store.js';
 import {
   parseTeammateArgs,

@@ -1,14 +1,14 @@
 /**
  * Why an agent's delivery is paused, read from its control file
- * (`.macs/control/<agent>.paused`, written by state/control.ts). Apart from
- * control.ts so that `macs hook`, which asks only whether an agent is
+ * (`.macs/control/<agent>.paused`, written by state/person-controls.ts).
+ * Apart from person-controls.ts so that `macs hook`, which asks only whether an agent is
  * paused, never loads zod.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import * as z from 'zod';
 import type { HomePaths } from '../home/paths.js';
-import { pauseFilePath } from './control.js';
+import { pauseFilePath } from './person-controls.js';
 
 /**
  * Why an agent is paused, as its control file says: `by` is who paused it

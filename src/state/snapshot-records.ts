@@ -18,12 +18,13 @@ import type {
 } from './snapshot-schema.js';
 import { freshAgentState } from './store.js';
 import { FINISHED_SHOWN, type ActivitySummary } from './agent-activity.js';
-import type {
-  ApprovalVerdict,
-  AgentStateFile,
-  RecentRequest,
-  RequestRecord,
-  StoredResponse,
+import {
+  isFinalStage,
+  type ApprovalVerdict,
+  type AgentStateFile,
+  type RecentRequest,
+  type RequestRecord,
+  type StoredResponse,
 } from './types.js';
 
 /** The first line of a text, without trailing blanks. */
@@ -279,4 +280,41 @@ export function normalizeAgentState(state: AgentStateFile): AgentStateFile {
     recent: state.recent ?? [],
     counters: { ...base.counters, ...state.counters },
   };
+}
+
+/**
+ * What an open request waits for, for people: `you` when a person is to
+ * answer it; else who or what holds it (the answerer, the delivery, a
+ * pause), so an answered request is never offered for answering again.
+ */
+export function describeWaiting(
+  record: Pick<RequestRecord, 'agent' | 'stage' | 'backend'>,
+  facts: { paused: boolean; inInbox: boolean },
+): { forPerson: boolean; text: string } {
+  if (isWaitingForPerson(record, facts.inInbox))
+    return { forPerson: true, text: 'waits for you' };
+  if (isFinalStage(record.stage))
+    return { forPerson: false, text: record.stage };
+  switch (record.stage) {
+    case 'detected':
+      return { forPerson: false, text: 'being routed' };
+    case 'routed':
+      return {
+        forPerson: false,
+        text: `with the ${record.backend ?? 'answering'} backend`,
+      };
+    case 'answered':
+    case 'delivering':
+    case 'pasted':
+      return {
+        forPerson: false,
+        text: facts.paused
+          ? `answered; held while delivery to ${record.agent} is paused (macs resume ${record.agent})`
+          : `answered; waiting to be typed into ${record.agent}`,
+      };
+    default: {
+      const never: never = record.stage;
+      return { forPerson: false, text: String(never) };
+    }
+  }
 }

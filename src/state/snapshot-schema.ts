@@ -248,8 +248,9 @@ export const RefusedSnapshotSchema = z.strictObject({
 });
 
 /**
- * A request block shown without its end marker (state/incomplete.ts): its
- * worker may wait; it cannot be answered until it is complete.
+ * A request block shown without its end marker
+ * (state/incomplete-requests.ts): its worker may wait; it cannot be
+ * answered until it is complete.
  */
 export const IncompleteSnapshotSchema = z.strictObject({
   agent: z.string(),

@@ -6,10 +6,10 @@ import type {
   RequestSnapshot,
   Snapshot,
 } from './snapshot-schema.js';
-import { readPausedAgents } from './control.js';
+import { readPausedAgents } from './person-controls.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from './pending.js';
-import { selectIncomplete } from './incomplete.js';
+import { selectIncomplete } from './incomplete-requests.js';
 import { isRefusal, refusedSince, selectRefused } from './refused.js';
 import { createRecentEventsReader } from './snapshot-events.js';
 import { createActivityReader } from './agent-activity.js';
@@ -37,7 +37,7 @@ import {
 } from './snapshot-records.js';
 import type { AgentStateFile } from './types.js';
 import type { ModelPrice } from '../config/schema.js';
-import { readTotals } from '../usage/ledger.js';
+import { readTotals } from '../usage/usage-ledger.js';
 import { priceTable } from '../usage/prices.js';
 import { summarizeUsage } from '../usage/summary.js';
 

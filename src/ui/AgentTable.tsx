@@ -1,6 +1,10 @@
 import { Box, Text } from 'ink';
 import { Cell, Mark, type CellProps } from './Cell.js';
-import { windowRows, type AgentColumnKey, type ColumnSpec } from './layout.js';
+import {
+  windowRows,
+  type AgentColumnKey,
+  type ColumnSpec,
+} from './view-layout.js';
 import type { AgentRowData } from './view-model.js';
 
 export interface AgentRowProps {

@@ -1,5 +1,5 @@
 import { Box, Text } from 'ink';
-import { wrapText } from './format.js';
+import { wrapText } from './view-format.js';
 
 export interface AnswerEditorProps {
   requestId: string;

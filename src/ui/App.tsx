@@ -7,7 +7,7 @@ import { AnswerEditor, ANSWER_EDITOR_CHROME } from './AnswerEditor.js';
 import { Mark } from './Cell.js';
 import { DetailPanel } from './DetailPanel.js';
 import { EventList } from './EventList.js';
-import { formatClock, wrapText } from './format.js';
+import { formatClock, wrapText } from './view-format.js';
 import { HelpPanel } from './HelpPanel.js';
 import { selectIncompleteRows } from './incomplete-rows.js';
 import { InboxList } from './InboxList.js';
@@ -35,7 +35,7 @@ import {
   planLayout,
   requestColumns,
   type PanelKind,
-} from './layout.js';
+} from './view-layout.js';
 import {
   intentMessage,
   msUntilViewChanges,

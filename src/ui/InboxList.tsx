@@ -4,7 +4,7 @@ import {
   windowRows,
   type ColumnSpec,
   type RequestColumnKey,
-} from './layout.js';
+} from './view-layout.js';
 import type { RequestRowData } from './view-model.js';
 
 export interface RequestRowProps {

@@ -5,7 +5,7 @@
  * nothing to say.
  */
 import type { AgentSnapshot } from '../state/snapshot-schema.js';
-import { formatAgeAt } from './format.js';
+import { formatAgeAt } from './view-format.js';
 
 /** Kinds with how many of each, e.g. `Explore ×2, general-purpose`. */
 function kinds(runs: readonly { kind: string }[]): string {

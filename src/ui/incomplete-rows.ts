@@ -1,10 +1,10 @@
 /**
  * Selector for the live view's incomplete rows (issue 29): request blocks
- * shown without their end marker (state/incomplete.ts).
+ * shown without their end marker (state/incomplete-requests.ts).
  */
 import { REQUEST_END } from '../protocol/request-markers.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
-import { formatAgeAt } from './format.js';
+import { formatAgeAt } from './view-format.js';
 import type { RequestRowData } from './view-model.js';
 
 /**

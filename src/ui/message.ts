@@ -4,7 +4,7 @@
  * speaks of) and shows it only while `shownMessage` says it still holds.
  */
 import type { Snapshot } from '../state/snapshot-schema.js';
-import { msUntilNextAgeChange } from './format.js';
+import { msUntilNextAgeChange } from './view-format.js';
 import type { IntentResult } from './intents.js';
 import { selectShownTimes } from './view-model.js';
 

@@ -17,8 +17,8 @@ import {
   formatRoundTrip,
   truncate,
   wrapText,
-} from './format.js';
-import { formatUsageCell } from '../usage/format.js';
+} from './view-format.js';
+import { formatUsageCell } from '../usage/usage-format.js';
 import { agentWorkLine } from './agent-work.js';
 import { addFigures, emptyTotals } from '../usage/types.js';
 import {

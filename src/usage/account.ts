@@ -10,7 +10,7 @@
  * - a file read again from its start (rewritten, or the cursor lost) adds
  *   nothing it already counted.
  *
- * The cursor is rebuilt from the ledger itself (ledger.ts), so the two
+ * The cursor is rebuilt from the ledger itself (usage-ledger.ts), so the two
  * can never disagree.
  */
 import type { UsageRecord } from './records.js';

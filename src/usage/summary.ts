@@ -3,7 +3,7 @@
  * and where it stands against a budget (docs/usage.md).
  */
 import type { Budget, ModelPrice } from '../config/schema.js';
-import type { UsageFile } from './ledger.js';
+import type { UsageFile } from './usage-ledger.js';
 import { costOf, findPrice } from './prices.js';
 import {
   addFigures,

@@ -35,7 +35,7 @@ import { Refusal } from '../operations/refusal.js';
 import type { RemoteTools } from '../operations/types.js';
 import { splitRemoteName } from '../remote/names.js';
 import type { SnapshotReader } from '../state/snapshot.js';
-import type { SnapshotFeed } from '../state/watch.js';
+import type { SnapshotFeed } from '../state/snapshot-feed.js';
 import type { RunTmux } from '../tmux/run.js';
 import type { ActionReply } from './messages.js';
 
@@ -97,7 +97,7 @@ export interface WebActionDeps {
   /** Messages typed into panes (`--allow-send`): how to reach tmux. */
   send?: { runTmux: RunTmux; socket?: string };
   /**
-   * A tool call about `<host>/…` answered by the host (web/fleet.ts
+   * A tool call about `<host>/…` answered by the host (web/web-fleet.ts
    * `WebHosts.forward`); absent when the config has no hosts.
    */
   forward?: RemoteTools['forward'];

@@ -6,8 +6,8 @@
  * notice during its read reads it once more. `onViews` hears each new set.
  */
 import type { Logger } from '../log/logger.js';
-import type { HostView } from '../remote/fleet.js';
-import type { WebHosts } from './fleet.js';
+import type { HostView } from '../remote/remote-fleet.js';
+import type { WebHosts } from './web-fleet.js';
 
 export interface HostReads {
   /** Each host as last read, in the config's order. */

@@ -23,7 +23,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../log/logger.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
-import type { SnapshotFeed } from '../state/watch.js';
+import type { SnapshotFeed } from '../state/snapshot-feed.js';
 import { isActionName, runWebAction, type WebActionDeps } from './actions.js';
 import { createAssetReader, PAGE_ASSETS } from './assets.js';
 import {
@@ -34,7 +34,7 @@ import {
   sessionCookie,
   type WebAuth,
 } from './auth.js';
-import { buildFleet, type WebHosts } from './fleet.js';
+import { buildFleet, type WebHosts } from './web-fleet.js';
 import type {
   ClientMessage,
   FleetView,

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BRANCH_CACHE_MS, cachedBranches } from '../../src/backends/context.js';
+import {
+  BRANCH_CACHE_MS,
+  cachedBranches,
+} from '../../src/backends/context-collector.js';
 
 describe('cachedBranches', () => {
   it('asks git once per folder within the cache time, then again', async () => {

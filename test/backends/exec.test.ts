@@ -7,7 +7,7 @@ import type { BackendRequest } from '../../src/backends/types.js';
 import type { EventSink } from '../../src/events/log.js';
 import type { EventInput } from '../../src/events/types.js';
 import { createLogger } from '../../src/log/logger.js';
-import { buildContextPacket } from '../../src/protocol/context.js';
+import { buildContextPacket } from '../../src/protocol/context-packet.js';
 import { splitResponse } from '../../src/protocol/response.js';
 import { REPO_ROOT } from '../helpers/macs.js';
 import { waitFor } from '../helpers/wait-for.js';

@@ -18,7 +18,7 @@ import type { StatusTerminal } from '../../src/cli/types.js';
 import { createStatusIntents } from '../../src/cli/status-live.js';
 import { createAttentionBell } from '../../src/cli/status-attention.js';
 import { readEvents } from '../../src/events/log.js';
-import { isDeliveryPaused } from '../../src/state/control.js';
+import { isDeliveryPaused } from '../../src/state/person-controls.js';
 import { writeSessionRecord } from '../../src/session/record.js';
 import {
   AnswerSnapshotSchema,

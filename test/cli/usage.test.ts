@@ -8,7 +8,11 @@ import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
 import type { CliDeps } from '../../src/cli/options.js';
 import type { LedgerEntry } from '../../src/usage/account.js';
-import { appendLedger, totalsOf, writeTotals } from '../../src/usage/ledger.js';
+import {
+  appendLedger,
+  totalsOf,
+  writeTotals,
+} from '../../src/usage/usage-ledger.js';
 import { createHomeFixture } from '../state/home-fixture.js';
 
 function makeDeps(home: string) {

@@ -9,7 +9,7 @@ import {
   evaluateApprovalRules,
   evaluatePolicy,
   toolSubjects,
-} from '../../src/hooks/policy.js';
+} from '../../src/hooks/policy-verdict.js';
 
 const bash = (command: string) => ({ tool: 'Bash', input: { command } });
 const denied = (command: string) =>

@@ -8,7 +8,10 @@
 // events, the activity lines, the observation and the reply.
 import { describe, expect, it } from 'vitest';
 import { defaultPolicy } from '../../src/config/policy-defaults.js';
-import { CLAUDE_HOOK_EVENTS, planClaudeHook } from '../../src/hooks/claude.js';
+import {
+  CLAUDE_HOOK_EVENTS,
+  planClaudeHook,
+} from '../../src/hooks/claude-hook-protocol.js';
 import type { HookContext } from '../../src/hooks/types.js';
 import { freshAgentState } from '../../src/state/store.js';
 import type { RequestRecord } from '../../src/state/types.js';

@@ -7,7 +7,7 @@ import {
   formatSessionContext,
   notificationState,
   planClaudeHook,
-} from '../../src/hooks/claude.js';
+} from '../../src/hooks/claude-hook-protocol.js';
 import type { HookContext } from '../../src/hooks/types.js';
 import { freshAgentState } from '../../src/state/store.js';
 import type { AgentStateFile, RequestRecord } from '../../src/state/types.js';

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { codexThreadId, planCodexNotify } from '../../src/hooks/codex.js';
+import {
+  codexThreadId,
+  planCodexNotify,
+} from '../../src/hooks/codex-notify.js';
 
 describe("Codex's notify program", () => {
   it('a finished turn marks the agent idle', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationFromHook } from '../../src/hooks/conversation.js';
+import { conversationFromHook } from '../../src/hooks/reported-conversation.js';
 
 const ID = '0c366cc4-3d9e-49ae-b4fa-71c59f9c2b54';
 

@@ -10,7 +10,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLAUDE_HOOK_EVENTS } from '../../src/hooks/claude.js';
+import { CLAUDE_HOOK_EVENTS } from '../../src/hooks/claude-hook-protocol.js';
 import {
   installClaudeHooks,
   localSettingsPath,

@@ -9,7 +9,7 @@ import {
   loadPresetHooks,
   presetHooksOf,
   resolveHookAgent,
-} from '../../src/hooks/origin.js';
+} from '../../src/hooks/hook-origin.js';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { freshAgentState, saveAgentState } from '../../src/state/store.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_HOOK_EVENTS } from '../../src/hooks/claude.js';
+import { CLAUDE_HOOK_EVENTS } from '../../src/hooks/claude-hook-protocol.js';
 import { buildClaudeHooks } from '../../src/hooks/hook-command.js';
 import {
   isRecord,

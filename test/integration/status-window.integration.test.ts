@@ -1,5 +1,5 @@
 // The session's status window starts its live view when a person attaches
-// (src/session/layout.ts STATUS_SCRIPT): in a session nobody looks at
+// (src/session/session-layout.ts STATUS_SCRIPT): in a session nobody looks at
 // (`--detach`, a host started by a hub) a view drawing for nobody took most
 // of the CPU of a 32-agent start. Real parts: `macs start --detach` on a
 // private tmux server, and a person's client as a real `tmux attach` run in

@@ -6,7 +6,7 @@ import {
   requestLine,
   requestSummary,
   requestText,
-} from '../../src/mcp/format.js';
+} from '../../src/mcp/tool-format.js';
 import type {
   AgentSnapshot,
   RequestSnapshot,

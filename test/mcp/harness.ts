@@ -15,7 +15,7 @@ import { createSnapshotReader } from '../../src/state/snapshot.js';
 import {
   createSnapshotFeed,
   shareSnapshotFeed,
-} from '../../src/state/watch.js';
+} from '../../src/state/snapshot-feed.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 import type { createHomeFixture } from '../state/home-fixture.js';
 

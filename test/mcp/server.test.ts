@@ -7,7 +7,7 @@ import { createSilentLogger } from '../../src/log/logger.js';
 import {
   createMacsMcpServer,
   type MacsMcpOptions,
-} from '../../src/mcp/server.js';
+} from '../../src/mcp/mcp-server.js';
 import { writeSessionRecord } from '../../src/session/record.js';
 import type { RunTmux } from '../../src/tmux/run.js';
 import { createHomeFixture } from '../state/home-fixture.js';

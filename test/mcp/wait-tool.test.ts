@@ -7,7 +7,7 @@ import {
 import {
   createSnapshotFeed,
   shareSnapshotFeed,
-} from '../../src/state/watch.js';
+} from '../../src/state/snapshot-feed.js';
 import { createHomeFixture, makeRecord } from '../state/home-fixture.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { connectTools, makeToolContext, textOf } from './harness.js';

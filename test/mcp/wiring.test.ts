@@ -20,7 +20,7 @@ import {
   prepareMcpWiring,
 } from '../../src/session/mcp-wiring.js';
 import { agentsFromFlags, planAgents } from '../../src/session/plan.js';
-import { startSession } from '../../src/session/start.js';
+import { startSession } from '../../src/session/start-session.js';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';
 

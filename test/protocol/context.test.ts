@@ -5,7 +5,7 @@ import {
   formatContextPacket,
   formatExecInput,
   type BuildContextInput,
-} from '../../src/protocol/context.js';
+} from '../../src/protocol/context-packet.js';
 import { findResponseBlocks } from '../../src/protocol/response.js';
 
 const input = (over: Partial<BuildContextInput> = {}): BuildContextInput => ({

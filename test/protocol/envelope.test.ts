@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildContextPacket } from '../../src/protocol/context.js';
+import { buildContextPacket } from '../../src/protocol/context-packet.js';
 import {
   countResponseBlocks,
   formatEnvelope,

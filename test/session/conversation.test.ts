@@ -5,11 +5,11 @@ import {
   choosesOwnConversation,
   isConversationId,
   withLaunchArgs,
-} from '../../src/session/conversation.js';
+} from '../../src/session/resumable-conversation.js';
 import {
   buildLaunchArgv,
   type LaunchCommand,
-} from '../../src/session/layout.js';
+} from '../../src/session/session-layout.js';
 import type { AgentLaunch } from '../../src/session/record.js';
 
 const ID = '0c366cc4-3d9e-49ae-b4fa-71c59f9c2b54';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hashBody } from '../../src/protocol/ids.js';
 import { createBridgeParser } from '../../src/protocol/request-parser.js';
-import { prepareFirstMessage } from '../../src/session/first-message.js';
+import { prepareFirstMessage } from '../../src/session/first-message-text.js';
 
 const protocol = readFileSync(
   path.join(import.meta.dirname, '../../prompts/worker.md'),

@@ -14,7 +14,7 @@ import {
   programOf,
   projectSlug,
   tmuxSocketPath,
-} from '../../src/session/layout.js';
+} from '../../src/session/session-layout.js';
 
 describe('socket naming', () => {
   it('names a home macs-<project>-<hash>, the same for the same home', () => {

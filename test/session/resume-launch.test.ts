@@ -6,13 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
-import { buildLaunchArgv } from '../../src/session/layout.js';
+import { buildLaunchArgv } from '../../src/session/session-layout.js';
 import type { AgentLaunch } from '../../src/session/record.js';
 import { chooseLaunch } from '../../src/session/resume-launch.js';
 import {
   readConversation,
   writeConversation,
-} from '../../src/state/conversation.js';
+} from '../../src/state/conversation-record.js';
 
 const ID = '0c366cc4-3d9e-49ae-b4fa-71c59f9c2b54';
 

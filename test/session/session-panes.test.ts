@@ -6,7 +6,7 @@ import {
   PLACEHOLDER_COMMAND,
   STATUS_HOOK,
   STATUS_WINDOW,
-} from '../../src/session/layout.js';
+} from '../../src/session/session-layout.js';
 import {
   addSessionPanes,
   newAgentsSession,

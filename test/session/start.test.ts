@@ -7,7 +7,7 @@ import { createEventLog } from '../../src/events/log.js';
 import { createSilentLogger } from '../../src/log/logger.js';
 import { agentsFromFlags, planAgents } from '../../src/session/plan.js';
 import { sessionFilePath } from '../../src/session/record.js';
-import { startSession } from '../../src/session/start.js';
+import { startSession } from '../../src/session/start-session.js';
 import { headlessEnvOf } from '../../src/session/prepare-agents.js';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { FakeTmuxClient } from '../helpers/fake-tmux.js';

@@ -10,7 +10,7 @@ import {
   pruneAttention,
   readPausedAgents,
   setDeliveryPaused,
-} from '../../src/state/control.js';
+} from '../../src/state/person-controls.js';
 import { createHomeFixture } from './home-fixture.js';
 
 describe('control files', () => {

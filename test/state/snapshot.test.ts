@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setDeliveryPaused } from '../../src/state/control.js';
+import { setDeliveryPaused } from '../../src/state/person-controls.js';
 import {
   buildSnapshot,
   createSnapshotReader,

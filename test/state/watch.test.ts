@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setDeliveryPaused } from '../../src/state/control.js';
+import { setDeliveryPaused } from '../../src/state/person-controls.js';
 import {
   createSnapshotReader,
   type SnapshotReader,
@@ -11,7 +11,7 @@ import type { Snapshot } from '../../src/state/snapshot-schema.js';
 import {
   createSnapshotFeed,
   type SnapshotFeed,
-} from '../../src/state/watch.js';
+} from '../../src/state/snapshot-feed.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { createHomeFixture, makeRecord } from './home-fixture.js';
 

@@ -9,7 +9,7 @@ import {
   formatRoundTrip,
   truncate,
   wrapText,
-} from '../../src/ui/format.js';
+} from '../../src/ui/view-format.js';
 
 describe('view formatting', () => {
   it.each([

@@ -4,7 +4,7 @@ import {
   fitColumns,
   planLayout,
   windowRows,
-} from '../../src/ui/layout.js';
+} from '../../src/ui/view-layout.js';
 
 const keys = (width: number) =>
   fitColumns(agentColumns(10), width, 2).map((c) => c.key);

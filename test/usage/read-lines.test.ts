@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readNewLines } from '../../src/usage/read-lines.js';
-import { parseLedger } from '../../src/usage/ledger.js';
+import { parseLedger } from '../../src/usage/usage-ledger.js';
 
 let dir: string;
 beforeEach(() => {

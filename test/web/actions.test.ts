@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEventLog, readEvents } from '../../src/events/log.js';
 import { createLogger } from '../../src/log/logger.js';
 import { ConfigSchema } from '../../src/config/schema.js';
-import { isDeliveryPaused } from '../../src/state/control.js';
+import { isDeliveryPaused } from '../../src/state/person-controls.js';
 import { takeAnswerBy } from '../../src/state/outbox.js';
 import { createSnapshotReader } from '../../src/state/snapshot.js';
 import { runWebAction, type WebActionDeps } from '../../src/web/actions.js';

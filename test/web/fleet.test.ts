@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigSchema } from '../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../src/events/log.js';
 import { createLogger } from '../../src/log/logger.js';
-import type { RemoteFleet } from '../../src/remote/fleet.js';
+import type { RemoteFleet } from '../../src/remote/remote-fleet.js';
 import { listHeldAnswers } from '../../src/remote/held-answers.js';
 import type { HostSession } from '../../src/remote/host-session.js';
 import { RemoteError } from '../../src/remote/ssh-errors.js';
@@ -23,7 +23,7 @@ import {
   findFleetAgent,
   findFleetRequest,
   type WebHosts,
-} from '../../src/web/fleet.js';
+} from '../../src/web/web-fleet.js';
 import { createHomeFixture } from '../state/home-fixture.js';
 import { makeAgent, makeRequest, makeSnapshot } from '../ui/fixtures.js';
 

@@ -27,7 +27,7 @@
 import type { OpenBlockInfo } from '../../protocol/request-parser.js';
 import type { ReaderEvent } from '../../screen/fingerprint.js';
 import { conversationLines } from '../../screen/heuristics.js';
-import { describeIncomplete } from '../../state/incomplete.js';
+import { describeIncomplete } from '../../state/incomplete-requests.js';
 import type { IncompleteRequest } from '../../state/types.js';
 import type { AgentContext } from '../agent-context.js';
 

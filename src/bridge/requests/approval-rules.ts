@@ -1,5 +1,5 @@
 /**
- * The config's approval rules (hooks/policy.ts) as the bridge applies them,
+ * The config's approval rules (hooks/policy-verdict.ts) as the bridge applies them,
  * before any answerer sees an approval: which rules a hook's approval and a
  * dialog's are held to (pure), and how the answer a matching rule stands
  * for is recorded on the request, for both alike.
@@ -10,7 +10,7 @@ import {
   evaluateApprovalRules,
   ruleAnswer,
   type ApprovalRuleVerdict,
-} from '../../hooks/policy.js';
+} from '../../hooks/policy-verdict.js';
 import { takeStep } from '../../state/take-step.js';
 import type { ApprovalInfo, RequestRecord } from '../../state/types.js';
 

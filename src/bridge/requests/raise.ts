@@ -7,7 +7,7 @@
  */
 import type { MacsConfig } from '../../config/schema.js';
 import type { EventInput } from '../../events/types.js';
-import type { ApprovalRuleVerdict } from '../../hooks/policy.js';
+import type { ApprovalRuleVerdict } from '../../hooks/policy-verdict.js';
 import { addDetected } from '../../state/ledger.js';
 import type { AgentStateFile, RequestRecord } from '../../state/types.js';
 import { answerByRule } from './approval-rules.js';

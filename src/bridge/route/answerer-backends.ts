@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createContextCollector } from '../../backends/context.js';
+import { createContextCollector } from '../../backends/context-collector.js';
 import { createExecBackend, runExecCommand } from '../../backends/exec.js';
 import type { ExecChoice } from '../../backends/exec-presets.js';
 import { createFileBackend } from '../../backends/file.js';

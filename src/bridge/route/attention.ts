@@ -4,7 +4,7 @@ import { errorMessage } from '../../errors.js';
 import { emitSafely, type EventSink } from '../../events/log.js';
 import type { MacsEvent } from '../../events/types.js';
 import type { Logger } from '../../log/logger.js';
-import { claimAttention } from '../../state/control.js';
+import { claimAttention } from '../../state/person-controls.js';
 import type { HomePaths } from '../../home/paths.js';
 import { createSerialQueue } from '../../state/serial.js';
 import type { TmuxClient } from '../../tmux/client.js';

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import type { CollectContext } from '../../backends/context.js';
+import type { CollectContext } from '../../backends/context-collector.js';
 import type { BackendRequest } from '../../backends/types.js';
 import { ensurePrivateDir, writeFileAtomic } from '../../home/fs.js';
 import type { HomePaths } from '../../home/paths.js';
@@ -15,7 +15,7 @@ import type { Logger } from '../../log/logger.js';
 import {
   buildContextPacket,
   type ContextPacket,
-} from '../../protocol/context.js';
+} from '../../protocol/context-packet.js';
 
 /** `archive/<day>/<id>.context.json`: the packet, archived with the request. */
 export function contextArchivePath(

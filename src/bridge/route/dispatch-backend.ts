@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { CollectContext } from '../../backends/context.js';
+import type { CollectContext } from '../../backends/context-collector.js';
 import { createRunGit, type RunGit } from '../../backends/git.js';
 import { createSerialQueue } from '../../state/serial.js';
 import type { FileBackend } from '../../backends/file.js';

@@ -13,9 +13,12 @@ import type { Budget, MacsConfig } from '../../config/schema.js';
 import { emitSafely, type EventSink } from '../../events/log.js';
 import type { HomePaths } from '../../home/paths.js';
 import type { Logger } from '../../log/logger.js';
-import { setDeliveryPaused, type PauseNote } from '../../state/control.js';
+import {
+  setDeliveryPaused,
+  type PauseNote,
+} from '../../state/person-controls.js';
 import type { TmuxClient } from '../../tmux/client.js';
-import { claimBudgetLevel, type UsageFile } from '../../usage/ledger.js';
+import { claimBudgetLevel, type UsageFile } from '../../usage/usage-ledger.js';
 import { priceTable } from '../../usage/prices.js';
 import {
   BUDGET_LEVELS,

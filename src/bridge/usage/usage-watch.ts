@@ -25,7 +25,7 @@ import {
   totalsOf,
   writeTotals,
   type UsageFile,
-} from '../../usage/ledger.js';
+} from '../../usage/usage-ledger.js';
 import {
   findCodexRollouts,
   findGeminiSessions,

@@ -21,7 +21,7 @@ import {
   formatResponseBlock,
   type DemoAnswer,
 } from './script.js';
-import { createDemoTerminal, summarizeText } from './terminal.js';
+import { createDemoTerminal, summarizeText } from './demo-terminal.js';
 
 const INBOX_POLL_MS = 150;
 

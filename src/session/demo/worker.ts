@@ -19,7 +19,7 @@ import {
   formatRequestBlock,
   type DemoResult,
 } from './script.js';
-import { createDemoTerminal, summarizeText } from './terminal.js';
+import { createDemoTerminal, summarizeText } from './demo-terminal.js';
 
 /** How long the worker waits for its first message before starting anyway. */
 const FIRST_MESSAGE_WAIT_MS = 15_000;

@@ -9,7 +9,7 @@ import {
 } from '../../../src/bridge/route/context-archive.js';
 import { resolveHomePaths, type HomePaths } from '../../../src/home/paths.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { buildContextPacket } from '../../../src/protocol/context.js';
+import { buildContextPacket } from '../../../src/protocol/context-packet.js';
 import { makeTempHome } from '../../helpers/tmux-server.js';
 
 const request: BackendRequest = {

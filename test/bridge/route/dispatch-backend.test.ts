@@ -17,7 +17,7 @@ import {
 } from '../../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../../src/events/log.js';
 import { createLogger } from '../../../src/log/logger.js';
-import { buildContextPacket } from '../../../src/protocol/context.js';
+import { buildContextPacket } from '../../../src/protocol/context-packet.js';
 import { hashBody } from '../../../src/protocol/ids.js';
 import { resolveHomePaths, type HomePaths } from '../../../src/home/paths.js';
 import { makeTempHome } from '../../helpers/tmux-server.js';

@@ -11,10 +11,10 @@ import { ConfigSchema } from '../../../src/config/schema.js';
 import { createEventLog, readEvents } from '../../../src/events/log.js';
 import { resolveHomePaths, type HomePaths } from '../../../src/home/paths.js';
 import { createSilentLogger } from '../../../src/log/logger.js';
-import { isDeliveryPaused } from '../../../src/state/control.js';
+import { isDeliveryPaused } from '../../../src/state/person-controls.js';
 import { readPauseReason } from '../../../src/state/pause-reason.js';
 import type { TmuxClient } from '../../../src/tmux/client.js';
-import type { UsageFile } from '../../../src/usage/ledger.js';
+import type { UsageFile } from '../../../src/usage/usage-ledger.js';
 import { makeTempHome } from '../../helpers/tmux-server.js';
 
 describe('budgets', () => {

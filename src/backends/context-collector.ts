@@ -5,7 +5,7 @@ import {
   CONTEXT_RECENT_MAX,
   type ContextPacket,
   type ContextRecent,
-} from '../protocol/context.js';
+} from '../protocol/context-packet.js';
 import { stripChrome } from '../screen/chrome.js';
 import { cleanScreenLines } from '../screen/classify.js';
 import type { RecentRequest } from '../state/types.js';
@@ -60,7 +60,7 @@ export interface ContextCollectorOptions {
   contextLines: number;
   log: Logger;
   readBranch?: ReadGitBranch;
-  /** Why delivery to an agent is paused (state/control.ts); null when it is not. */
+  /** Why delivery to an agent is paused (state/person-controls.ts); null when it is not. */
   readPause?: (agent: string) => Promise<{
     by: string;
     scope?: 'agent' | 'session';

@@ -14,7 +14,7 @@ import {
   readRemoteHost,
   type HostView,
   type RemoteFleet,
-} from '../remote/fleet.js';
+} from '../remote/remote-fleet.js';
 import { mergeHosts } from '../remote/fleet-model.js';
 import type {
   AgentSnapshot,

@@ -2,7 +2,7 @@
  * The shape of the tmux session `macs start` creates, as pure data: the
  * private server's name, the windows, what each pane runs and with which
  * environment. session-panes.ts turns it into tmux commands and launch.ts
- * starts each pane's program (start.ts runs the steps of `macs start`).
+ * starts each pane's program (start-session.ts runs the steps of `macs start`).
  *
  *   server  tmux -L macs-<project>-<hash>   (one per home)
  *   session macs

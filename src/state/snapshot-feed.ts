@@ -1,9 +1,9 @@
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { controlDir } from './control.js';
+import { controlDir } from './person-controls.js';
 import type { HomePaths } from '../home/paths.js';
 import { createSnapshotReader, type SnapshotReader } from './snapshot.js';
-import { usageDir } from '../usage/ledger.js';
+import { usageDir } from '../usage/usage-ledger.js';
 import type { Snapshot } from './snapshot-schema.js';
 import { snapshotSignature } from './snapshot-changes.js';
 

@@ -14,7 +14,7 @@ import {
   buildBridgeCommand,
   buildStatusCommand,
   STATUS_HOOK,
-} from './layout.js';
+} from './session-layout.js';
 import { writeSessionRecord, type SessionRecord } from './record.js';
 
 /**
@@ -55,7 +55,8 @@ export async function restartSessionWindows(options: {
     },
   ];
   const panes = { ...record.panes };
-  // The status view starts when a client attaches (layout.ts STATUS_SCRIPT).
+  // The status view starts when a client attaches (session-layout.ts
+  // STATUS_SCRIPT).
   await tmux.command(
     buildSetHookArgs(record.session, 'client-attached', STATUS_HOOK),
   );

@@ -8,7 +8,7 @@ import type {
   AgentSnapshot,
   RequestSnapshot,
 } from '../state/snapshot-schema.js';
-import { formatUsageCell } from '../usage/format.js';
+import { formatUsageCell } from '../usage/usage-format.js';
 
 /** A request's data in a list: what it is, where it stands, its first line. */
 export function requestSummary(r: RequestSnapshot): Record<string, unknown> {

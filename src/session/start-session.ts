@@ -23,7 +23,7 @@ import type { TmuxClient } from '../tmux/client.js';
 import { buildKillSessionArgs } from '../tmux/session-args.js';
 import { loadPrompt } from '../config/prompts.js';
 import type { RunGit } from '../backends/git.js';
-import { describeCommand } from './layout.js';
+import { describeCommand } from './session-layout.js';
 import type { PlannedAgent } from './plan.js';
 import {
   SESSION_NAME,
@@ -74,8 +74,8 @@ export interface StartedSession {
 }
 
 /**
- * Create the session of `macs start` (see layout.ts) on the private server
- * and record it in `.macs/session.json`. Every pane is created running a
+ * Create the session of `macs start` (see session-layout.ts) on the private
+ * server and record it in `.macs/session.json`. Every pane is created running a
  * placeholder, tagged and piped into its log, and only then given its real
  * program with respawn-pane, so capture sees the program's first byte. Any
  * failure removes what was created, so no half session is left behind.

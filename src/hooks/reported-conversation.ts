@@ -11,8 +11,8 @@
  *
  * An id that is not a UUID is not taken.
  */
-import type { CodexThreadInfo } from './codex.js';
-import { CODEX_NOTIFY_EVENT, codexThreadId } from './codex.js';
+import type { CodexThreadInfo } from './codex-notify.js';
+import { CODEX_NOTIFY_EVENT, codexThreadId } from './codex-notify.js';
 import { parseHookInput, str } from './hook-input.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

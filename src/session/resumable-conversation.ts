@@ -15,7 +15,7 @@
  * arguments are added to a copy each time the program is run.
  */
 import { randomUUID } from 'node:crypto';
-import { LAUNCH_SCRIPT } from './layout.js';
+import { LAUNCH_SCRIPT } from './session-layout.js';
 import type { AgentLaunch } from './record.js';
 
 /** The programs macs knows how to resume, by preset name. */
@@ -41,7 +41,10 @@ export function newConversationId(): string {
   return randomUUID();
 }
 
-/** Where a launch's program sits in its argv (see layout.ts buildLaunchArgv). */
+/**
+ * Where a launch's program sits in its argv (see session-layout.ts
+ * buildLaunchArgv).
+ */
 type LaunchShape =
   { kind: 'argv'; program: number } | { kind: 'shell'; text: number };
 

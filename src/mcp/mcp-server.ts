@@ -13,13 +13,16 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MacsConfig } from '../config/schema.js';
-import type { RemoteFleet } from '../remote/fleet.js';
+import type { RemoteFleet } from '../remote/remote-fleet.js';
 import { emitSafely, createEventLog } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { readSessionRecord } from '../session/record.js';
 import { createSnapshotReader } from '../state/snapshot.js';
-import { createSnapshotFeed, shareSnapshotFeed } from '../state/watch.js';
+import {
+  createSnapshotFeed,
+  shareSnapshotFeed,
+} from '../state/snapshot-feed.js';
 import { probeTmuxServer } from '../tmux/probe.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
 import type { RunTmux } from '../tmux/run.js';

@@ -17,7 +17,7 @@ import {
   AGENTS_WINDOW,
   PLACEHOLDER_COMMAND,
   describeCommand,
-} from './layout.js';
+} from './session-layout.js';
 import { planAgent, workerName } from './plan.js';
 import {
   chooseLaunch,

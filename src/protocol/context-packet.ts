@@ -1,7 +1,7 @@
 /**
  * The context packet (SPEC §3): what a controller gets with each request,
  * and the text it is given as. Pure: the I/O that gathers the facts lives in
- * `backends/context.ts`.
+ * `backends/context-collector.ts`.
  */
 import { escapeInvisible, hasInvisible } from './sanitize.js';
 
