@@ -23,7 +23,7 @@ import { readBridge } from '../state/snapshot-files.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { discoverPane, OWN_PANE_RULES } from './discover.js';
 import { loadFirstMessage, prepareFirstMessage } from './first-message-text.js';
-import { createTeammateFinder, type Lead } from './teammates.js';
+import { createTeammateFinder, type Lead } from './adopt-teammates.js';
 import {
   readSessionRecord,
   updateSessionAgent,
@@ -271,7 +271,7 @@ export async function createSessionRoster(
       const current =
         now && now.id === record?.id ? listAgents(now, config) : [];
       const added = current.filter((e) => !seen.has(e.name));
-      // Claude Code teammates of the supervised leads (session/teammates.ts).
+      // Claude Code teammates of the supervised leads (session/adopt-teammates.ts).
       const leads: Lead[] = (record ? current : known).filter(
         (e) =>
           seen.has(e.name) &&

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveHomePaths, type HomePaths } from '../../src/home/paths.js';
 import { resolveHookAgent } from '../../src/hooks/hook-origin.js';
-import { createTeammateFinder } from '../../src/session/teammates.js';
+import { createTeammateFinder } from '../../src/session/adopt-teammates.js';
 import { writeConversation } from '../../src/state/conversation-record.js';
 import { loadAgentState, saveAgentState } from '../../src/state/store.js';
 import { readTeammates } from '../../src/state/teammates.js';
