@@ -15,7 +15,7 @@ import { readTeammates, shownTeammateName } from '../../state/teammates.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import { createSlotLife, newSlot, type FleetParts } from './agent-slot.js';
 import type { MultiAgent, Roster, Slot, SlotStatus } from './types.js';
-import { newProgramSeen, promptOnce } from './prompt-once.js';
+import { newProgramSeen, openRequestOf, promptOnce } from './prompt-once.js';
 import { answerHandler } from './slot-backend.js';
 
 /** How often every pane is looked at (deaths, revivals, the controller's state). */
@@ -109,6 +109,7 @@ export function createMultiBridge(options: MultiBridgeOptions): MultiBridge {
       config,
       signal: abort.signal,
       readState: (pane) => life.readPaneState(pane, slot.agent.profile),
+      openRequest: () => openRequestOf(slot),
       emit,
       onPrompted: options.onPrompted,
       onProblem: (error) => problem(slot, 'first-message', error),

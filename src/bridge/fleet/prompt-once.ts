@@ -9,6 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { MacsConfig } from '../../config/schema.js';
 import type { EventInput } from '../../events/types.js';
 import type { AgentStateName } from '../../config/states.js';
+import { isOpenStage } from '../../state/types.js';
 import type { TmuxClient } from '../../tmux/client.js';
 import type { FirstMessageSpec, Slot } from './types.js';
 import {
@@ -46,7 +47,9 @@ async function waitSettled(
 
 /**
  * Type the message into the agent's pane once the screen settles; marks it
- * sent and records `agent.prompted` when it went in. Returns whether it did.
+ * sent and records `agent.prompted` when it went in. An agent that asked a
+ * request meanwhile gets nothing (`agent.prompt-kept`). Returns whether the
+ * message is done with (sent or kept).
  */
 async function sendFirstMessage(options: {
   agent: string;
@@ -58,10 +61,31 @@ async function sendFirstMessage(options: {
   config: MacsConfig;
   signal: AbortSignal;
   readState: () => Promise<AgentStateName>;
+  openRequest: () => string | undefined;
   emit: (input: EventInput) => Promise<void>;
 }): Promise<boolean> {
   const { agent, pane, message, emit } = options;
+  /**
+   * A program that asked already knows the protocol, and waits for its
+   * answer: the message would be read as that answer. Kept, not sent.
+   */
+  const keptForRequest = async (): Promise<boolean> => {
+    const requestId = options.openRequest();
+    if (requestId === undefined) return false;
+    message.sent = true;
+    await emit({
+      agent,
+      type: 'agent.prompt-kept',
+      requestId,
+      data: {
+        pane,
+        why: `it asked ${requestId} already, so it knows the protocol, and it waits for that answer: the message would be read as the answer`,
+      },
+    });
+    return true;
+  };
   await waitSettled(options.tmux, pane, options.signal);
+  if (await keptForRequest()) return true;
   const typing = await options.deliverer.begin({
     pane,
     text: message.text,
@@ -90,6 +114,8 @@ async function sendFirstMessage(options: {
       });
       waited = await typing.waitTypeable();
     }
+    // Asked while the message waited for its turn: nothing is typed.
+    if (await keptForRequest()) return true;
     result = await typeAfterWait(typing, waited, false);
   } finally {
     typing.end();
@@ -106,6 +132,14 @@ async function sendFirstMessage(options: {
     },
   });
   return true;
+}
+
+/** The first of a slot's requests still waiting for its answer. */
+export function openRequestOf(
+  slot: Pick<Slot, 'supervisor'>,
+): string | undefined {
+  const requests = slot.supervisor?.snapshot().requests ?? {};
+  return Object.values(requests).find((r) => isOpenStage(r.stage))?.id;
 }
 
 /**
@@ -151,6 +185,8 @@ export function promptOnce(
     config: MacsConfig;
     signal: AbortSignal;
     readState: (pane: string) => Promise<AgentStateName>;
+    /** The agent's request still waiting for its answer, if any. */
+    openRequest: () => string | undefined;
     emit: (input: EventInput) => Promise<void>;
     /** The message went in (record it, so it is never sent twice). */
     onPrompted?: ((agent: string) => Promise<void>) | undefined;
@@ -171,6 +207,7 @@ export function promptOnce(
     config: options.config,
     signal: options.signal,
     readState: () => options.readState(pane),
+    openRequest: options.openRequest,
     emit: options.emit,
   })
     .then((sent) => (sent ? options.onPrompted?.(slot.agent.name) : undefined))

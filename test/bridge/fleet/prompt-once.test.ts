@@ -42,7 +42,11 @@ describe('promptOnce: the first message of an agent', () => {
     abort = new AbortController();
   });
 
-  function setup(results: (DeliveryResult | Error)[], sent = false) {
+  function setup(
+    results: (DeliveryResult | Error)[],
+    sent = false,
+    open: { id?: string } = {},
+  ) {
     const tmux = new FakeTmuxClient();
     tmux.addPane({ id: '%1', screen: 'ready ❯' });
     const message: FirstMessageSpec = {
@@ -75,6 +79,7 @@ describe('promptOnce: the first message of an agent', () => {
         config: ConfigSchema.parse({}),
         signal: abort.signal,
         readState: () => Promise.resolve('idle'),
+        openRequest: () => open.id,
         emit: (input) => {
           events.push(input);
           return Promise.resolve();
@@ -88,8 +93,32 @@ describe('promptOnce: the first message of an agent', () => {
           return Promise.resolve();
         },
       });
-    return { slot, message, events, prompted, problems, typed, run };
+    return { slot, message, events, prompted, problems, typed, run, open };
   }
+
+  // A program that asked before its first message waits for that answer:
+  // typed then, the protocol was read as the answer (seen with a Python
+  // script under macs start). It knows the protocol: nothing is typed.
+  it('types nothing into an agent that already asked and waits for its answer, and keeps the message', async () => {
+    const s = setup(
+      [{ type: 'delivered', method: 'paste', chars: 40, waitedMs: 0 }],
+      false,
+      { id: 'w1-q1' },
+    );
+    s.run();
+    await waitFor(() => s.prompted.length === 1, { timeout: 10_000 });
+    expect(s.typed).toEqual([]);
+    expect(s.message.sent).toBe(true);
+    expect(s.events).toEqual([
+      expect.objectContaining({
+        type: 'agent.prompt-kept',
+        requestId: 'w1-q1',
+        data: expect.objectContaining({
+          why: expect.stringMatching(/asked w1-q1 already/),
+        }),
+      }),
+    ]);
+  });
 
   it('types the message once the screen settles, records it, and never again', async () => {
     const s = setup([
