@@ -52,13 +52,18 @@ import {
   type Routed,
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';
-import { createDialogApprovals } from './approvals/index.js';
+import {
+  createDialogApprovals,
+  createHookApprovals,
+} from './approvals/index.js';
 import { teammateOfDialog } from '../screen/teammate-dialog.js';
 import {
   ACTIVITY_QUIET_MS,
   createAgentRoom,
+  type HookSeen,
   type Observation,
 } from './agent/index.js';
+import { hookStageHost } from './hook-link-host.js';
 
 export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;
@@ -163,10 +168,26 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
             ctx.current().paused || pausedByPerson(record.id),
         })
       : undefined;
+  // What `macs hook` leaves: the agent's hook link reads it and says what
+  // it saw; the stages below act on it.
+  const hookStage = hookStageHost(ctx, { finish: steps.finish, route });
+  const hookApprovals = createHookApprovals(hookStage);
   const { hooks, stateReader } = createAgentRoom(ctx, {
     steps,
     activity,
-    route,
+    hookSeen: async (seen: HookSeen) => {
+      switch (seen.type) {
+        case 'requests':
+          // Approvals a hook asks for taken; those it gave up on closed.
+          await hookApprovals.pickUp();
+          await hookApprovals.expire();
+          return;
+        default: {
+          const never: never = seen.type;
+          throw new Error(`unexpected hook look ${JSON.stringify(never)}`);
+        }
+      }
+    },
     // What a reading of the pane found goes on to the room that takes it.
     observe: async (seen: Observation) => {
       switch (seen.type) {
@@ -203,7 +224,7 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   const { answers, delivery } = createAnswersRoom(ctx, {
     steps,
     deliverer: options.deliverer,
-    hooks,
+    hooks: { ...hooks, decideApproval: hookApprovals.decide },
     ...(dialogApprovals ? { applyDialog: dialogApprovals.apply } : {}),
     deliveryState: stateReader.deliveryState,
     isPaused: pausedByPerson,

@@ -9,11 +9,15 @@ import {
   createAgentStateReader,
   type AgentStateReader,
 } from './agent-state.js';
-import { createHookLink, type HookLink } from './hook-link.js';
+import {
+  createHookLink,
+  type HookLink,
+  type HookLinkHost,
+} from './hook-link.js';
 
 export { ACTIVITY_QUIET_MS } from './agent-state.js';
 export type { AgentStateReader } from './agent-state.js';
-export type { Observation } from './types.js';
+export type { HookSeen, Observation } from './types.js';
 export type { HookLink } from './hook-link.js';
 
 type ReaderDeps = Parameters<typeof createAgentStateReader>[1];
@@ -22,11 +26,11 @@ type ReaderDeps = Parameters<typeof createAgentStateReader>[1];
 export function createAgentRoom(
   ctx: AgentContext,
   deps: Omit<ReaderDeps, 'resolveState'> & {
-    /** Route a request a hook raised (runs under `serial`). */
-    route: HookLinkRoute;
+    /** What a look at the hook files found, handed on. */
+    hookSeen: HookLinkHost['hookSeen'];
   },
 ): { hooks: HookLink; stateReader: AgentStateReader } {
-  const { route, ...readerDeps } = deps;
+  const { hookSeen, ...readerDeps } = deps;
   // Agent hooks (docs/hooks.md): their state wins over the screen;
   // Stop-hook deliveries, confirmations and approvals arrive as files.
   const hooks = createHookLink({
@@ -40,7 +44,7 @@ export function createAgentRoom(
     emit: ctx.emit,
     saveNow: ctx.saveNow,
     finish: deps.steps.finish,
-    route,
+    hookSeen,
     refreshState: () => stateReader.readState(),
   });
   const stateReader = createAgentStateReader(ctx, {
@@ -49,5 +53,3 @@ export function createAgentRoom(
   });
   return { hooks, stateReader };
 }
-
-type HookLinkRoute = Parameters<typeof createHookLink>[0]['route'];

@@ -25,3 +25,11 @@ export type Observation =
       /** When the capture was asked for (epoch ms). */
       capturedAt: number;
     };
+
+/**
+ * What a look at the files `macs hook` leaves found, handed on as a value
+ * (hook-link.ts; the supervisor gives each to the room that takes it):
+ * - `requests`: the folder of hook requests was looked at (the approvals
+ *   room takes the approvals a hook asks for, and closes those it gave up).
+ */
+export type HookSeen = { type: 'requests' };

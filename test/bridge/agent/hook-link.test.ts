@@ -7,6 +7,10 @@ import {
   createHookLink,
   type HookLink,
 } from '../../../src/bridge/agent/hook-link.js';
+import {
+  createHookApprovals,
+  type HookApprovals,
+} from '../../../src/bridge/approvals/hook-approvals.js';
 import { inactiveReason } from '../../../src/state/hook-observation.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
@@ -36,6 +40,7 @@ describe('hook link (the bridge side of the hooks)', () => {
   let finished: string[];
   let routed: string[];
   let link: HookLink;
+  let approvals: HookApprovals;
 
   beforeEach(() => {
     paths = resolveHomePaths(mkdtempSync(path.join(os.tmpdir(), 'macs-link-')));
@@ -50,31 +55,42 @@ describe('hook link (the bridge side of the hooks)', () => {
     rmSync(paths.home, { recursive: true, force: true });
   });
 
+  /** The link, and the stages it hands what it saw to, wired as the supervisor wires them. */
   function makeLink(config = ConfigSchema.parse({ backstopMs: 20 })) {
-    return createHookLink({
+    const host = {
       agent: 'w1',
       paths,
       config,
-      preset: 'claude',
       log: createSilentLogger(),
       serial: createSerialQueue(),
       current: () => state,
-      emit: (e) => {
+      emit: (e: Omit<EventInput, 'agent'>) => {
         emitted.push(e);
         return Promise.resolve();
       },
       saveNow: () => Promise.resolve(),
-      finish: (record) => {
+      finish: (record: RequestRecord) => {
         delete state.requests[record.id];
         finished.push(record.id);
         return Promise.resolve();
       },
-      route: (record) => {
+      route: (record: RequestRecord) => {
         record.stage = 'routed';
         routed.push(record.id);
         return Promise.resolve();
       },
+    };
+    approvals = createHookApprovals(host);
+    return createHookLink({
+      ...host,
+      preset: 'claude',
       refreshState: () => Promise.resolve(),
+      hookSeen: async (seen) => {
+        if (seen.type === 'requests') {
+          await approvals.pickUp();
+          await approvals.expire();
+        }
+      },
     });
   }
 
@@ -168,7 +184,7 @@ describe('hook link (the bridge side of the hooks)', () => {
       'deny: wait for the release',
       'hook',
     );
-    await link.decideApproval(record);
+    await approvals.decide(record);
     // An answer in the outbox with no tool call behind it: a person's.
     expect(await readDecision(paths, record.id)).toMatchObject({
       decision: 'deny',
@@ -203,7 +219,7 @@ describe('hook link (the bridge side of the hooks)', () => {
   ])('records who decided an answer from %j', async (from, by, via) => {
     const record = answered('w1-approval-who', 'allow', 'hook');
     if (record.response) Object.assign(record.response, from);
-    await link.decideApproval(record);
+    await approvals.decide(record);
     expect(record.decision).toMatchObject({ decidedBy: by, via });
     expect(await readDecision(paths, record.id)).toMatchObject({ by, via });
   });
@@ -290,7 +306,7 @@ describe('hook link (the bridge side of the hooks)', () => {
       reason: 'no answer in 60s',
       decidedAt: new Date().toISOString(),
     });
-    await link.decideApproval(record);
+    await approvals.decide(record);
     expect(await readDecision(paths, record.id)).toMatchObject({
       decision: 'deny',
       by: 'timeout',
