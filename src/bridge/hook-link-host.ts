@@ -31,6 +31,18 @@ export interface HookStageHost {
   route: (record: RequestRecord) => Promise<void>;
 }
 
+/**
+ * What delivery needs of the hooks beyond its own room (whose
+ * hook-deliveries.ts holds the Stop hook's claims), given by the
+ * supervisor.
+ */
+export interface DeliveryHookNeeds {
+  /** The hook link: macs pressed the submit key (agent/hook-link.ts). */
+  noteSubmitted: () => void;
+  /** The approvals room: a hook's approval answered, its decision file written. */
+  decideApproval: (record: RequestRecord) => Promise<void>;
+}
+
 /** The host of an agent's hook stages: its context, with the requests room's steps. */
 export function hookStageHost(
   ctx: AgentContext,

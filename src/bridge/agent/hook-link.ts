@@ -5,10 +5,12 @@
  *
  * - `.macs/hooks/<agent>.json` (the latest hook observation): its state wins
  *   over the screen (hook-state.ts), and it says whether the agent's hooks
- *   are active (state/hook-observation.ts); a UserPromptSubmit after the bridge
- *   typed an answer confirms that delivery, and a Stop hook's claim on an
- *   answer means the agent already has it, so the bridge does not type it
- *   (hook-deliveries.ts).
+ *   are active (state/hook-observation.ts). A new call is handed on
+ *   (`HookSeen` `call`: a Stop hook's claim on an answer means the agent
+ *   already has it), and so is each look at the latest observation
+ *   (`prompt`: a UserPromptSubmit after the bridge typed an answer confirms
+ *   that delivery); the answers room acts on both
+ *   (answers/hook-deliveries.ts).
  * - `.macs/hook-requests/<agent>/`: approvals a PreToolUse or
  *   PermissionRequest hook asks for. The link only says when to look
  *   (`HookSeen` `requests`); the approvals room takes them
@@ -34,13 +36,8 @@ import {
   parseObservation,
   type HookObservation,
 } from '../../state/hook-files.js';
-import type {
-  AgentStateFile,
-  RequestRecord,
-  StateSource,
-} from '../../state/types.js';
+import type { AgentStateFile, StateSource } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
-import { createHookDeliveries } from '../answers/hook-deliveries.js';
 import {
   HOOKS_START_TIMEOUT_MS,
   statusAfterWait,
@@ -68,8 +65,6 @@ export interface HookLinkHost {
   current: () => AgentStateFile;
   emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
   saveNow: () => Promise<void>;
-  /** Archive a finished request (runs under `serial`). */
-  finish: (record: RequestRecord) => Promise<void>;
   /** Read the agent's state again (screen and hooks). */
   refreshState: () => Promise<unknown>;
   /**
@@ -88,17 +83,6 @@ export interface HookLink {
     screen: AgentStateName,
     screenSource?: StateSource,
   ) => Promise<{ state: AgentStateName; source: StateSource }>;
-  /** Aborted when the agent's Stop hook delivered this request (stop waiting to type). */
-  signalFor: (requestId: string) => AbortSignal;
-  /** Did a Stop hook already hand this answer to the agent? */
-  deliveredByHook: (record: RequestRecord) => Promise<boolean>;
-  /**
-   * Right before typing: claim the request. False when the Stop hook claimed
-   * it first; then the caller must not type (call markDeliveredByHook).
-   */
-  claimForTyping: (record: RequestRecord) => Promise<boolean>;
-  /** Record a delivery made by the Stop hook; idempotent. Runs under `serial`. */
-  markDeliveredByHook: (record: RequestRecord) => Promise<void>;
   /**
    * macs pressed the submit key into the agent: until its next hook call,
    * the agent counts as working (Claude Code runs UserPromptSubmit late).
@@ -123,7 +107,6 @@ export function createHookLink(host: HookLinkHost): HookLink {
   const kind = hooksKindOf(host.config, host.preset);
   const obsFile = observationPath(paths, agent);
   const requestsDir = hookRequestsDir(paths, agent);
-  const deliveries = createHookDeliveries(host);
   let observation: HookObservation | undefined;
   let signature = '';
   let memo: ArbiterMemo = {};
@@ -175,8 +158,8 @@ export function createHookLink(host: HookLinkHost): HookLink {
         });
       }
     });
-    await deliveries.reconcileClaims();
-    await deliveries.applyConfirmations(observation);
+    await host.hookSeen({ type: 'call' });
+    await host.hookSeen({ type: 'prompt', observation });
     void host.refreshState().catch(() => undefined);
     if (settleTimer) clearTimeout(settleTimer);
     settleTimer = setTimeout(() => {
@@ -189,7 +172,7 @@ export function createHookLink(host: HookLinkHost): HookLink {
     if (await refreshObservation()) {
       if (observation) await onObservation(observation);
     } else {
-      await deliveries.applyConfirmations(observation);
+      await host.hookSeen({ type: 'prompt', observation });
     }
     await host.hookSeen({ type: 'requests' });
   }
@@ -295,10 +278,6 @@ export function createHookLink(host: HookLinkHost): HookLink {
       }
       return { state: result.state, source: result.source };
     },
-    signalFor: deliveries.signalFor,
-    deliveredByHook: deliveries.deliveredByHook,
-    claimForTyping: deliveries.claimForTyping,
-    markDeliveredByHook: deliveries.markDeliveredByHook,
     noteSubmitted(at = Date.now()) {
       // Only Claude Code's hooks report prompts, and only hooks seen working
       // will speak again; other agents keep the screen.

@@ -1,8 +1,8 @@
 /**
  * The agent room: the agent's state, from its screen, its output's activity
  * and its hooks (`agent-state.ts`, `hook-state.ts`), and the link to what
- * `macs hook` leaves (`hook-link.ts`: observations, Stop-hook deliveries,
- * hook approvals).
+ * `macs hook` leaves (`hook-link.ts`: observations, and what each look found,
+ * `HookSeen`, handed on for the answers and approvals rooms to act on).
  */
 import type { AgentContext } from '../agent-context.js';
 import {
@@ -43,7 +43,6 @@ export function createAgentRoom(
     current: ctx.current,
     emit: ctx.emit,
     saveNow: ctx.saveNow,
-    finish: deps.steps.finish,
     hookSeen,
     refreshState: () => stateReader.readState(),
   });

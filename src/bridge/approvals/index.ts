@@ -6,6 +6,7 @@
  * hook's timeout); the approval rules both share.
  */
 export { createDialogApprovals } from './dialog-approvals.js';
+export { dialogApprovalsEnabled } from './dialog-checks.js';
 export { createHookApprovals } from './hook-approvals.js';
 export type { HookApprovals } from './hook-approvals.js';
 export type { DialogApprovalHost, DialogContext } from './types.js';

@@ -11,6 +11,10 @@ import {
   createHookApprovals,
   type HookApprovals,
 } from '../../../src/bridge/approvals/hook-approvals.js';
+import {
+  createHookDeliveries,
+  type HookDeliveries,
+} from '../../../src/bridge/answers/hook-deliveries.js';
 import { inactiveReason } from '../../../src/state/hook-observation.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
@@ -41,6 +45,7 @@ describe('hook link (the bridge side of the hooks)', () => {
   let routed: string[];
   let link: HookLink;
   let approvals: HookApprovals;
+  let deliveries: HookDeliveries;
 
   beforeEach(() => {
     paths = resolveHomePaths(mkdtempSync(path.join(os.tmpdir(), 'macs-link-')));
@@ -81,14 +86,20 @@ describe('hook link (the bridge side of the hooks)', () => {
       },
     };
     approvals = createHookApprovals(host);
+    deliveries = createHookDeliveries(host);
     return createHookLink({
       ...host,
       preset: 'claude',
       refreshState: () => Promise.resolve(),
       hookSeen: async (seen) => {
-        if (seen.type === 'requests') {
-          await approvals.pickUp();
-          await approvals.expire();
+        switch (seen.type) {
+          case 'call':
+            return deliveries.reconcileClaims();
+          case 'prompt':
+            return deliveries.applyConfirmations(seen.observation);
+          case 'requests':
+            await approvals.pickUp();
+            await approvals.expire();
         }
       },
     });
@@ -333,14 +344,14 @@ describe('hook link (the bridge side of the hooks)', () => {
   it('whoever claims first delivers: a Stop hook claim stops the typing', async () => {
     await link.start();
     const mine = answered('w1-q1', 'typed');
-    expect(await link.claimForTyping(mine)).toBe(true);
-    expect(await link.claimForTyping(mine)).toBe(true); // our own claim (a restarted bridge)
+    expect(await deliveries.claimForTyping(mine)).toBe(true);
+    expect(await deliveries.claimForTyping(mine)).toBe(true); // our own claim (a restarted bridge)
     const raced = answered('w1-q0', 'claimed by the hook first');
     await claimRequest(paths, raced.id, 'hook');
-    expect(await link.deliveredByHook(raced)).toBe(true);
-    expect(await link.claimForTyping(raced)).toBe(false);
+    expect(await deliveries.deliveredByHook(raced)).toBe(true);
+    expect(await deliveries.claimForTyping(raced)).toBe(false);
     const theirs = answered('w1-q2', 'handed over');
-    const signal = link.signalFor(theirs.id);
+    const signal = deliveries.signalFor(theirs.id);
     await claimRequest(paths, theirs.id, 'hook');
     // The hook's observation makes the bridge notice at once.
     await writeObservation(paths, 'w1', {
@@ -366,7 +377,7 @@ describe('hook link (the bridge side of the hooks)', () => {
   it('a UserPromptSubmit after typing confirms the delivery', async () => {
     await link.start();
     const record = answered('w1-q3', 'go on');
-    expect(await link.claimForTyping(record)).toBe(true);
+    expect(await deliveries.claimForTyping(record)).toBe(true);
     record.stage = 'delivered';
     delete state.requests[record.id];
     state.recent = [
