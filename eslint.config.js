@@ -90,8 +90,8 @@ const ROOMS = {
   route: [], // the answerers, tried in order
   answers: ['requests'], // an answer taken once, typed, each step recorded
   approvals: ['requests'], // raised through requests/raise.ts
-  // The hook link hands what a hook left to hook deliveries and approvals.
-  agent: ['answers', 'approvals'],
+  // The hook link hands on what a hook left as a value (HookSeen).
+  agent: [],
   intake: ['agent'], // its reader settles with the state readings
   usage: ['route'], // a person called through route/attention.ts
 };

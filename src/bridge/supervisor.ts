@@ -10,12 +10,14 @@
  *   route/      (the `backend` given: route/dispatch-backend.ts, created
  *               by runtime.ts for the fleet) the answerers tried in order
  *   answers/    an answer taken once → typed through the typist's phases
- *               (delivery.ts), each recorded; or a decision file
+ *               (delivery.ts), each recorded; or a decision file; the Stop
+ *               hook's hand-overs and prompt confirmations
  *   approvals/  a permission dialog on the screen → an approval (or one a
  *               rule decided, returned); its decision pressed as keys after
- *               a fresh look
+ *               a fresh look; a hook's approvals, from its request files
  *   agent/      the agent's state, from screen, activity and hooks → what
- *               each reading found (`Observation`)
+ *               each reading found (`Observation`); the hook link → what
+ *               each look at the hook files found (`HookSeen`)
  *   usage/      (wired beside it by runtime.ts) what the agent used
  *
  * They share one AgentContext (agent-context.ts): the state in memory, the
@@ -52,13 +54,19 @@ import {
   type Routed,
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';
-import { createDialogApprovals } from './approvals/index.js';
+import {
+  createDialogApprovals,
+  createHookApprovals,
+  dialogApprovalsEnabled,
+} from './approvals/index.js';
 import { teammateOfDialog } from '../screen/teammate-dialog.js';
 import {
   ACTIVITY_QUIET_MS,
   createAgentRoom,
+  type HookSeen,
   type Observation,
 } from './agent/index.js';
+import { hookStageHost } from './hook-link-host.js';
 
 export interface SupervisorOptions extends AgentContextOptions {
   deliverer: Deliverer;
@@ -115,10 +123,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
   });
   // Each room returns what happened as a value and the supervisor hands it
   // to the next: a block taken (routed, perhaps answered at once), a
-  // request routed, an observation of the pane, a dialog a rule answered.
-  // No room calls back into a room that calls it; the names used before
-  // they are created below (`answers`, `delivery`, `intake`) are this
-  // hand-on's, and nothing runs before all are made (docs/architecture.md).
+  // request routed, an observation of the pane, a dialog a rule answered,
+  // what a look at the hook files found. No room calls back into a room
+  // that calls it; the names used before they are created below (`answers`,
+  // `delivery`, `hookDeliveries`, `intake`) are this hand-on's, and nothing runs before all are made (docs/architecture.md).
   // A delivery under way is called off through the context (ctx.deliveries).
   const { steps, requests } = createRequestsRoom(ctx, {
     backend: options.backend,
@@ -157,16 +165,42 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
           steps,
           // A teammate's prompt on a lead's screen has no hook of its own.
           enabled: (reading) =>
-            dialogApprovalsEnabled(ctx) ||
+            dialogApprovalsEnabled(profile.hooks, ctx.current()) ||
             teammateOfDialog(reading.text) !== undefined,
           isPaused: (record) =>
             ctx.current().paused || pausedByPerson(record.id),
         })
       : undefined;
+  // What `macs hook` leaves: the agent's hook link reads it and says what
+  // it saw (`HookSeen`); the answers room's hook deliveries (the Stop hook's
+  // hand-overs, prompt confirmations) and these hook approvals act on it.
+  const hookApprovals = createHookApprovals(
+    hookStageHost(ctx, { finish: steps.finish, route }),
+  );
   const { hooks, stateReader } = createAgentRoom(ctx, {
     steps,
     activity,
-    route,
+    hookSeen: async (seen: HookSeen) => {
+      switch (seen.type) {
+        case 'call':
+          // Answers a Stop hook claimed: handed over, not typed.
+          await hookDeliveries.reconcileClaims();
+          return;
+        case 'prompt':
+          // Typed answers the agent's last accepted prompt came after.
+          await hookDeliveries.applyConfirmations(seen.observation);
+          return;
+        case 'requests':
+          // Approvals a hook asks for taken; those it gave up on closed.
+          await hookApprovals.pickUp();
+          await hookApprovals.expire();
+          return;
+        default: {
+          const never: never = seen;
+          throw new Error(`unexpected hook look ${JSON.stringify(never)}`);
+        }
+      }
+    },
     // What a reading of the pane found goes on to the room that takes it.
     observe: async (seen: Observation) => {
       switch (seen.type) {
@@ -200,10 +234,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     afterOutput: stateReader.afterOutput,
     notePaneGone: stateReader.notePaneGone,
   });
-  const { answers, delivery } = createAnswersRoom(ctx, {
+  const { answers, delivery, hookDeliveries } = createAnswersRoom(ctx, {
     steps,
     deliverer: options.deliverer,
-    hooks,
+    hooks: {
+      noteSubmitted: hooks.noteSubmitted,
+      decideApproval: hookApprovals.decide,
+    },
     ...(dialogApprovals ? { applyDialog: dialogApprovals.apply } : {}),
     deliveryState: stateReader.deliveryState,
     isPaused: pausedByPerson,
@@ -291,19 +328,6 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       await releaseLock?.();
     },
   };
-}
-
-/**
- * Claude Code's PermissionRequest hook asks for its dialogs itself: no
- * dialog approval while its hooks may be working (only once they are
- * known inactive), nor while a hook's approval is open.
- */
-function dialogApprovalsEnabled(ctx: AgentContext): boolean {
-  if (ctx.profile.hooks !== 'claude') return true;
-  const s = ctx.current();
-  const status = s.hooks?.status;
-  if (status !== 'inactive' && status !== 'off') return false;
-  return !Object.values(s.requests).some((r) => r.origin === 'hook');
 }
 
 /**

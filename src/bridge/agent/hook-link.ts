@@ -5,14 +5,16 @@
  *
  * - `.macs/hooks/<agent>.json` (the latest hook observation): its state wins
  *   over the screen (hook-state.ts), and it says whether the agent's hooks
- *   are active (state/hook-observation.ts); a UserPromptSubmit after the bridge
- *   typed an answer confirms that delivery, and a Stop hook's claim on an
- *   answer means the agent already has it, so the bridge does not type it
- *   (hook-deliveries.ts).
+ *   are active (state/hook-observation.ts). A new call is handed on
+ *   (`HookSeen` `call`: a Stop hook's claim on an answer means the agent
+ *   already has it), and so is each look at the latest observation
+ *   (`prompt`: a UserPromptSubmit after the bridge typed an answer confirms
+ *   that delivery); the answers room acts on both
+ *   (answers/hook-deliveries.ts).
  * - `.macs/hook-requests/<agent>/`: approvals a PreToolUse or
- *   PermissionRequest hook asks for, decided by a rule or routed like any
- *   other request, and answered with a decision file for the waiting hook,
- *   never typed into the agent (hook-approvals.ts).
+ *   PermissionRequest hook asks for. The link only says when to look
+ *   (`HookSeen` `requests`); the approvals room takes them
+ *   (approvals/hook-approvals.ts).
  *
  * The files are watched with fs.watch, and polled every `backstopMs` in
  * case a notification is lost; the poll alone is enough.
@@ -22,7 +24,9 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { getPreset } from '../../config/presets/index.js';
 import type { MacsConfig } from '../../config/schema.js';
-import type { Decider } from '../../protocol/approval.js';
+import type { EventInput } from '../../events/types.js';
+import type { HomePaths } from '../../home/paths.js';
+import type { Logger } from '../../log/logger.js';
 import { pruneClaims } from '../../state/claim.js';
 import { ensurePrivateDir } from '../../home/fs.js';
 import {
@@ -30,13 +34,10 @@ import {
   hooksDir,
   observationPath,
   parseObservation,
-  type ApprovalDecision,
   type HookObservation,
 } from '../../state/hook-files.js';
-import type { RequestRecord, StateSource } from '../../state/types.js';
+import type { AgentStateFile, StateSource } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
-import { createHookApprovals } from '../approvals/hook-approvals.js';
-import { createHookDeliveries } from '../answers/hook-deliveries.js';
 import {
   HOOKS_START_TIMEOUT_MS,
   statusAfterWait,
@@ -44,15 +45,35 @@ import {
   statusOnCall,
 } from '../../state/hook-observation.js';
 import { arbitrateState, type ArbiterMemo } from './hook-state.js';
+import type { HookSeen } from './types.js';
 
 /** Claims of finished requests are kept this long (a slow hook must not re-claim). */
 export const CLAIM_KEEP_MS = 24 * 3600 * 1000;
 /** After an observation, the state is read once more when the screen has caught up. */
 const SETTLE_MS = 1_600;
 
-import type { HookLinkHost } from '../hook-link-host.js';
-
-export type { HookLinkHost };
+/** What the link needs from its supervisor. */
+export interface HookLinkHost {
+  agent: string;
+  paths: HomePaths;
+  config: MacsConfig;
+  /** The agent's preset name (its `hooks` says which hooks to expect). */
+  preset: string;
+  log: Logger;
+  /** The supervisor's serial queue: every state change runs through it. */
+  serial: <T>(task: () => Promise<T>) => Promise<T>;
+  current: () => AgentStateFile;
+  emit: (input: Omit<EventInput, 'agent'>) => Promise<void>;
+  saveNow: () => Promise<void>;
+  /** Read the agent's state again (screen and hooks). */
+  refreshState: () => Promise<unknown>;
+  /**
+   * What a look at the hook files found, handed on (awaited where it was
+   * found, not under `serial`): the supervisor gives it to the room that
+   * takes it.
+   */
+  hookSeen: (seen: HookSeen) => Promise<void>;
+}
 
 export interface HookLink {
   start: () => Promise<void>;
@@ -62,25 +83,6 @@ export interface HookLink {
     screen: AgentStateName,
     screenSource?: StateSource,
   ) => Promise<{ state: AgentStateName; source: StateSource }>;
-  /** Aborted when the agent's Stop hook delivered this request (stop waiting to type). */
-  signalFor: (requestId: string) => AbortSignal;
-  /** Did a Stop hook already hand this answer to the agent? */
-  deliveredByHook: (record: RequestRecord) => Promise<boolean>;
-  /**
-   * Right before typing: claim the request. False when the Stop hook claimed
-   * it first; then the caller must not type (call markDeliveredByHook).
-   */
-  claimForTyping: (record: RequestRecord) => Promise<boolean>;
-  /** Record a delivery made by the Stop hook; idempotent. Runs under `serial`. */
-  markDeliveredByHook: (record: RequestRecord) => Promise<void>;
-  /**
-   * An answer to a hook's approval: write the decision for the waiting hook
-   * and finish the request. Runs under `serial`.
-   */
-  decideApproval: (
-    record: RequestRecord,
-    given?: Decider & { decision: ApprovalDecision },
-  ) => Promise<void>;
   /**
    * macs pressed the submit key into the agent: until its next hook call,
    * the agent counts as working (Claude Code runs UserPromptSubmit late).
@@ -105,8 +107,6 @@ export function createHookLink(host: HookLinkHost): HookLink {
   const kind = hooksKindOf(host.config, host.preset);
   const obsFile = observationPath(paths, agent);
   const requestsDir = hookRequestsDir(paths, agent);
-  const deliveries = createHookDeliveries(host);
-  const approvals = createHookApprovals(host);
   let observation: HookObservation | undefined;
   let signature = '';
   let memo: ArbiterMemo = {};
@@ -158,8 +158,8 @@ export function createHookLink(host: HookLinkHost): HookLink {
         });
       }
     });
-    await deliveries.reconcileClaims();
-    await deliveries.applyConfirmations(observation);
+    await host.hookSeen({ type: 'call' });
+    await host.hookSeen({ type: 'prompt', observation });
     void host.refreshState().catch(() => undefined);
     if (settleTimer) clearTimeout(settleTimer);
     settleTimer = setTimeout(() => {
@@ -172,10 +172,9 @@ export function createHookLink(host: HookLinkHost): HookLink {
     if (await refreshObservation()) {
       if (observation) await onObservation(observation);
     } else {
-      await deliveries.applyConfirmations(observation);
+      await host.hookSeen({ type: 'prompt', observation });
     }
-    await approvals.pickUp();
-    await approvals.expire();
+    await host.hookSeen({ type: 'requests' });
   }
 
   function check(): Promise<void> {
@@ -279,11 +278,6 @@ export function createHookLink(host: HookLinkHost): HookLink {
       }
       return { state: result.state, source: result.source };
     },
-    signalFor: deliveries.signalFor,
-    deliveredByHook: deliveries.deliveredByHook,
-    claimForTyping: deliveries.claimForTyping,
-    markDeliveredByHook: deliveries.markDeliveredByHook,
-    decideApproval: approvals.decide,
     noteSubmitted(at = Date.now()) {
       // Only Claude Code's hooks report prompts, and only hooks seen working
       // will speak again; other agents keep the screen.

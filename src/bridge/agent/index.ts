@@ -1,19 +1,23 @@
 /**
  * The agent room: the agent's state, from its screen, its output's activity
  * and its hooks (`agent-state.ts`, `hook-state.ts`), and the link to what
- * `macs hook` leaves (`hook-link.ts`: observations, Stop-hook deliveries,
- * hook approvals).
+ * `macs hook` leaves (`hook-link.ts`: observations, and what each look found,
+ * `HookSeen`, handed on for the answers and approvals rooms to act on).
  */
 import type { AgentContext } from '../agent-context.js';
 import {
   createAgentStateReader,
   type AgentStateReader,
 } from './agent-state.js';
-import { createHookLink, type HookLink } from './hook-link.js';
+import {
+  createHookLink,
+  type HookLink,
+  type HookLinkHost,
+} from './hook-link.js';
 
 export { ACTIVITY_QUIET_MS } from './agent-state.js';
 export type { AgentStateReader } from './agent-state.js';
-export type { Observation } from './types.js';
+export type { HookSeen, Observation } from './types.js';
 export type { HookLink } from './hook-link.js';
 
 type ReaderDeps = Parameters<typeof createAgentStateReader>[1];
@@ -22,11 +26,11 @@ type ReaderDeps = Parameters<typeof createAgentStateReader>[1];
 export function createAgentRoom(
   ctx: AgentContext,
   deps: Omit<ReaderDeps, 'resolveState'> & {
-    /** Route a request a hook raised (runs under `serial`). */
-    route: HookLinkRoute;
+    /** What a look at the hook files found, handed on. */
+    hookSeen: HookLinkHost['hookSeen'];
   },
 ): { hooks: HookLink; stateReader: AgentStateReader } {
-  const { route, ...readerDeps } = deps;
+  const { hookSeen, ...readerDeps } = deps;
   // Agent hooks (docs/hooks.md): their state wins over the screen;
   // Stop-hook deliveries, confirmations and approvals arrive as files.
   const hooks = createHookLink({
@@ -39,8 +43,7 @@ export function createAgentRoom(
     current: ctx.current,
     emit: ctx.emit,
     saveNow: ctx.saveNow,
-    finish: deps.steps.finish,
-    route,
+    hookSeen,
     refreshState: () => stateReader.readState(),
   });
   const stateReader = createAgentStateReader(ctx, {
@@ -49,5 +52,3 @@ export function createAgentRoom(
   });
   return { hooks, stateReader };
 }
-
-type HookLinkRoute = Parameters<typeof createHookLink>[0]['route'];

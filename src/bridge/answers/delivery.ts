@@ -18,19 +18,21 @@ import type { ConfirmResult, Deliverer, Typing } from '../../typist/typist.js';
 import { createDeliveryWaits, DELIVERY_WAIT_REPORT_MS } from './waits.js';
 import type { RequestSteps } from '../requests/request-steps.js';
 import { isDialogApproval } from '../requests/check-origin.js';
+import type { DeliveryHookNeeds } from '../hook-link-host.js';
+import type { HookDeliveries } from './hook-deliveries.js';
 
 /** With working hooks, a confirmation waits this long for UserPromptSubmit. */
 const HOOK_CONFIRM_WAIT_MS = 3_000;
 
-/** What delivery needs from the agent's hooks (hook-link.ts). */
-export interface DeliveryHooks {
-  decideApproval: (record: RequestRecord) => Promise<void>;
-  deliveredByHook: (record: RequestRecord) => Promise<boolean>;
-  markDeliveredByHook: (record: RequestRecord) => Promise<void>;
-  claimForTyping: (record: RequestRecord) => Promise<boolean>;
-  signalFor: (requestId: string) => AbortSignal;
-  noteSubmitted: () => void;
-}
+/**
+ * What delivery needs of the hooks: the Stop hook's claims
+ * (hook-deliveries.ts, this room's), and what the supervisor gives.
+ */
+export type DeliveryHooks = Pick<
+  HookDeliveries,
+  'deliveredByHook' | 'markDeliveredByHook' | 'claimForTyping' | 'signalFor'
+> &
+  DeliveryHookNeeds;
 
 export interface Delivery {
   /** Start delivering a request's answer (once per request at a time). */

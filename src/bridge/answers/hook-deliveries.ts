@@ -10,7 +10,7 @@ import { claimRequest, readClaim } from '../../state/claim.js';
 import type { HookObservation } from '../../state/hook-files.js';
 import { isTypedAnswer, type RequestRecord } from '../../state/types.js';
 import { archiveRequest } from '../requests/archive.js';
-import type { HookLinkHost } from '../hook-link-host.js';
+import type { HookStageHost } from '../hook-link-host.js';
 import { confirmationOf, promptTime } from '../../state/hook-observation.js';
 import { takeStep } from '../../state/take-step.js';
 
@@ -36,7 +36,7 @@ export interface HookDeliveries {
 
 export function createHookDeliveries(
   host: Pick<
-    HookLinkHost,
+    HookStageHost,
     'paths' | 'serial' | 'current' | 'emit' | 'saveNow' | 'finish'
   >,
 ): HookDeliveries {

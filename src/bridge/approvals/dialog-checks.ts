@@ -11,7 +11,7 @@ import {
   type DialogReading,
 } from '../../screen/dialog.js';
 import { detectedRecord } from '../../state/ledger.js';
-import type { RequestRecord } from '../../state/types.js';
+import type { AgentStateFile, RequestRecord } from '../../state/types.js';
 import type { AgentStateName } from '../../config/states.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import {
@@ -21,6 +21,22 @@ import {
 
 /** The tool name dialog approvals carry for the approval rules. */
 export const DIALOG_TOOL = 'dialog';
+
+/**
+ * Claude Code's PermissionRequest hook asks for its dialogs itself: no
+ * dialog approval while its hooks may be working (only once they are
+ * known inactive), nor while a hook's approval is open. `hooks`: the
+ * preset's kind of hooks.
+ */
+export function dialogApprovalsEnabled(
+  hooks: string | undefined,
+  state: AgentStateFile,
+): boolean {
+  if (hooks !== 'claude') return true;
+  const status = state.hooks?.status;
+  if (status !== 'inactive' && status !== 'off') return false;
+  return !Object.values(state.requests).some((r) => r.origin === 'hook');
+}
 
 /** Screen states that say for sure no dialog is waiting. */
 const NOT_A_DIALOG: readonly AgentStateName[] = [

@@ -30,7 +30,7 @@ import {
   hookDetectedData,
   isHookRequestFor,
 } from './hook-approval-record.js';
-import type { HookLinkHost } from '../hook-link-host.js';
+import type { HookStageHost } from '../hook-link-host.js';
 import { isSafeFileName } from '../../protocol/ids.js';
 import { raiseRequest } from '../requests/raise.js';
 import {
@@ -57,7 +57,7 @@ export interface HookApprovals {
 
 export function createHookApprovals(
   host: Pick<
-    HookLinkHost,
+    HookStageHost,
     | 'agent'
     | 'paths'
     | 'config'

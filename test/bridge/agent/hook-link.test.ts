@@ -7,6 +7,14 @@ import {
   createHookLink,
   type HookLink,
 } from '../../../src/bridge/agent/hook-link.js';
+import {
+  createHookApprovals,
+  type HookApprovals,
+} from '../../../src/bridge/approvals/hook-approvals.js';
+import {
+  createHookDeliveries,
+  type HookDeliveries,
+} from '../../../src/bridge/answers/hook-deliveries.js';
 import { inactiveReason } from '../../../src/state/hook-observation.js';
 import { ConfigSchema } from '../../../src/config/schema.js';
 import type { EventInput } from '../../../src/events/types.js';
@@ -36,6 +44,8 @@ describe('hook link (the bridge side of the hooks)', () => {
   let finished: string[];
   let routed: string[];
   let link: HookLink;
+  let approvals: HookApprovals;
+  let deliveries: HookDeliveries;
 
   beforeEach(() => {
     paths = resolveHomePaths(mkdtempSync(path.join(os.tmpdir(), 'macs-link-')));
@@ -50,31 +60,48 @@ describe('hook link (the bridge side of the hooks)', () => {
     rmSync(paths.home, { recursive: true, force: true });
   });
 
+  /** The link, and the stages it hands what it saw to, wired as the supervisor wires them. */
   function makeLink(config = ConfigSchema.parse({ backstopMs: 20 })) {
-    return createHookLink({
+    const host = {
       agent: 'w1',
       paths,
       config,
-      preset: 'claude',
       log: createSilentLogger(),
       serial: createSerialQueue(),
       current: () => state,
-      emit: (e) => {
+      emit: (e: Omit<EventInput, 'agent'>) => {
         emitted.push(e);
         return Promise.resolve();
       },
       saveNow: () => Promise.resolve(),
-      finish: (record) => {
+      finish: (record: RequestRecord) => {
         delete state.requests[record.id];
         finished.push(record.id);
         return Promise.resolve();
       },
-      route: (record) => {
+      route: (record: RequestRecord) => {
         record.stage = 'routed';
         routed.push(record.id);
         return Promise.resolve();
       },
+    };
+    approvals = createHookApprovals(host);
+    deliveries = createHookDeliveries(host);
+    return createHookLink({
+      ...host,
+      preset: 'claude',
       refreshState: () => Promise.resolve(),
+      hookSeen: async (seen) => {
+        switch (seen.type) {
+          case 'call':
+            return deliveries.reconcileClaims();
+          case 'prompt':
+            return deliveries.applyConfirmations(seen.observation);
+          case 'requests':
+            await approvals.pickUp();
+            await approvals.expire();
+        }
+      },
     });
   }
 
@@ -168,7 +195,7 @@ describe('hook link (the bridge side of the hooks)', () => {
       'deny: wait for the release',
       'hook',
     );
-    await link.decideApproval(record);
+    await approvals.decide(record);
     // An answer in the outbox with no tool call behind it: a person's.
     expect(await readDecision(paths, record.id)).toMatchObject({
       decision: 'deny',
@@ -203,7 +230,7 @@ describe('hook link (the bridge side of the hooks)', () => {
   ])('records who decided an answer from %j', async (from, by, via) => {
     const record = answered('w1-approval-who', 'allow', 'hook');
     if (record.response) Object.assign(record.response, from);
-    await link.decideApproval(record);
+    await approvals.decide(record);
     expect(record.decision).toMatchObject({ decidedBy: by, via });
     expect(await readDecision(paths, record.id)).toMatchObject({ by, via });
   });
@@ -290,7 +317,7 @@ describe('hook link (the bridge side of the hooks)', () => {
       reason: 'no answer in 60s',
       decidedAt: new Date().toISOString(),
     });
-    await link.decideApproval(record);
+    await approvals.decide(record);
     expect(await readDecision(paths, record.id)).toMatchObject({
       decision: 'deny',
       by: 'timeout',
@@ -317,14 +344,14 @@ describe('hook link (the bridge side of the hooks)', () => {
   it('whoever claims first delivers: a Stop hook claim stops the typing', async () => {
     await link.start();
     const mine = answered('w1-q1', 'typed');
-    expect(await link.claimForTyping(mine)).toBe(true);
-    expect(await link.claimForTyping(mine)).toBe(true); // our own claim (a restarted bridge)
+    expect(await deliveries.claimForTyping(mine)).toBe(true);
+    expect(await deliveries.claimForTyping(mine)).toBe(true); // our own claim (a restarted bridge)
     const raced = answered('w1-q0', 'claimed by the hook first');
     await claimRequest(paths, raced.id, 'hook');
-    expect(await link.deliveredByHook(raced)).toBe(true);
-    expect(await link.claimForTyping(raced)).toBe(false);
+    expect(await deliveries.deliveredByHook(raced)).toBe(true);
+    expect(await deliveries.claimForTyping(raced)).toBe(false);
     const theirs = answered('w1-q2', 'handed over');
-    const signal = link.signalFor(theirs.id);
+    const signal = deliveries.signalFor(theirs.id);
     await claimRequest(paths, theirs.id, 'hook');
     // The hook's observation makes the bridge notice at once.
     await writeObservation(paths, 'w1', {
@@ -350,7 +377,7 @@ describe('hook link (the bridge side of the hooks)', () => {
   it('a UserPromptSubmit after typing confirms the delivery', async () => {
     await link.start();
     const record = answered('w1-q3', 'go on');
-    expect(await link.claimForTyping(record)).toBe(true);
+    expect(await deliveries.claimForTyping(record)).toBe(true);
     record.stage = 'delivered';
     delete state.requests[record.id];
     state.recent = [
