@@ -1,7 +1,7 @@
 // The live view of `macs status` and its --watch streams (status.ts loads
 // this module only for them).
 import { errorMessage } from '../errors.js';
-import { createEventLog } from '../events/log.js';
+import { createEventLog, type EventSink } from '../events/log.js';
 import type { MacsConfig } from '../config/schema.js';
 import type { HostView } from '../remote/remote-fleet.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
@@ -11,7 +11,7 @@ import {
   createSnapshotFeed,
   type SnapshotFeed,
 } from '../state/snapshot-feed.js';
-import type { StatusIntents } from '../ui/intents.js';
+import type { IntentResult, StatusIntents } from '../ui/intents.js';
 import { runEditorSync, type RunEditor } from '../backends/editor.js';
 import { editAnswerInEditor } from './answer-editor.js';
 import type { CommandContext } from './common.js';
@@ -73,41 +73,62 @@ export function createStatusIntents(options: {
     },
     async dismiss(requestId) {
       try {
-        const [outcome] = await dismissRequests(
-          ctx.paths,
-          [requestId],
-          'dismissed from macs status',
-          ctx.log,
-        );
-        if (!outcome) return { ok: false, message: 'nothing dismissed' };
-        return {
-          ok:
-            outcome.result === 'dismissed' || outcome.result === 'handed-over',
-          message: describeDismissal(outcome),
-        };
-      } catch (error) {
-        return { ok: false, message: errorMessage(error) };
+        return await dismissFromView(ctx, requestId);
       } finally {
         await feed.refresh();
       }
     },
     async setPaused(agent, paused) {
       try {
-        await pauseDelivery(ctx.paths, events, agent, paused, 'macs status');
-      } catch (error) {
-        return { ok: false, message: errorMessage(error) };
+        return await pauseFromView(ctx, events, agent, paused);
       } finally {
         await feed.refresh();
       }
-      return {
-        ok: true,
-        message: paused
-          ? `delivery to ${agent} paused: answers wait until you press p again`
-          : `delivery to ${agent} resumed`,
-      };
     },
     jumpToPane: async (agent, pane) =>
       jumpToPane(await sessionTmux(), agent, pane, options.env),
+  };
+}
+
+/** The view's `d`: one request dismissed, said in one line. */
+async function dismissFromView(
+  ctx: CommandContext,
+  requestId: string,
+): Promise<IntentResult> {
+  try {
+    const [outcome] = await dismissRequests(
+      ctx.paths,
+      [requestId],
+      'dismissed from macs status',
+      ctx.log,
+    );
+    if (!outcome) return { ok: false, message: 'nothing dismissed' };
+    return {
+      ok: outcome.result === 'dismissed' || outcome.result === 'handed-over',
+      message: describeDismissal(outcome),
+    };
+  } catch (error) {
+    return { ok: false, message: errorMessage(error) };
+  }
+}
+
+/** The view's `p`: delivery to an agent paused or resumed. */
+async function pauseFromView(
+  ctx: CommandContext,
+  events: EventSink,
+  agent: string,
+  paused: boolean,
+): Promise<IntentResult> {
+  try {
+    await pauseDelivery(ctx.paths, events, agent, paused, 'macs status');
+  } catch (error) {
+    return { ok: false, message: errorMessage(error) };
+  }
+  return {
+    ok: true,
+    message: paused
+      ? `delivery to ${agent} paused: answers wait until you press p again`
+      : `delivery to ${agent} resumed`,
   };
 }
 
