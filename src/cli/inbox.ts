@@ -9,8 +9,13 @@ import {
   type CommonOptions,
 } from './options.js';
 import type { Command } from 'commander';
-import type { RefusedSnapshot } from '../state/snapshot-schema.js';
+import type {
+  IncompleteSnapshot,
+  RefusedSnapshot,
+} from '../state/snapshot-schema.js';
+import type { RequestRecord } from '../state/types.js';
 import type { CommandContext } from './common.js';
+import type { readRemoteInbox } from './inbox-remote.js';
 
 export interface InboxOptions extends CommonOptions {
   json?: boolean;
@@ -49,24 +54,57 @@ async function readRefused(
   );
 }
 
+/** What `macs inbox` lists: this home's requests and its hosts'. */
+interface Inbox {
+  ctx: CommandContext;
+  open: RequestRecord[];
+  /** The hosts' open requests (undefined: no hosts in the config). */
+  remote: RemoteInbox | undefined;
+  refused: RefusedSnapshot[];
+  incomplete: IncompleteSnapshot[];
+}
+
+type RemoteInbox = Awaited<ReturnType<typeof readRemoteInbox>>;
+
 /** List pending requests (every agent's, from their state files). */
 export async function runInbox(
   opts: InboxOptions,
   deps: CliDeps,
 ): Promise<number> {
+  const inbox = await readInbox(opts, deps);
+  if (opts.json) {
+    printInboxJson(inbox, deps);
+    return 0;
+  }
+  for (const line of inbox.remote?.problems ?? []) deps.output.err(line);
+  const remoteLines = inbox.remote?.lines ?? [];
+  const { open, refused, incomplete } = inbox;
+  if (
+    open.length === 0 &&
+    refused.length === 0 &&
+    incomplete.length === 0 &&
+    remoteLines.length === 0
+  ) {
+    deps.output.out('no pending requests');
+    return 0;
+  }
+  await printOpen(inbox, deps);
+  await printIncomplete(incomplete, deps);
+  await printRefused(refused, deps);
+  return 0;
+}
+
+/** The open, incomplete and refused requests of the home and its hosts. */
+async function readInbox(opts: InboxOptions, deps: CliDeps): Promise<Inbox> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
   const [
-    { readPausedAgents },
-    { INCOMPLETE_FIX, selectIncomplete },
+    { selectIncomplete },
     { listOpenRequests, readAllAgentStates },
-    { describeWaiting },
-    { createContext, formatAge, loadConfigOrDefaults },
+    { createContext, loadConfigOrDefaults },
   ] = await Promise.all([
-    import('../state/person-controls.js'),
     import('../state/incomplete-requests.js'),
     import('../state/pending.js'),
-    import('../state/snapshot-records.js'),
     import('./common.js'),
   ]);
   const ctx = createContext(opts, deps);
@@ -87,62 +125,66 @@ export async function runInbox(
     await readAllAgentStates(ctx.paths),
     opts.agent,
   );
-  if (opts.json) {
-    // An array of the open requests, as it always was, then the incomplete
-    // blocks (`stage: "incomplete"`, no id: not raised yet) and the refused
-    // ones (`stage: "refused"`, no id: never raised), so scripts reading
-    // requests by id keep working and can still see them.
-    deps.output.json([
-      ...open.map((r) => ({
-        id: r.id,
-        agent: r.agent,
-        type: r.type,
-        priority: r.priority,
-        stage: r.stage,
-        backend: r.backend ?? null,
-        detectedAt: r.detectedAt,
-        body: r.body,
-        attributes: r.attributes,
-      })),
-      ...(remote?.json ?? []),
-      ...incomplete.map((r) => ({
-        id: null,
-        agent: r.agent,
-        stage: 'incomplete',
-        reason: r.reason,
-        detectedAt: r.since,
-        firstLine: r.firstLine,
-        head: r.head,
-        lines: r.lines,
-        willBe: r.requestId,
-        message: r.message,
-      })),
-      ...refused.map((r) => ({
-        id: null,
-        agent: r.agent,
-        stage: 'refused',
-        reason: r.reason,
-        detectedAt: r.at,
-        firstLine: r.firstLine,
-        lines: r.lines,
-        bytes: r.bytes,
-        message: r.message,
-      })),
+  return { ctx, open, remote, refused, incomplete };
+}
+
+/**
+ * An array of the open requests, as it always was, then the incomplete
+ * blocks (`stage: "incomplete"`, no id: not raised yet) and the refused
+ * ones (`stage: "refused"`, no id: never raised), so scripts reading
+ * requests by id keep working and can still see them.
+ */
+function printInboxJson(inbox: Inbox, deps: CliDeps): void {
+  deps.output.json([
+    ...inbox.open.map((r) => ({
+      id: r.id,
+      agent: r.agent,
+      type: r.type,
+      priority: r.priority,
+      stage: r.stage,
+      backend: r.backend ?? null,
+      detectedAt: r.detectedAt,
+      body: r.body,
+      attributes: r.attributes,
+    })),
+    ...(inbox.remote?.json ?? []),
+    ...inbox.incomplete.map((r) => ({
+      id: null,
+      agent: r.agent,
+      stage: 'incomplete',
+      reason: r.reason,
+      detectedAt: r.since,
+      firstLine: r.firstLine,
+      head: r.head,
+      lines: r.lines,
+      willBe: r.requestId,
+      message: r.message,
+    })),
+    ...inbox.refused.map((r) => ({
+      id: null,
+      agent: r.agent,
+      stage: 'refused',
+      reason: r.reason,
+      detectedAt: r.at,
+      firstLine: r.firstLine,
+      lines: r.lines,
+      bytes: r.bytes,
+      message: r.message,
+    })),
+  ]);
+}
+
+/** A line per open request (and the hosts'), and how to answer them. */
+async function printOpen(inbox: Inbox, deps: CliDeps): Promise<void> {
+  const [{ readPausedAgents }, { describeWaiting }, { formatAge }] =
+    await Promise.all([
+      import('../state/person-controls.js'),
+      import('../state/snapshot-records.js'),
+      import('./common.js'),
     ]);
-    return 0;
-  }
+  const { ctx, open } = inbox;
+  const remoteLines = inbox.remote?.lines ?? [];
   const paused = await readPausedAgents(ctx.paths);
-  for (const line of remote?.problems ?? []) deps.output.err(line);
-  const remoteLines = remote?.lines ?? [];
-  if (
-    open.length === 0 &&
-    refused.length === 0 &&
-    incomplete.length === 0 &&
-    remoteLines.length === 0
-  ) {
-    deps.output.out('no pending requests');
-    return 0;
-  }
   let forPerson = 0;
   for (const r of open) {
     const first = r.body.split('\n', 1)[0] ?? '';
@@ -167,39 +209,54 @@ export async function runInbox(
   // A host's request has no file at the hub: its whole text is shown above.
   if (remoteLines.length > 0)
     deps.output.out('a host\'s request: macs respond <host>/<id> "text"');
-  if (incomplete.length > 0) {
-    deps.output.out('');
+}
+
+/** Blocks without their end marker, and how to tell the worker. */
+async function printIncomplete(
+  incomplete: readonly IncompleteSnapshot[],
+  deps: CliDeps,
+): Promise<void> {
+  if (incomplete.length === 0) return;
+  const [{ INCOMPLETE_FIX }, { formatAge }] = await Promise.all([
+    import('../state/incomplete-requests.js'),
+    import('./common.js'),
+  ]);
+  deps.output.out('');
+  deps.output.out(
+    `incomplete, not raised yet (no end marker; ${INCOMPLETE_FIX}):`,
+  );
+  for (const r of incomplete) {
+    const id = r.requestId ? `  (will be ${r.requestId})` : '';
     deps.output.out(
-      `incomplete, not raised yet (no end marker; ${INCOMPLETE_FIX}):`,
+      `${r.agent}  incomplete  ${formatAge(r.since)} ago  ${r.firstLine.slice(0, 72)}${id}`,
     );
-    for (const r of incomplete) {
-      const id = r.requestId ? `  (will be ${r.requestId})` : '';
-      deps.output.out(
-        `${r.agent}  incomplete  ${formatAge(r.since)} ago  ${r.firstLine.slice(0, 72)}${id}`,
-      );
-      for (const line of r.head.slice(0, 3))
-        deps.output.out(`    ${line.slice(0, 76)}`);
-    }
-    // Never the marker itself: typed into the pane, it would end the block
-    // with the composer's text in its body.
+    for (const line of r.head.slice(0, 3))
+      deps.output.out(`    ${line.slice(0, 76)}`);
+  }
+  // Never the marker itself: typed into the pane, it would end the block
+  // with the composer's text in its body.
+  deps.output.out(
+    'tell it: macs send <agent> "your request lacks its end marker line; print it"',
+  );
+}
+
+/** Requests refused for their size: never raised, the worker not told. */
+async function printRefused(
+  refused: readonly RefusedSnapshot[],
+  deps: CliDeps,
+): Promise<void> {
+  if (refused.length === 0) return;
+  const { formatAge } = await import('./common.js');
+  deps.output.out('');
+  deps.output.out(
+    'refused, never raised (the worker gets no answer; tell it with macs send):',
+  );
+  for (const r of refused) {
+    const why = r.reason === 'max-bytes' ? 'too many bytes' : 'too many lines';
     deps.output.out(
-      'tell it: macs send <agent> "your request lacks its end marker line; print it"',
+      `${r.agent}  ${why}  ${formatAge(r.at)} ago  ${r.firstLine.slice(0, 72)}`,
     );
   }
-  if (refused.length > 0) {
-    deps.output.out('');
-    deps.output.out(
-      'refused, never raised (the worker gets no answer; tell it with macs send):',
-    );
-    for (const r of refused) {
-      const why =
-        r.reason === 'max-bytes' ? 'too many bytes' : 'too many lines';
-      deps.output.out(
-        `${r.agent}  ${why}  ${formatAge(r.at)} ago  ${r.firstLine.slice(0, 72)}`,
-      );
-    }
-  }
-  return 0;
 }
 
 export function registerInboxCommand(

@@ -1,7 +1,7 @@
 // The live view of `macs status` and its --watch streams (status.ts loads
 // this module only for them).
 import { errorMessage } from '../errors.js';
-import { createEventLog } from '../events/log.js';
+import { createEventLog, type EventSink } from '../events/log.js';
 import type { MacsConfig } from '../config/schema.js';
 import type { HostView } from '../remote/remote-fleet.js';
 import { writeOutboxAnswer } from '../state/outbox.js';
@@ -11,7 +11,7 @@ import {
   createSnapshotFeed,
   type SnapshotFeed,
 } from '../state/snapshot-feed.js';
-import type { StatusIntents } from '../ui/intents.js';
+import type { IntentResult, StatusIntents } from '../ui/intents.js';
 import { runEditorSync, type RunEditor } from '../backends/editor.js';
 import { editAnswerInEditor } from './answer-editor.js';
 import type { CommandContext } from './common.js';
@@ -73,41 +73,62 @@ export function createStatusIntents(options: {
     },
     async dismiss(requestId) {
       try {
-        const [outcome] = await dismissRequests(
-          ctx.paths,
-          [requestId],
-          'dismissed from macs status',
-          ctx.log,
-        );
-        if (!outcome) return { ok: false, message: 'nothing dismissed' };
-        return {
-          ok:
-            outcome.result === 'dismissed' || outcome.result === 'handed-over',
-          message: describeDismissal(outcome),
-        };
-      } catch (error) {
-        return { ok: false, message: errorMessage(error) };
+        return await dismissFromView(ctx, requestId);
       } finally {
         await feed.refresh();
       }
     },
     async setPaused(agent, paused) {
       try {
-        await pauseDelivery(ctx.paths, events, agent, paused, 'macs status');
-      } catch (error) {
-        return { ok: false, message: errorMessage(error) };
+        return await pauseFromView(ctx, events, agent, paused);
       } finally {
         await feed.refresh();
       }
-      return {
-        ok: true,
-        message: paused
-          ? `delivery to ${agent} paused: answers wait until you press p again`
-          : `delivery to ${agent} resumed`,
-      };
     },
     jumpToPane: async (agent, pane) =>
       jumpToPane(await sessionTmux(), agent, pane, options.env),
+  };
+}
+
+/** The view's `d`: one request dismissed, said in one line. */
+async function dismissFromView(
+  ctx: CommandContext,
+  requestId: string,
+): Promise<IntentResult> {
+  try {
+    const [outcome] = await dismissRequests(
+      ctx.paths,
+      [requestId],
+      'dismissed from macs status',
+      ctx.log,
+    );
+    if (!outcome) return { ok: false, message: 'nothing dismissed' };
+    return {
+      ok: outcome.result === 'dismissed' || outcome.result === 'handed-over',
+      message: describeDismissal(outcome),
+    };
+  } catch (error) {
+    return { ok: false, message: errorMessage(error) };
+  }
+}
+
+/** The view's `p`: delivery to an agent paused or resumed. */
+async function pauseFromView(
+  ctx: CommandContext,
+  events: EventSink,
+  agent: string,
+  paused: boolean,
+): Promise<IntentResult> {
+  try {
+    await pauseDelivery(ctx.paths, events, agent, paused, 'macs status');
+  } catch (error) {
+    return { ok: false, message: errorMessage(error) };
+  }
+  return {
+    ok: true,
+    message: paused
+      ? `delivery to ${agent} paused: answers wait until you press p again`
+      : `delivery to ${agent} resumed`,
   };
 }
 
@@ -136,39 +157,33 @@ async function streamSnapshots(
   }
 }
 
-/** `macs status` on a terminal (the live view), or with --watch. */
-export async function runLiveStatus(options: {
+/** What `macs status` live (the view or --watch) runs with. */
+interface LiveStatus {
   opts: StatusOptions;
   deps: CliDeps;
   ctx: CommandContext;
   config: MacsConfig;
   terminal: StatusTerminal;
   statusDeps: StatusDeps;
-}): Promise<number> {
-  const { opts, deps, ctx, config, terminal, statusDeps } = options;
+}
+
+/** `macs status` on a terminal (the live view), or with --watch. */
+export async function runLiveStatus(options: LiveStatus): Promise<number> {
+  const { opts, deps, config, terminal } = options;
   const now = () => Date.now();
-  const feed = createSnapshotFeed({
-    paths: ctx.paths,
-    reader: createSnapshotReader(ctx.paths, {
-      prices: config.prices,
-      serverUp: probeTmuxServer(deps.runTmux),
-    }),
-    onError: (error) => ctx.log.warn({ err: error }, 'status read failed'),
-    // Without the view's terminal input, nothing else keeps `--watch` running.
-    keepAlive: opts.json === true || !terminal.interactive,
-  });
+  const feed = createLiveFeed(options);
   // At a hub, each host's agents, requests and link join the view and the
   // --watch streams (as `remote` in JSON and lines after this machine's, as
   // `macs status` prints them once).
-  let ringForHosts: () => void = () => undefined;
+  const bell = { ringForHosts: (): void => undefined };
   const hosts =
     Object.keys(config.hosts).length > 0
       ? (await import('./status-hosts.js')).createStatusHosts({
-          ctx,
+          ctx: options.ctx,
           config,
           deps,
           feed,
-          onNeedsPerson: () => ringForHosts(),
+          onNeedsPerson: () => bell.ringForHosts(),
         })
       : undefined;
   if (opts.json)
@@ -186,17 +201,41 @@ export async function runLiveStatus(options: {
       deps.output.out('');
     });
   }
+  // A host's request that waits for a person rings here too: the host's own
+  // bell rings in a view there, which nobody at the hub sees.
+  if (config.attention.bell)
+    bell.ringForHosts = () => void terminal.stdout.write('\u0007');
+  return runStatusView(options, feed, hosts);
+}
 
+/** The home's snapshots, read on each change until stopped. */
+function createLiveFeed(options: LiveStatus): SnapshotFeed {
+  const { opts, deps, ctx, config, terminal } = options;
+  return createSnapshotFeed({
+    paths: ctx.paths,
+    reader: createSnapshotReader(ctx.paths, {
+      prices: config.prices,
+      serverUp: probeTmuxServer(deps.runTmux),
+    }),
+    onError: (error) => ctx.log.warn({ err: error }, 'status read failed'),
+    // Without the view's terminal input, nothing else keeps `--watch` running.
+    keepAlive: opts.json === true || !terminal.interactive,
+  });
+}
+
+/** The live view on a terminal, its bell rung, until quit or interrupted. */
+async function runStatusView(
+  options: LiveStatus,
+  feed: SnapshotFeed,
+  hosts: StatusHosts | undefined,
+): Promise<number> {
+  const { opts, deps, ctx, config, terminal, statusDeps } = options;
   const bell = createAttentionBell({
     config: config.attention,
     ringBell: () => void terminal.stdout.write('\u0007'),
     since: new Date(),
   });
   const notify = (snapshot: Snapshot) => bell.check(snapshot);
-  // A host's request that waits for a person rings here too: the host's own
-  // bell rings in a view there, which nobody at the hub sees.
-  if (config.attention.bell)
-    ringForHosts = () => void terminal.stdout.write('\u0007');
   const runEditor = statusDeps.runEditor ?? runEditorSync;
   const local = createStatusIntents({
     ctx,
@@ -217,16 +256,8 @@ export async function runLiveStatus(options: {
   });
   let ended: 'quit' | 'interrupted';
   try {
-    // React's development build re-renders many times slower (a 1 s clock
-    // tick cost ~5% CPU with it); it reads NODE_ENV when first loaded.
-    process.env.NODE_ENV ??= 'production';
-    // ink renders only its last frame when it thinks it runs in CI (a `CI`
-    // variable): this is a person's live view on a terminal, so it must draw.
-    // is-in-ci reads the variable when ink is first loaded.
-    for (const name of ['CI', 'CONTINUOUS_INTEGRATION'])
-      if (process.env[name] !== undefined) process.env[name] = 'false';
     // Loaded only here: `--json` and the plain-text forms never load React.
-    const { runStatusApp } = await import('../ui/run.js');
+    const runStatusApp = await loadStatusApp();
     ended = await runStatusApp({
       source: hosts?.source ?? feed,
       intents,
@@ -241,4 +272,17 @@ export async function runLiveStatus(options: {
     await hosts?.close();
   }
   return ended === 'interrupted' || signal === 'SIGINT' ? 130 : 0;
+}
+
+/** The view's React app, loaded as a person's live view must draw. */
+async function loadStatusApp() {
+  // React's development build re-renders many times slower (a 1 s clock
+  // tick cost ~5% CPU with it); it reads NODE_ENV when first loaded.
+  process.env.NODE_ENV ??= 'production';
+  // ink renders only its last frame when it thinks it runs in CI (a `CI`
+  // variable): this is a person's live view on a terminal, so it must draw.
+  // is-in-ci reads the variable when ink is first loaded.
+  for (const name of ['CI', 'CONTINUOUS_INTEGRATION'])
+    if (process.env[name] !== undefined) process.env[name] = 'false';
+  return (await import('../ui/run.js')).runStatusApp;
 }

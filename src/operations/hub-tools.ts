@@ -14,7 +14,6 @@ import {
   type RemoteFleet,
 } from '../remote/remote-fleet.js';
 import {
-  HostBudgetNoticeSchema,
   HostRequestDetailSchema,
   HostScreenSchema,
   parseHostData,
@@ -23,7 +22,9 @@ import { HostRefusal } from '../remote/host-session.js';
 import { qualifyName, splitRemoteName } from '../remote/names.js';
 import { RemoteError } from '../remote/ssh-errors.js';
 import { Refusal } from './refusal.js';
-import type { BudgetNotice, RemoteTools } from './types.js';
+import { wakeOnHosts } from './host-wake.js';
+import type { HubAnswerBy } from '../protocol/approval.js';
+import type { BudgetNotice, RemoteTools, ToolOutput } from './types.js';
 
 /** The tools about one agent or request that a host answers itself. */
 const FORWARDED = new Set([
@@ -33,34 +34,6 @@ const FORWARDED = new Set([
   'read_screen',
   'send_message',
 ]);
-
-/** How long a hub asks a host's wait_for_request to wait (under the tool call bound). */
-export const HOST_WAIT_SEC = 20;
-/** A host that cannot be reached is asked again after this long. */
-const HOST_WAIT_RETRY_MS = 3_000;
-/** A wake comes at most this often (a host that answers at once is not a busy loop). */
-const WAKE_MIN_MS = 250;
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}
-
-/** Whether a host's wait_for_request returned a request (its content is read again, checked). */
-function returnedRequest(data: unknown): boolean {
-  if (typeof data !== 'object' || data === null) return false;
-  const request = (data as { request?: unknown }).request;
-  return typeof request === 'object' && request !== null;
-}
 
 /**
  * Every host as the hub's one model has it (remote/fleet-model.ts): a host
@@ -82,42 +55,36 @@ async function readHosts(
   };
 }
 
+/** A host's failure as a refusal the model reads (with the hint, if any). */
+function hostCallRefusal(error: unknown): Refusal {
+  return new Refusal(
+    error instanceof RemoteError && error.hint
+      ? `${error.message} (hint: ${error.hint})`
+      : errorMessage(error),
+  );
+}
+
+/** A host's own tool, called over its link; a failure is a refusal. */
+async function callHost(
+  fleet: RemoteFleet,
+  host: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<unknown> {
+  try {
+    return await (await fleet.session(host)).call(tool, args);
+  } catch (error) {
+    throw hostCallRefusal(error);
+  }
+}
+
 /** The forwarding tools over a (live) fleet. */
 export function createRemoteTools(
   fleet: RemoteFleet,
   paths: HomePaths,
 ): RemoteTools {
-  const refusal = (error: unknown, agent?: string): Refusal =>
-    new Refusal(
-      error instanceof RemoteError && error.hint
-        ? `${error.message} (hint: ${error.hint})`
-        : errorMessage(error),
-      agent,
-    );
-  const call = async (
-    host: string,
-    tool: string,
-    args: Record<string, unknown>,
-  ) => {
-    try {
-      return await (await fleet.session(host)).call(tool, args);
-    } catch (error) {
-      throw refusal(error);
-    }
-  };
-
   /** Budget notices hosts returned, named at the hub, not told yet. */
   const notices: BudgetNotice[] = [];
-  /** A host's budget notice (checked as host data), named at the hub. */
-  const noticeOf = (host: string, data: unknown): BudgetNotice | undefined => {
-    if (typeof data !== 'object' || data === null || !('notice' in data))
-      return undefined;
-    const parsed = parseHostData(HostBudgetNoticeSchema, data);
-    if (!parsed.ok) return undefined;
-    const n = parsed.value.notice;
-    return { ...n, agent: qualifyName(host, n.agent) };
-  };
-
   return {
     takeNotice: (agent) => {
       const at = notices.findIndex(
@@ -133,175 +100,180 @@ export function createRemoteTools(
       const { views, down } = await readHosts(fleet, paths);
       return { requests: views.flatMap((v) => v.requests), down };
     },
-    wake: (filter, signal) =>
-      new Promise<void>((resolve) => {
-        const inner = new AbortController();
-        const finish = () => {
-          inner.abort();
-          resolve();
-        };
-        signal.addEventListener('abort', finish, { once: true });
-        if (signal.aborted) return finish();
-        const split = filter.agent
-          ? splitRemoteName(filter.agent, 'agent')
-          : undefined;
-        // A local agent (or a bad name): no host has its requests.
-        if (filter.agent && (split === undefined || split === 'invalid'))
-          return;
-        const only = split && split !== 'invalid' ? split : undefined;
-        const waitOn = async (host: string): Promise<boolean> => {
-          const prefix = `${host}/`;
-          const exclude = filter.exclude
-            .filter((id) => id.startsWith(prefix))
-            .map((id) => id.slice(prefix.length))
-            .slice(-2_000);
-          while (!inner.signal.aborted) {
-            const started = Date.now();
-            try {
-              const session = await fleet.session(host);
-              const data = await session.call(
-                'wait_for_request',
-                {
-                  timeout_sec: HOST_WAIT_SEC,
-                  include_pending: true,
-                  exclude,
-                  ...(only ? { agent: only.name } : {}),
-                  ...(filter.type ? { type: filter.type } : {}),
-                },
-                { signal: inner.signal },
-              );
-              // A budget paused one of the host's agents: kept to be told
-              // (the host tells each pause once), and the wait woken.
-              const notice = noticeOf(host, data);
-              if (notice) notices.push(notice);
-              if (notice || returnedRequest(data)) {
-                await sleep(WAKE_MIN_MS - (Date.now() - started), inner.signal);
-                return true;
-              }
-            } catch {
-              // Down, or the call failed: asked again once it may be back.
-              await sleep(HOST_WAIT_RETRY_MS, inner.signal);
-            }
-          }
-          return false;
-        };
-        for (const target of fleet.targets)
-          if (!only || target.name === only.host)
-            void waitOn(target.name).then((found) => {
-              if (found) finish();
-            });
-      }),
-    forward: async (tool, given, by) => {
-      // Who answered at the hub is this hub's to say, never the caller's.
-      const { by: _claimed, ...args } = given;
-      // The listing tools merge the hosts in their own handlers.
-      if (!FORWARDED.has(tool)) return undefined;
-      const agentArg = typeof args.agent === 'string' ? args.agent : undefined;
-      const idArg = typeof args.id === 'string' ? args.id : undefined;
-      const split = idArg
-        ? splitRemoteName(idArg, 'request')
-        : agentArg
-          ? splitRemoteName(agentArg, 'agent')
-          : undefined;
-      if (split === undefined) return undefined;
-      if (split === 'invalid')
-        throw new Refusal(
-          `'${idArg ?? agentArg}' is not a name of this hub: a host's agent is <host>/<agent>, its request <host>/<id>`,
-        );
-      const { host, name } = split;
-      if (!fleet.targets.some((t) => t.name === host))
-        throw new Refusal(`no host '${host}' in this hub's config`);
-      const qualified = qualifyName(host, name);
-      switch (tool) {
-        case 'get_request': {
-          const parsed = parseHostData(
-            HostRequestDetailSchema,
-            await call(host, tool, { id: name }),
-          );
-          if (!parsed.ok)
-            throw new Refusal(
-              `host ${host} sent a request macs refuses (${parsed.error})`,
-            );
-          const r = parsed.value.request;
-          const request = {
-            ...r,
-            id: qualified,
-            agent: qualifyName(host, r.agent),
-            host,
-          };
-          return {
-            text: `request ${request.id} from ${request.agent} (type ${r.type}, stage ${r.stage})\n\n${r.body}`,
-            data: { request },
-            requestId: name,
-          };
-        }
-        case 'answer_request': {
-          const result = await answerRemoteRequest(
-            paths,
-            () => fleet.session(host),
-            {
-              host,
-              id: name,
-              instructions:
-                typeof args.instructions === 'string' ? args.instructions : '',
-              ...(typeof args.notes === 'string' && args.notes.trim()
-                ? { notes: args.notes }
-                : {}),
-              by: by ?? 'hub:answer_request',
-            },
-          ).catch((error: unknown) => {
-            throw error instanceof HostRefusal
-              ? new Refusal(`host ${host}: ${error.message}`)
-              : refusal(error);
-          });
-          const text =
-            result.type === 'answered'
-              ? `answered ${qualified} on ${host}: its bridge types it into the worker once it is idle`
-              : result.type === 'held'
-                ? `host ${host} cannot be reached now: the answer to ${qualified} is kept and delivered once when it is back`
-                : `an answer to ${qualified} is already kept for ${host}; it is not answered twice`;
-          if (result.type === 'held-already') throw new Refusal(text);
-          return {
-            text,
-            data: { id: qualified, host, outcome: result.type },
-            requestId: name,
-          };
-        }
-        case 'decide_approval':
-        case 'read_screen':
-        case 'send_message': {
-          const data = await call(host, tool, {
-            ...args,
-            ...(idArg ? { id: name } : {}),
-            ...(agentArg ? { agent: name } : {}),
-            ...(tool === 'decide_approval'
-              ? { by: by ?? 'hub:decide_approval' }
-              : {}),
-          });
-          if (tool === 'read_screen') {
-            const parsed = parseHostData(HostScreenSchema, data);
-            if (!parsed.ok)
-              throw new Refusal(
-                `host ${host} sent a screen macs refuses (${parsed.error})`,
-              );
-            return {
-              text: parsed.value.lines.join('\n'),
-              data: { agent: qualified, host, lines: parsed.value.lines },
-            };
-          }
-          return {
-            text: `${tool} ${qualified}: done on ${host}`,
-            data: {
-              ...(idArg ? { id: qualified } : { agent: qualified }),
-              host,
-            },
-          };
-        }
-        default:
-          throw new Refusal(
-            `${tool} is not available for a host's ${idArg ? 'request' : 'agent'} (${qualified})`,
-          );
-      }
+    wake: (filter, signal) => wakeOnHosts(fleet, notices, filter, signal),
+    forward: (tool, given, by) =>
+      forwardToHost({ fleet, paths }, tool, given, by),
+  };
+}
+
+/** A forwarded call: its host, the name there and at the hub, its arguments. */
+interface HostCall {
+  fleet: RemoteFleet;
+  paths: HomePaths;
+  tool: string;
+  args: Record<string, unknown>;
+  by: HubAnswerBy | undefined;
+  host: string;
+  /** The agent's or request's name on the host. */
+  name: string;
+  /** The name at the hub, `<host>/<name>`. */
+  qualified: string;
+  /** Whether the call names a request (`id`) and an agent (`agent`). */
+  hasId: boolean;
+  hasAgent: boolean;
+}
+
+/** `forward`: a call about `<host>/…`, answered by the host. */
+async function forwardToHost(
+  hub: { fleet: RemoteFleet; paths: HomePaths },
+  tool: string,
+  given: Record<string, unknown>,
+  by: HubAnswerBy | undefined,
+): Promise<ToolOutput | undefined> {
+  // Who answered at the hub is this hub's to say, never the caller's.
+  const { by: _claimed, ...args } = given;
+  // The listing tools merge the hosts in their own handlers.
+  if (!FORWARDED.has(tool)) return undefined;
+  const call = hostCallOf(hub, tool, args, by);
+  if (!call) return undefined;
+  switch (tool) {
+    case 'get_request':
+      return forwardGetRequest(call);
+    case 'answer_request':
+      return forwardAnswerRequest(call);
+    case 'decide_approval':
+    case 'read_screen':
+    case 'send_message':
+      return forwardHostTool(call);
+    default:
+      throw new Refusal(
+        `${tool} is not available for a host's ${call.hasId ? 'request' : 'agent'} (${call.qualified})`,
+      );
+  }
+}
+
+/**
+ * The host and names of a call's `id` (else its `agent`); undefined for a
+ * local name. A bad name or an unknown host is refused.
+ */
+function hostCallOf(
+  hub: { fleet: RemoteFleet; paths: HomePaths },
+  tool: string,
+  args: Record<string, unknown>,
+  by: HubAnswerBy | undefined,
+): HostCall | undefined {
+  const agentArg = typeof args.agent === 'string' ? args.agent : undefined;
+  const idArg = typeof args.id === 'string' ? args.id : undefined;
+  const split = idArg
+    ? splitRemoteName(idArg, 'request')
+    : agentArg
+      ? splitRemoteName(agentArg, 'agent')
+      : undefined;
+  if (split === undefined) return undefined;
+  if (split === 'invalid')
+    throw new Refusal(
+      `'${idArg ?? agentArg}' is not a name of this hub: a host's agent is <host>/<agent>, its request <host>/<id>`,
+    );
+  const { host, name } = split;
+  if (!hub.fleet.targets.some((t) => t.name === host))
+    throw new Refusal(`no host '${host}' in this hub's config`);
+  return {
+    ...hub,
+    tool,
+    args,
+    by,
+    host,
+    name,
+    qualified: qualifyName(host, name),
+    hasId: Boolean(idArg),
+    hasAgent: Boolean(agentArg),
+  };
+}
+
+/** `get_request` on a host: its request, checked, named at the hub. */
+async function forwardGetRequest(call: HostCall): Promise<ToolOutput> {
+  const { host, name, qualified } = call;
+  const parsed = parseHostData(
+    HostRequestDetailSchema,
+    await callHost(call.fleet, host, call.tool, { id: name }),
+  );
+  if (!parsed.ok)
+    throw new Refusal(
+      `host ${host} sent a request macs refuses (${parsed.error})`,
+    );
+  const r = parsed.value.request;
+  const request = {
+    ...r,
+    id: qualified,
+    agent: qualifyName(host, r.agent),
+    host,
+  };
+  return {
+    text: `request ${request.id} from ${request.agent} (type ${r.type}, stage ${r.stage})\n\n${r.body}`,
+    data: { request },
+    requestId: name,
+  };
+}
+
+/** `answer_request` for a host: sent now, or kept while the host is down. */
+async function forwardAnswerRequest(call: HostCall): Promise<ToolOutput> {
+  const { host, name, qualified, args } = call;
+  const result = await answerRemoteRequest(
+    call.paths,
+    () => call.fleet.session(host),
+    {
+      host,
+      id: name,
+      instructions:
+        typeof args.instructions === 'string' ? args.instructions : '',
+      ...(typeof args.notes === 'string' && args.notes.trim()
+        ? { notes: args.notes }
+        : {}),
+      by: call.by ?? 'hub:answer_request',
     },
+  ).catch((error: unknown) => {
+    throw error instanceof HostRefusal
+      ? new Refusal(`host ${host}: ${error.message}`)
+      : hostCallRefusal(error);
+  });
+  const text =
+    result.type === 'answered'
+      ? `answered ${qualified} on ${host}: its bridge types it into the worker once it is idle`
+      : result.type === 'held'
+        ? `host ${host} cannot be reached now: the answer to ${qualified} is kept and delivered once when it is back`
+        : `an answer to ${qualified} is already kept for ${host}; it is not answered twice`;
+  if (result.type === 'held-already') throw new Refusal(text);
+  return {
+    text,
+    data: { id: qualified, host, outcome: result.type },
+    requestId: name,
+  };
+}
+
+/** `decide_approval`, `read_screen` or `send_message`: the host's own tool. */
+async function forwardHostTool(call: HostCall): Promise<ToolOutput> {
+  const { host, name, qualified, tool, args } = call;
+  const data = await callHost(call.fleet, host, tool, {
+    ...args,
+    ...(call.hasId ? { id: name } : {}),
+    ...(call.hasAgent ? { agent: name } : {}),
+    ...(tool === 'decide_approval'
+      ? { by: call.by ?? 'hub:decide_approval' }
+      : {}),
+  });
+  if (tool === 'read_screen') {
+    const parsed = parseHostData(HostScreenSchema, data);
+    if (!parsed.ok)
+      throw new Refusal(
+        `host ${host} sent a screen macs refuses (${parsed.error})`,
+      );
+    return {
+      text: parsed.value.lines.join('\n'),
+      data: { agent: qualified, host, lines: parsed.value.lines },
+    };
+  }
+  return {
+    text: `${tool} ${qualified}: done on ${host}`,
+    data: { ...(call.hasId ? { id: qualified } : { agent: qualified }), host },
   };
 }

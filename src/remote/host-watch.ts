@@ -1,0 +1,163 @@
+/**
+ * The hosts of a live view at a hub, each read on its own (`macs status
+ * --watch`, docs/remote.md): a host is read at the start, when it says it
+ * changed (its change notice, its link up or down), and every `readEveryMs`
+ * in case a notice was lost. One read of a host at a time; a notice during
+ * its read reads it once more. A host that is down or slow holds up only
+ * its own rows; a host that went down keeps its last rows, marked
+ * (fleet-model.ts).
+ */
+import type { HomePaths } from '../home/paths.js';
+import type { Logger } from '../log/logger.js';
+import type { HostTarget } from './host-session.js';
+import {
+  readRemoteFleet,
+  type HostView,
+  type RemoteFleet,
+} from './remote-fleet.js';
+
+export interface HostWatch {
+  /** The host as last read, if it was read. */
+  view: (host: string) => HostView | undefined;
+  /** Each host read so far, as last read, in the config's order. */
+  views: () => HostView[];
+  /** Read one host now (or once more after the read that runs). */
+  readHost: (target: HostTarget) => Promise<void>;
+  /** Every host read once (up or down). */
+  firstRead: Promise<void>;
+  /** Stop reading and close the fleet; resolves when no loop runs. */
+  close: () => Promise<void>;
+}
+
+export interface HostWatchOptions {
+  paths: HomePaths;
+  log: Logger;
+  readEveryMs: number;
+  /** What a host's rows say changed (not only its round trip or ages). */
+  onRowsChanged: () => void;
+  /** A host's request began to wait for a person since its first read. */
+  onNeedsPerson?: (host: string, ids: string[]) => void;
+}
+
+/**
+ * What a host's rows and link line say, but for what moves at every read:
+ * the round trip and the ages (a view ticks those on its own clock).
+ */
+function rowsKey(view: HostView): string {
+  return JSON.stringify({
+    ...view,
+    rttMs: null,
+    agents: view.agents.map((a) => ({ ...a, stateAgeSec: null })),
+    requests: view.requests.map((r) => ({ ...r, ageSec: null })),
+  });
+}
+
+/**
+ * The requests of `view` waiting for a person that `seen` (the host's last
+ * read) did not have; none at a host's first read.
+ */
+function newlyWaiting(
+  view: HostView,
+  seen: ReadonlyMap<string, ReadonlySet<string>>,
+): { waiting: Set<string>; fresh: string[] } {
+  const waiting = view.requests
+    .filter((r) => r.waitingForAnswer)
+    .map((r) => r.id);
+  const before = seen.get(view.name);
+  const fresh = before ? waiting.filter((id) => !before.has(id)) : [];
+  return { waiting: new Set(waiting), fresh };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}
+
+/** Watch every host of a live `fleet` until `close()`. */
+export function watchHosts(
+  fleet: RemoteFleet,
+  options: HostWatchOptions,
+): HostWatch {
+  const stop = new AbortController();
+  const views = new Map<string, HostView>();
+  /** Per host, the requests waiting for a person at its last read. */
+  const waitingSeen = new Map<string, Set<string>>();
+  const keep = (view: HostView) => {
+    const before = views.get(view.name);
+    views.set(view.name, view);
+    const { waiting, fresh } = newlyWaiting(view, waitingSeen);
+    waitingSeen.set(view.name, waiting);
+    if (fresh.length > 0) options.onNeedsPerson?.(view.name, fresh);
+    // A frame only when what the rows say changed (rowsKey).
+    if (!before || rowsKey(before) !== rowsKey(view)) options.onRowsChanged();
+  };
+  const readHost = readOneAtATime(fleet, options, stop.signal, keep);
+  const offChanges = fleet.onChange((host) => {
+    const target = fleet.targets.find((t) => t.name === host);
+    if (target) void readHost(target);
+  });
+  const firsts = fleet.targets.map((target) => readHost(target));
+  const loops = fleet.targets.map(async (target, at) => {
+    await firsts[at];
+    while (!stop.signal.aborted) {
+      await pause(options.readEveryMs, stop.signal);
+      if (!stop.signal.aborted) await readHost(target);
+    }
+  });
+  return {
+    view: (host) => views.get(host),
+    views: () => fleet.targets.flatMap((t) => views.get(t.name) ?? []),
+    readHost,
+    firstRead: Promise.all(firsts).then(() => undefined),
+    close: async () => {
+      stop.abort();
+      offChanges();
+      await fleet.close();
+      await Promise.all(loops);
+    },
+  };
+}
+
+/**
+ * A host's read, one at a time per host: a read asked for while one runs
+ * is done once more after it. `keep` hears each read until `signal` aborts.
+ */
+function readOneAtATime(
+  fleet: RemoteFleet,
+  options: Pick<HostWatchOptions, 'paths' | 'log'>,
+  signal: AbortSignal,
+  keep: (view: HostView) => void,
+): (target: HostTarget) => Promise<void> {
+  const reading = new Map<string, Promise<void>>();
+  /** Hosts that said they changed during their read: read once more. */
+  const again = new Set<string>();
+  const readHost = (target: HostTarget): Promise<void> => {
+    const running = reading.get(target.name);
+    if (running) {
+      again.add(target.name);
+      return running;
+    }
+    const read = readRemoteFleet({ ...fleet, targets: [target] }, options.paths)
+      .then(([view]) => {
+        if (view && !signal.aborted) keep(view);
+      })
+      .catch((error: unknown) =>
+        options.log.warn({ err: error, host: target.name }, 'host read failed'),
+      )
+      .finally(() => {
+        reading.delete(target.name);
+        if (again.delete(target.name) && !signal.aborted) void readHost(target);
+      });
+    reading.set(target.name, read);
+    return read;
+  };
+  return readHost;
+}
