@@ -21,9 +21,8 @@
  *   usage/      (wired beside it by runtime.ts) what the agent used
  *
  * They share one AgentContext (agent-context.ts): the state in memory, the
- * event log, and the queue that orders every change. Every step leaves an
- * event and every stage is saved before the next begins, so a killed bridge
- * resumes where it stopped.
+ * event log, the queue that orders every change. Every step leaves an event
+ * and is saved before the next, so a killed bridge resumes where it stopped.
  */
 import { rm, stat } from 'node:fs/promises';
 import type {
@@ -51,6 +50,7 @@ import {
   createRequestsRoom,
   resumeRequests,
   type DetectedBlock,
+  type LastAsked,
   type Routed,
 } from './requests/index.js';
 import { createAnswersRoom } from './answers/index.js';
@@ -89,6 +89,8 @@ export interface Supervisor {
   onAnswer: (answer: BackendAnswer) => Promise<AnswerVerdict>;
   /** The in-memory state (tests, status). */
   snapshot(): AgentStateFile;
+  /** The last block its program printed (requests/last-asked.ts). */
+  lastAsked(): LastAsked | undefined;
   /**
    * Read the agent's state now: a dead pane is recorded `dead`, a pane gone
    * for good told (onPaneGone). For a fleet of one, whose health loop
@@ -247,10 +249,10 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     notePaneGone: stateReader.notePaneGone,
   });
   let releaseLock: (() => Promise<void>) | undefined;
-
   return {
     agent,
     snapshot: () => structuredClone(ctx.current()),
+    lastAsked: () => requests.lastAsked(),
     onAnswer: answers.onAnswer,
     refresh: async () => {
       if (ctx.hasState() && !ctx.stopped) await stateReader.readState();

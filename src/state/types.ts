@@ -199,6 +199,12 @@ export interface AgentStateFile {
    */
   screenSeen?: string[];
   /**
+   * The macs session whose programs printed the blocks of `screenSeen`: a
+   * bridge of another session starts with none seen (a new program asking
+   * what an earlier one asked is asking, not redrawing).
+   */
+  screenSession?: string;
+  /**
    * A scan of the pane's screen and history is due and not finished: set
    * before a bridge scans (its start with a new pipe, a reopened capture),
    * cleared once every block found is recorded. A bridge killed mid-scan

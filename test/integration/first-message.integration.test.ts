@@ -75,5 +75,23 @@ describe('the first message of a worker that asked first', () => {
     expect(
       session.agents.find((a) => a.name === 'asker')?.prompt?.promptedAt,
     ).toEqual(expect.any(String));
+
+    // A new session: the new program asks q1 again, word for word. Before,
+    // the saved fingerprints of the first session's screen hid the block
+    // (no event at all) and the protocol was typed in as its answer. Now it
+    // is seen, a repeat of a finished id (SPEC §2), and a person is called.
+    const stop = await runMacs(['stop'], { home, socket });
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    const again = await runMacs(['start', '--detach'], { home, socket });
+    expect(again.exitCode, again.stdout + again.stderr).toBe(0);
+    await waitFor(() => findEvents(home, 'agent.prompt-kept')[1], {
+      timeout: 60_000,
+      message: 'the first message kept in the second session',
+    });
+    expect(
+      findEvents(home, 'request.duplicate').map((e) => e.requestId),
+    ).toEqual(['asker-q1']);
+    expect(findEvents(home, 'agent.prompted')).toEqual([]);
+    expect(readFileSync(got, 'utf8')).toBe('B\n');
   });
 });

@@ -61,7 +61,7 @@ async function sendFirstMessage(options: {
   config: MacsConfig;
   signal: AbortSignal;
   readState: () => Promise<AgentStateName>;
-  openRequest: () => string | undefined;
+  openRequest: () => { requestId?: string } | undefined;
   emit: (input: EventInput) => Promise<void>;
 }): Promise<boolean> {
   const { agent, pane, message, emit } = options;
@@ -70,16 +70,17 @@ async function sendFirstMessage(options: {
    * answer: the message would be read as that answer. Kept, not sent.
    */
   const keptForRequest = async (): Promise<boolean> => {
-    const requestId = options.openRequest();
-    if (requestId === undefined) return false;
+    const asked = options.openRequest();
+    if (asked === undefined) return false;
+    const { requestId } = asked;
     message.sent = true;
     await emit({
       agent,
       type: 'agent.prompt-kept',
-      requestId,
+      ...(requestId === undefined ? {} : { requestId }),
       data: {
         pane,
-        why: `it asked ${requestId} already, so it knows the protocol, and it waits for that answer: the message would be read as the answer`,
+        why: `it asked ${requestId ?? 'a request'} already, so it knows the protocol, and it may wait for an answer: the message would be read as the answer`,
       },
     });
     return true;
@@ -134,12 +135,17 @@ async function sendFirstMessage(options: {
   return true;
 }
 
-/** The first of a slot's requests still waiting for its answer. */
+/**
+ * The first of a slot's requests still waiting for its answer, else the
+ * last block its program printed that was not raised (a repeat, which it
+ * may wait on too).
+ */
 export function openRequestOf(
   slot: Pick<Slot, 'supervisor'>,
-): string | undefined {
+): { requestId?: string } | undefined {
   const requests = slot.supervisor?.snapshot().requests ?? {};
-  return Object.values(requests).find((r) => isOpenStage(r.stage))?.id;
+  const open = Object.values(requests).find((r) => isOpenStage(r.stage));
+  return open ? { requestId: open.id } : slot.supervisor?.lastAsked();
 }
 
 /**
@@ -186,7 +192,7 @@ export function promptOnce(
     signal: AbortSignal;
     readState: (pane: string) => Promise<AgentStateName>;
     /** The agent's request still waiting for its answer, if any. */
-    openRequest: () => string | undefined;
+    openRequest: () => { requestId?: string } | undefined;
     emit: (input: EventInput) => Promise<void>;
     /** The message went in (record it, so it is never sent twice). */
     onPrompted?: ((agent: string) => Promise<void>) | undefined;

@@ -118,6 +118,14 @@ export function createIntake(
     },
   });
 
+  /** The blocks reported, saved with the session whose programs printed them. */
+  function rememberSeen(r: ScreenReader): void {
+    const s = ctx.current();
+    s.screenSeen = r.seen();
+    if (ctx.session === undefined) delete s.screenSession;
+    else s.screenSession = ctx.session;
+  }
+
   function currentReader(): ScreenReader {
     if (!reader) throw new Error(`supervisor for ${ctx.agent} is not started`);
     return reader;
@@ -197,7 +205,7 @@ export function createIntake(
   async function handleFound(found: ReaderEvent[]): Promise<boolean> {
     let changed = false;
     for (const item of found) changed = (await handleParsed(item)) || changed;
-    if (found.length > 0) ctx.current().screenSeen = currentReader().seen();
+    if (found.length > 0) rememberSeen(currentReader());
     // A block the reader still holds is not behind the saved offset yet:
     // a restart reads that output again rather than lose the block.
     if (!currentReader().hasHeld()) ctx.current().logOffset = lastDataEnd;
@@ -300,7 +308,8 @@ export function createIntake(
         rows: info.height,
         maxBlockLines: config.maxBlockLines,
         maxBlockBytes: config.maxBlockBytes,
-        seen: s.screenSeen ?? [],
+        // Another session's programs printed those blocks, not this one's.
+        seen: s.screenSession === ctx.session ? (s.screenSeen ?? []) : [],
       });
       reader = r;
       lastSizeCheckAt = Date.now();
@@ -348,7 +357,7 @@ export function createIntake(
       for (const item of found) await handleParsed(item);
       // Saved as seen only once each is recorded: a bridge killed half way
       // through must find the rest again, not skip them as seen.
-      if (found.length > 0) ctx.current().screenSeen = r.seen();
+      if (found.length > 0) rememberSeen(r);
       delete ctx.current().scanPending;
       await ctx.saveNow();
     },

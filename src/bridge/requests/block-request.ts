@@ -6,6 +6,7 @@
  * answerer (the backend). Heuristic triggers on an idle screen come here
  * too. Every function runs under the context's `serial`.
  */
+import { createLastAsked, type LastAsked } from './last-asked.js';
 import type {
   BackendAnswer,
   ControllerBackend,
@@ -170,6 +171,8 @@ export interface Requests {
     record: RequestRecord,
     options?: { fresh?: boolean },
   ) => Promise<Routed>;
+  /** The last block the program now in the pane printed (last-asked.ts). */
+  lastAsked: () => LastAsked | undefined;
 }
 
 export function createRequests(
@@ -183,10 +186,12 @@ export function createRequests(
   const { steps, backend } = deps;
   /** When the last requests were detected (the per-minute limit). */
   const detections: number[] = [];
+  const asked = createLastAsked(ctx);
   /** Requests are being refused by a limit (one `request.limited` a burst). */
   let limitedBurst = false;
 
   async function onBlock(block: DetectedBlock): Promise<BlockTaken> {
+    asked.note(block);
     const { attributes, body } = block;
     const s = ctx.current();
     const now = new Date();
@@ -387,5 +392,6 @@ export function createRequests(
   return {
     onBlock,
     route,
+    lastAsked: asked.get,
   };
 }

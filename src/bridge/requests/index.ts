@@ -11,6 +11,7 @@ import { createRequestSteps, type RequestSteps } from './request-steps.js';
 import { createRequests, type Requests } from './block-request.js';
 
 export type { RequestSteps } from './request-steps.js';
+export type { LastAsked } from './last-asked.js';
 export type {
   BlockTaken,
   DetectedBlock,

@@ -79,7 +79,7 @@ describe('promptOnce: the first message of an agent', () => {
         config: ConfigSchema.parse({}),
         signal: abort.signal,
         readState: () => Promise.resolve('idle'),
-        openRequest: () => open.id,
+        openRequest: () => (open.id ? { requestId: open.id } : undefined),
         emit: (input) => {
           events.push(input);
           return Promise.resolve();
