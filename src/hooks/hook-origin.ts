@@ -88,7 +88,13 @@ export type AgentResolution =
  */
 export async function resolveHookAgent(
   paths: HomePaths,
-  input: { agent?: string; tmuxPane?: string; config?: MacsConfig },
+  input: {
+    agent?: string;
+    tmuxPane?: string;
+    config?: MacsConfig;
+    /** How an agent's state is read (the runner's, which reads it once). */
+    readState?: (agent: string) => Promise<AgentStateFile | undefined>;
+  },
 ): Promise<AgentResolution> {
   if (input.agent !== undefined && input.agent !== '') {
     if (!isValidAgentName(input.agent))
@@ -97,7 +103,9 @@ export async function resolveHookAgent(
         why: `'${input.agent}' is not a valid agent name`,
       };
     // A teammate's hooks name its lead: its pane says which it is.
-    const agent = await routeTeammateHook(paths, input.agent, input.tmuxPane);
+    const agent = await routeTeammateHook(paths, input.agent, input.tmuxPane, {
+      ...(input.readState ? { readState: input.readState } : {}),
+    });
     return { type: 'found', agent, via: 'name' };
   }
   const pane = input.tmuxPane;

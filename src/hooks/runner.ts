@@ -29,7 +29,7 @@ import {
   writeConversation,
 } from '../state/conversation-record.js';
 import { resolveHomePaths } from '../home/paths.js';
-import { readAgentState } from '../state/store.js';
+import { agentStatesReadOnce } from '../state/store.js';
 import { appendActivity } from '../state/agent-activity.js';
 import { runAsk } from './ask.js';
 import { planClaudeHook } from './claude-hook-protocol.js';
@@ -173,7 +173,9 @@ export async function runHook(
       configError = errorMessage(error);
     }
     const named = opts.agent ?? deps.env.MACS_AGENT;
+    const readState = agentStatesReadOnce(paths);
     const resolved = await resolveHookAgent(paths, {
+      readState,
       ...(named !== undefined ? { agent: named } : {}),
       ...(deps.env.TMUX_PANE ? { tmuxPane: deps.env.TMUX_PANE } : {}),
       ...(config ? { config } : {}),
@@ -206,7 +208,7 @@ export async function runHook(
       });
     }
     const previous = await readObservation(paths, agent);
-    const state = await readAgentState(paths, agent);
+    const state = await readState(agent);
     // A hook speaks for its agent only from the agent's own pane, and only
     // for a preset that has hooks: otherwise any process could mark another
     // agent idle, or take the answer queued for it.

@@ -13,6 +13,7 @@
 import type { HomePaths } from '../home/paths.js';
 import { readConversation } from '../state/conversation-record.js';
 import { readAgentState } from '../state/store.js';
+import type { AgentStateFile } from '../state/types.js';
 import {
   parseTeammateArgs,
   readTeammates,
@@ -29,15 +30,24 @@ export async function routeTeammateHook(
   paths: HomePaths,
   agent: string,
   tmuxPane: string | undefined,
-  pid: number = process.pid,
+  options: {
+    pid?: number;
+    readState?: (agent: string) => Promise<AgentStateFile | undefined>;
+  } = {},
 ): Promise<string> {
   if (!tmuxPane) return agent;
+  const readState =
+    options.readState ?? ((name: string) => readAgentState(paths, name));
+  const pane = (await readState(agent))?.pane;
+  // The agent's own pane, the call on every hook: nothing more to read.
+  if (pane === tmuxPane) return agent;
   const adopted = teammateInPane(await readTeammates(paths), agent, tmuxPane);
   if (adopted) return adopted.agent;
-  // The lead's own pane (or an agent with no pane recorded): its own hook.
-  const pane = (await readAgentState(paths, agent))?.pane;
-  if (!pane || pane === tmuxPane) return agent;
-  return (await unadoptedTeammate(paths, agent, pid)) ?? agent;
+  // An agent with no pane recorded: its own hook.
+  if (!pane) return agent;
+  return (
+    (await unadoptedTeammate(paths, agent, options.pid ?? process.pid)) ?? agent
+  );
 }
 
 /**

@@ -48,6 +48,21 @@ export type LoadStateResult =
       rebuildError?: string;
     };
 
+/**
+ * readAgentState, each agent's file read once however often it is asked
+ * for (a hook call asks for its agent's state in two places).
+ */
+export function agentStatesReadOnce(
+  paths: HomePaths,
+): (agent: string) => Promise<AgentStateFile | undefined> {
+  const reads = new Map<string, Promise<AgentStateFile | undefined>>();
+  return (agent) => {
+    const read = reads.get(agent) ?? readAgentState(paths, agent);
+    reads.set(agent, read);
+    return read;
+  };
+}
+
 /** Read an agent's state file without taking its lock (status, inbox). */
 export async function readAgentState(
   paths: HomePaths,
