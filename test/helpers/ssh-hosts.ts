@@ -19,6 +19,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
@@ -345,4 +346,24 @@ export async function startTestHosts(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The hub's ssh processes connected to `host` with this test's ssh config
+ * (another test file's hosts may have the same name).
+ */
+export function sshClientsOf(hosts: TestHosts, host: TestHost): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      return args[0]?.endsWith('ssh') &&
+        args.includes(host.ssh) &&
+        args.includes(hosts.sshConfig)
+        ? [Number(entry)]
+        : [];
+    } catch {
+      return []; // gone meanwhile
+    }
+  });
 }

@@ -10,7 +10,7 @@
 // worker asking a three-line question. Every door is read as a user would:
 // `macs inbox` (text and --json), `macs web`'s /api/fleet, the hub's MCP
 // `get_request`; then h1's sshd is killed and the doors read again.
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,6 +28,7 @@ import {
   startTestHosts,
   type TestHost,
   type TestHosts,
+  sshClientsOf,
 } from '../helpers/ssh-hosts.js';
 import { childEnv } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
@@ -37,23 +38,6 @@ import {
   startWeb,
   type WebProcess,
 } from '../helpers/web.js';
-
-/** The hub's ssh processes connected to `host` with this test's ssh config. */
-function sshClientsOf(hosts: TestHosts, host: TestHost): number[] {
-  return readdirSync('/proc').flatMap((entry) => {
-    if (!/^\d+$/.test(entry)) return [];
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      return args[0]?.endsWith('ssh') &&
-        args.includes(host.ssh) &&
-        args.includes(hosts.sshConfig)
-        ? [Number(entry)]
-        : [];
-    } catch {
-      return []; // gone meanwhile
-    }
-  });
-}
 
 const BODY =
   'Line one: which database?\n(A) postgres\n(B) sqlite\nReply A or B';

@@ -46,6 +46,7 @@ import {
   startTestHosts,
   type TestHost,
   type TestHosts,
+  sshClientsOf,
 } from '../helpers/ssh-hosts.js';
 import {
   childEnv,
@@ -68,27 +69,6 @@ const agentRow = (name: string) =>
 /** Control characters other than newline and tab. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
-
-/**
- * The hub's ssh processes connected to `host` (the links' and the
- * followers'): only those run with this test's ssh config, as another
- * test file's hosts may have the same name.
- */
-function sshClientsOf(hosts: TestHosts, host: TestHost): number[] {
-  return readdirSync('/proc').flatMap((entry) => {
-    if (!/^\d+$/.test(entry)) return [];
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      return args[0]?.endsWith('ssh') &&
-        args.includes(host.ssh) &&
-        args.includes(hosts.sshConfig)
-        ? [Number(entry)]
-        : [];
-    } catch {
-      return []; // gone meanwhile
-    }
-  });
-}
 
 /** A long-running `macs …` at the hub (events --follow): its output so far; ended with SIGINT. */
 function startMacs(args: string[], home: string, env: Record<string, string>) {

@@ -15,7 +15,7 @@
 // under a minute old; h1 is stopped with its request waiting, which the
 // view and the hub's MCP `list_requests` keep, marked down, and which MCP
 // `answer_request` answers (kept at the hub).
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -42,6 +42,7 @@ import {
   startTestHosts,
   type TestHost,
   type TestHosts,
+  sshClientsOf,
 } from '../helpers/ssh-hosts.js';
 import {
   childEnv,
@@ -53,23 +54,6 @@ import { rawRequest } from '../helpers/web.js';
 
 const SKEW_MS = 7 * 60_000;
 const DAY_MS = 86_400_000;
-
-/** The hub's ssh processes connected to `host` with this test's ssh config. */
-function sshClientsOf(hosts: TestHosts, host: TestHost): number[] {
-  return readdirSync('/proc').flatMap((entry) => {
-    if (!/^\d+$/.test(entry)) return [];
-    try {
-      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      return args[0]?.endsWith('ssh') &&
-        args.includes(host.ssh) &&
-        args.includes(hosts.sshConfig)
-        ? [Number(entry)]
-        : [];
-    } catch {
-      return []; // gone meanwhile
-    }
-  });
-}
 
 describe("a host's changes pushed to the hub (issue 31)", () => {
   let hosts: TestHosts;
