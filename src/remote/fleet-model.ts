@@ -88,6 +88,53 @@ export function qualifyRequests(
   }));
 }
 
+/**
+ * How far a host's time may move between two reads and still be the same
+ * time: each read measures the host's clock offset again (host-clock.ts),
+ * and the times it corrects move with the measure's jitter (a few ms on a
+ * quiet link, more on a busy one).
+ */
+export const HOST_TIME_JITTER_MS = 1_000;
+
+/**
+ * Whether two reads of one host show the same rows: what moves at every
+ * read (the round trip, the clock offset as measured, the ages) is left
+ * out, and a time counts as moved only beyond `HOST_TIME_JITTER_MS`. The
+ * doors draw again only when it is not (an idle hub reads each host every
+ * half minute in case a change notice was lost; each such read drew the
+ * whole view again, for nothing).
+ */
+export function sameHostRows(a: HostView, b: HostView): boolean {
+  const times = (view: HostView) => [
+    ...view.agents.map((x) => x.stateSince ?? null),
+    ...view.requests.map((x) => x.detectedAt ?? null),
+  ];
+  const rest = (view: HostView) =>
+    JSON.stringify({
+      ...view,
+      rttMs: null,
+      clockOffsetMs: null,
+      agents: view.agents.map((x) => ({
+        ...x,
+        stateAgeSec: null,
+        stateSince: null,
+      })),
+      requests: view.requests.map((x) => ({
+        ...x,
+        ageSec: null,
+        detectedAt: null,
+      })),
+    });
+  if (rest(a) !== rest(b)) return false;
+  const before = times(a);
+  return times(b).every((at, i) => closeTimes(before[i] ?? null, at));
+}
+
+function closeTimes(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return a === b;
+  return Math.abs(Date.parse(a) - Date.parse(b)) <= HOST_TIME_JITTER_MS;
+}
+
 /** "h1 down since 2026-11-29T10:02:03Z" (or "h1 down"). */
 export function downLabel(host: string, since: string | null): string {
   return since ? `${host} down since ${since.slice(0, 19)}Z` : `${host} down`;

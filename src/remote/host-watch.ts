@@ -9,6 +9,7 @@
  */
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
+import { sameHostRows } from './fleet-model.js';
 import type { HostTarget } from './host-session.js';
 import {
   readRemoteFleet,
@@ -37,19 +38,6 @@ export interface HostWatchOptions {
   onRowsChanged: () => void;
   /** A host's request began to wait for a person since its first read. */
   onNeedsPerson?: (host: string, ids: string[]) => void;
-}
-
-/**
- * What a host's rows and link line say, but for what moves at every read:
- * the round trip and the ages (a view ticks those on its own clock).
- */
-function rowsKey(view: HostView): string {
-  return JSON.stringify({
-    ...view,
-    rttMs: null,
-    agents: view.agents.map((a) => ({ ...a, stateAgeSec: null })),
-    requests: view.requests.map((r) => ({ ...r, ageSec: null })),
-  });
 }
 
 /**
@@ -96,8 +84,8 @@ export function watchHosts(
     const { waiting, fresh } = newlyWaiting(view, waitingSeen);
     waitingSeen.set(view.name, waiting);
     if (fresh.length > 0) options.onNeedsPerson?.(view.name, fresh);
-    // A frame only when what the rows say changed (rowsKey).
-    if (!before || rowsKey(before) !== rowsKey(view)) options.onRowsChanged();
+    // A frame only when what the rows say changed (fleet-model.ts).
+    if (!before || !sameHostRows(before, view)) options.onRowsChanged();
   };
   const readHost = readOneAtATime(fleet, options, stop.signal, keep);
   const offChanges = fleet.onChange((host) => {

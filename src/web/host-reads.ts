@@ -3,9 +3,12 @@
  * all read at the start, then one host whenever it says it changed (its
  * change notice over the link, its link up or down), and all of them every
  * `refreshMs` in case a notice was lost. One read of a host at a time; a
- * notice during its read reads it once more. `onViews` hears each new set.
+ * notice during its read reads it once more. `onViews` hears each set that
+ * shows something new (a read that only measured the link again is none:
+ * `sameHostRows`).
  */
 import type { Logger } from '../log/logger.js';
+import { sameHostRows } from '../remote/fleet-model.js';
 import type { HostView } from '../remote/remote-fleet.js';
 import type { WebHosts } from './web-fleet.js';
 
@@ -34,8 +37,9 @@ export function startHostReads(options: {
     allRead ??= hosts
       .read()
       .then((next) => {
+        const same = sameViews(views, next);
         views = next;
-        if (!stopped) options.onViews();
+        if (!stopped && !same) options.onViews();
       })
       .catch((error: unknown) =>
         log.warn({ err: error }, 'web: reading the hosts failed'),
@@ -63,11 +67,12 @@ export function startHostReads(options: {
           const view = await readHost(name);
           if (stopped) break;
           const at = views.findIndex((v) => v.name === name);
+          const same = at >= 0 && sameHostRows(views[at]!, view);
           views =
             at < 0
               ? [...views, view]
               : views.map((v, i) => (i === at ? view : v));
-          options.onViews();
+          if (!same) options.onViews();
         } catch (error) {
           log.warn({ err: error, host: name }, 'web: reading a host failed');
         }
@@ -94,4 +99,12 @@ export function startHostReads(options: {
       await allRead;
     },
   };
+}
+
+/** The same hosts in the same order, each showing the same rows. */
+function sameViews(a: readonly HostView[], b: readonly HostView[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((v, i) => v.name === b[i]!.name && sameHostRows(v, b[i]!))
+  );
 }
