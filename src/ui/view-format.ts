@@ -47,19 +47,30 @@ export function msUntilAgeChanges(ms: number): number {
   return step - (age % step);
 }
 
-/** When the next of these ages (ISO times, at `now`) changes on screen; undefined: none shown. */
+/**
+ * How late an age on screen may change so that it changes with others:
+ * agents started together (a fleet of 32 on each of three hosts) reach
+ * their next minute a second or two apart, and each drew the whole frame.
+ */
+export const AGE_BATCH_MS = 5_000;
+
+/**
+ * When the next of these ages (ISO times, at `now`) changes on screen, or
+ * up to `AGE_BATCH_MS` later when more ages change by then (one frame for
+ * them all); undefined: none shown.
+ */
 export function msUntilNextAgeChange(
   isoTimes: readonly string[],
   now: number,
 ): number | undefined {
-  let next: number | undefined;
+  const waits: number[] = [];
   for (const iso of isoTimes) {
     const t = Date.parse(iso);
-    if (Number.isNaN(t)) continue;
-    const wait = msUntilAgeChanges(now - t);
-    next = next === undefined ? wait : Math.min(next, wait);
+    if (!Number.isNaN(t)) waits.push(msUntilAgeChanges(now - t));
   }
-  return next;
+  if (waits.length === 0) return undefined;
+  const first = Math.min(...waits);
+  return Math.max(...waits.filter((w) => w <= first + AGE_BATCH_MS));
 }
 
 /** Age of an ISO time at `now` (ms since the epoch). */

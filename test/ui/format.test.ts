@@ -5,6 +5,7 @@ import {
   formatClock,
   msUntilAgeChanges,
   msUntilNextAgeChange,
+  AGE_BATCH_MS,
   formatDuration,
   formatRoundTrip,
   truncate,
@@ -59,6 +60,27 @@ describe('view formatting', () => {
       ),
     ).toBe(30_000);
     expect(msUntilNextAgeChange([], now)).toBeUndefined();
+  });
+
+  // Issue 31: a hub's view of three hosts with 32 agents each, all started
+  // together, drew its whole frame once for each second in which some of
+  // their ages reached the next minute (5 frames within 4 s). Strategy: ages
+  // changing within a few seconds of the first change together, each at most
+  // AGE_BATCH_MS late; one far off keeps its own frame.
+  it('draws ages that change a few seconds apart in one frame', () => {
+    const now = Date.parse('2025-03-01T12:00:00.000Z');
+    const together = [
+      '2025-03-01T11:55:01.000Z', // 5m at 12:00:01
+      '2025-03-01T11:55:03.500Z', // 5m at 12:00:03.5
+      '2025-03-01T11:55:04.000Z', // 5m at 12:00:04
+      '2025-03-01T11:55:30.000Z', // 5m at 12:00:30: not waited for
+    ];
+    const wait = msUntilNextAgeChange(together, now);
+    expect(wait).toBe(4_000);
+    expect(wait! - 1_000).toBeLessThanOrEqual(AGE_BATCH_MS);
+    for (const iso of together.slice(0, 3))
+      expect(formatAge(now + wait! - Date.parse(iso))).toBe('5m');
+    expect(msUntilNextAgeChange(together.slice(3), now)).toBe(30_000);
   });
 
   // Issue 22: a fresh session's view drew its whole frame each second (then
