@@ -3,13 +3,11 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { builtFile, packageDir } from '../config/package.js';
 import { ConfigError, MacsError } from '../errors.js';
-import {
-  defaultSocketName,
-  tmuxSocketPath,
-} from '../session/session-layout.js';
+import { defaultSocketName } from '../session/session-layout.js';
 import { readSessionRecord, type SessionRecord } from '../session/record.js';
 import { isSessionRunning } from '../session/tmux-check.js';
 import { createTmuxClient, type TmuxClient } from '../tmux/client.js';
+import { tmuxSocketPath } from '../tmux/probe.js';
 import type { HomePaths } from '../home/paths.js';
 import type { CliDeps, CommonOptions } from './options.js';
 

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { tmuxSocketPath } from '../tmux/probe.js';
 
 export const AGENTS_WINDOW = 'agents';
 export const BRIDGE_WINDOW = 'bridge';
@@ -43,16 +44,6 @@ export function projectSlug(home: string): string {
 /** The first 8 hex digits of sha1(home): the same home always gets the same server. */
 export function homeHash(home: string): string {
   return createHash('sha1').update(home).digest('hex').slice(0, 8);
-}
-
-/** Where tmux puts the socket of `-L name` (tmux(1): TMUX_TMPDIR, else /tmp). */
-export function tmuxSocketPath(
-  name: string,
-  env: Readonly<Record<string, string | undefined>>,
-  uid: number,
-): string {
-  const dir = env.TMUX_TMPDIR || '/tmp';
-  return path.join(dir, `tmux-${uid}`, name);
 }
 
 /**

@@ -13,8 +13,8 @@ import {
   execShellText,
   programOf,
   projectSlug,
-  tmuxSocketPath,
 } from '../../src/session/session-layout.js';
+import { tmuxSocketPath } from '../../src/tmux/probe.js';
 
 describe('socket naming', () => {
   it('names a home macs-<project>-<hash>, the same for the same home', () => {
