@@ -96,38 +96,60 @@ export function qualifyRequests(
  */
 export const HOST_TIME_JITTER_MS = 1_000;
 
+/** Rows whose times come from a host's clock, with ages that move at every read. */
+interface TimedRows {
+  agents: readonly {
+    stateSince?: string | null;
+    stateAgeSec?: number | null;
+  }[];
+  requests: readonly { detectedAt?: string | null; ageSec?: number | null }[];
+}
+
 /**
- * Whether two reads of one host show the same rows: what moves at every
- * read (the round trip, the clock offset as measured, the ages) is left
- * out, and a time counts as moved only beyond `HOST_TIME_JITTER_MS`. The
- * doors draw again only when it is not (an idle hub reads each host every
- * half minute in case a change notice was lost; each such read drew the
- * whole view again, for nothing).
+ * Whether two reads of a host's rows say the same: the ages (which move at
+ * every read) left out, and a time counted as moved only beyond
+ * `HOST_TIME_JITTER_MS`.
  */
-export function sameHostRows(a: HostView, b: HostView): boolean {
-  const times = (view: HostView) => [
-    ...view.agents.map((x) => x.stateSince ?? null),
-    ...view.requests.map((x) => x.detectedAt ?? null),
-  ];
-  const rest = (view: HostView) =>
+export function sameRows(a: TimedRows, b: TimedRows): boolean {
+  const untimed = (rows: TimedRows) =>
     JSON.stringify({
-      ...view,
-      rttMs: null,
-      clockOffsetMs: null,
-      agents: view.agents.map((x) => ({
+      agents: rows.agents.map((x) => ({
         ...x,
         stateAgeSec: null,
         stateSince: null,
       })),
-      requests: view.requests.map((x) => ({
+      requests: rows.requests.map((x) => ({
         ...x,
         ageSec: null,
         detectedAt: null,
       })),
     });
-  if (rest(a) !== rest(b)) return false;
+  const times = (rows: TimedRows) => [
+    ...rows.agents.map((x) => x.stateSince ?? null),
+    ...rows.requests.map((x) => x.detectedAt ?? null),
+  ];
+  if (untimed(a) !== untimed(b)) return false;
   const before = times(a);
   return times(b).every((at, i) => closeTimes(before[i] ?? null, at));
+}
+
+/**
+ * Whether two reads of one host show the same: its rows (`sameRows`) and
+ * its link, but for what moves at every read (the round trip, the clock
+ * offset as measured). The doors draw again only when it is not (an idle
+ * hub reads each host every half minute in case a change notice was lost;
+ * each such read drew the whole view again, for nothing).
+ */
+export function sameHostRows(a: HostView, b: HostView): boolean {
+  const link = (view: HostView) =>
+    JSON.stringify({
+      ...view,
+      rttMs: null,
+      clockOffsetMs: null,
+      agents: null,
+      requests: null,
+    });
+  return link(a) === link(b) && sameRows(a, b);
 }
 
 function closeTimes(a: string | null, b: string | null): boolean {

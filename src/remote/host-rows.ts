@@ -11,6 +11,7 @@ import * as z from 'zod';
 import { ensurePrivateDir, writeFileAtomic } from '../home/fs.js';
 import type { HomePaths } from '../home/paths.js';
 import { isValidAgentName } from '../protocol/ids.js';
+import { sameRows } from './fleet-model.js';
 import { remoteDir } from './held-answers.js';
 import {
   HostAgentSchema,
@@ -40,7 +41,7 @@ function rowsFile(paths: HomePaths, host: string): string {
 }
 
 /** What this process last wrote per file: a file is written only on a change. */
-const written = new Map<string, string>();
+const written = new Map<string, KeptRows>();
 
 /** Keep a host's rows as read now (written only when they changed). */
 export async function keepHostRows(
@@ -49,15 +50,13 @@ export async function keepHostRows(
   rows: KeptRows,
 ): Promise<void> {
   const file = rowsFile(paths, host);
-  // The ages move at every read; the times they come from do not.
-  const same = JSON.stringify({
-    agents: rows.agents.map((a) => ({ ...a, stateAgeSec: null })),
-    requests: rows.requests.map((r) => ({ ...r, ageSec: null })),
-  });
-  if (written.get(file) === same) return;
+  // The ages move at every read, and the times by the clock offset's
+  // jitter (each read measures it again): neither is a change.
+  const before = written.get(file);
+  if (before && sameRows(before, rows)) return;
   await ensurePrivateDir(path.dirname(file));
   await writeFileAtomic(file, `${JSON.stringify(rows)}\n`);
-  written.set(file, same);
+  written.set(file, rows);
 }
 
 /** A host's rows as last kept, or undefined (none, or not as macs writes them). */

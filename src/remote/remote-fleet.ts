@@ -287,6 +287,9 @@ async function readHost(
     const rttMs = Date.now() - started;
     const lists = await readHostLists(session);
     const nowMs = Date.now();
+    // The link as it is now: a read that waited for the link to come up
+    // began while it was connecting (its `since` not known yet).
+    const link = fleet.states().find((s) => s.host === target.name) ?? known;
     await keepHostRows(paths, target.name, {
       seenAt: new Date(nowMs).toISOString(),
       agents: lists.agents,
@@ -295,7 +298,7 @@ async function readHost(
     return {
       ...base,
       link: 'up',
-      since: known?.link === 'up' ? known.since : null,
+      since: link?.link === 'up' ? link.since : null,
       version: session.version,
       rttMs,
       clockOffsetMs: lists.clockOffsetMs,
