@@ -3,9 +3,9 @@
  * --watch`, docs/remote.md): a host is read at the start, when it says it
  * changed (its change notice, its link up or down), and every `readEveryMs`
  * in case a notice was lost. One read of a host at a time; a notice during
- * its read reads it once more. A host that is down or slow holds up only
- * its own rows; a host that went down keeps its last rows, marked
- * (fleet-model.ts).
+ * its read reads it once more. The first reads are drawn together. A host
+ * that is down or slow holds up only its own rows; a host that went down
+ * keeps its last rows, marked (fleet-model.ts).
  */
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
@@ -69,6 +69,42 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** How long a view waits for every host's first read before it draws those read. */
+export const FIRST_READS_WAIT_MS = 3_000;
+
+/**
+ * The hosts' first reads end a few hundred ms apart (each link's ssh
+ * handshake), and a view's first frames are its dearest (its code not yet
+ * compiled): the draws asked for before `release()`, or before `waitMs`
+ * went by, are one draw then; after, each draw is drawn at once.
+ */
+export function holdFirstDraws(
+  onDraw: () => void,
+  waitMs: number,
+): { draw: () => void; release: () => void; close: () => void } {
+  let state: 'holding' | 'due' | 'open' | 'closed' = 'holding';
+  const release = () => {
+    if (state === 'open' || state === 'closed') return;
+    const due = state === 'due';
+    state = 'open';
+    clearTimeout(timer);
+    if (due) onDraw();
+  };
+  const timer = setTimeout(release, waitMs);
+  timer.unref();
+  return {
+    draw: () => {
+      if (state === 'open') onDraw();
+      else if (state === 'holding') state = 'due';
+    },
+    release,
+    close: () => {
+      state = 'closed';
+      clearTimeout(timer);
+    },
+  };
+}
+
 /** Watch every host of a live `fleet` until `close()`. */
 export function watchHosts(
   fleet: RemoteFleet,
@@ -76,6 +112,8 @@ export function watchHosts(
 ): HostWatch {
   const stop = new AbortController();
   const views = new Map<string, HostView>();
+  const hold = holdFirstDraws(options.onRowsChanged, FIRST_READS_WAIT_MS);
+  const draw = hold.draw;
   /** Per host, the requests waiting for a person at its last read. */
   const waitingSeen = new Map<string, Set<string>>();
   const keep = (view: HostView) => {
@@ -85,7 +123,7 @@ export function watchHosts(
     waitingSeen.set(view.name, waiting);
     if (fresh.length > 0) options.onNeedsPerson?.(view.name, fresh);
     // A frame only when what the rows say changed (fleet-model.ts).
-    if (!before || !sameHostRows(before, view)) options.onRowsChanged();
+    if (!before || !sameHostRows(before, view)) draw();
   };
   const readHost = readOneAtATime(fleet, options, stop.signal, keep);
   const offChanges = fleet.onChange((host) => {
@@ -93,6 +131,7 @@ export function watchHosts(
     if (target) void readHost(target);
   });
   const firsts = fleet.targets.map((target) => readHost(target));
+  void Promise.all(firsts).then(hold.release);
   const loops = fleet.targets.map(async (target, at) => {
     await firsts[at];
     while (!stop.signal.aborted) {
@@ -107,6 +146,7 @@ export function watchHosts(
     firstRead: Promise.all(firsts).then(() => undefined),
     close: async () => {
       stop.abort();
+      hold.close();
       offChanges();
       await fleet.close();
       await Promise.all(loops);
