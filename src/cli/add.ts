@@ -24,19 +24,13 @@ export async function runAdd(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [
-    { createEventLog },
-    { addAgent },
-    { createContext },
-    { forwardIfRemote },
-    { hintCommand, openRunningSession },
-  ] = await Promise.all([
-    import('../events/log.js'),
-    import('../session/change-agents.js'),
-    import('./common.js'),
-    import('./remote.js'),
-    import('./session-common.js'),
-  ]);
+  const [{ addToRunningSession }, { createContext }, { forwardIfRemote }, sc] =
+    await Promise.all([
+      import('../session/running-changes.js'),
+      import('./common.js'),
+      import('./remote.js'),
+      import('./session-common.js'),
+    ]);
   const ctx = createContext(opts, deps);
   if (opts.host !== undefined) {
     const argv = [
@@ -56,15 +50,12 @@ export async function runAdd(
     return forwarded ?? 2;
   }
   const { config } = await ctx.loadConfig();
-  const { record, tmux } = await openRunningSession(opts, deps, ctx.paths);
-  const { entry, warnings } = await addAgent(
+  const { entry, warnings } = await addToRunningSession(
     {
-      tmux,
-      paths: ctx.paths,
-      record,
+      inv: sc.invocation(opts, deps),
+      home: ctx,
+      runTmux: deps.runTmux,
       config,
-      events: createEventLog(ctx.paths),
-      log: ctx.log.child({ component: 'add' }),
     },
     {
       preset,
@@ -77,7 +68,7 @@ export async function runAdd(
     `added ${entry.name} (preset ${entry.preset}) in pane ${entry.pane}: ${entry.command.join(' ').slice(0, 80)}`,
   );
   deps.output.out(
-    `  the session's bridge supervises it within a few seconds; watch: ${hintCommand('status', opts, deps)}`,
+    `  the session's bridge supervises it within a few seconds; watch: ${sc.hintCommand('status', opts, deps)}`,
   );
   for (const warning of warnings) deps.output.err(`warning: ${warning}`);
   return 0;

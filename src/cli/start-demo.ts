@@ -1,20 +1,15 @@
 /**
- * `macs start --demo --detach`: the demo's steps from the event log while
- * it runs, then what it did and what to try next (start-run.ts).
+ * `macs start --demo --detach`: the demo's steps while it runs
+ * (session/demo/follow.ts), then what it did and what to try next.
  */
-import { readFile } from 'node:fs/promises';
-import { setTimeout as delay } from 'node:timers/promises';
 import { MacsError } from '../errors.js';
-import { readEvents } from '../events/log.js';
 import type { MacsEvent } from '../events/types.js';
-import { DEMO_WAIT_MS } from '../session/demo/config.js';
+import { followDemoRun } from '../session/demo/follow.js';
 import type { DemoResult } from '../session/demo/script.js';
 import type { DemoRun } from '../session/start-flags.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { hintCommand } from './session-common.js';
-
-const DEMO_POLL_MS = 250;
 
 /** A data field as text (primitives only). */
 function field(
@@ -53,14 +48,6 @@ export function describeDemoEvent(event: MacsEvent): string | undefined {
   return DEMO_EVENT_LINES[event.type]?.(event, event.data ?? {});
 }
 
-async function readDemoResult(file: string): Promise<DemoResult | undefined> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as DemoResult;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * `macs start --demo --detach`: show the demo's progress from the event log
  * until the scripted worker says it has finished, then what happened and
@@ -76,40 +63,29 @@ export async function followDemo(
   const out = deps.output.out;
   out('');
   out('The demo is running (about 20 seconds); its steps from the event log:');
-  const seen = new Set<string>();
-  const show = async () => {
-    for (const event of await readEvents(ctx.paths, { since })) {
-      const key = JSON.stringify(event);
-      if (seen.has(key)) continue;
-      seen.add(key);
+  const end = await followDemoRun(
+    ctx.paths,
+    demo.result,
+    since,
+    (event) => {
       const line = describeDemoEvent(event);
       if (line) out(line);
-    }
-  };
-  const started = Date.now();
-  let result: DemoResult | undefined;
-  let interrupted = false;
-  void deps.interrupted.then(() => (interrupted = true));
-  while (Date.now() - started < DEMO_WAIT_MS && !interrupted) {
-    await show();
-    result = await readDemoResult(demo.result);
-    if (result) break;
-    await delay(DEMO_POLL_MS);
-  }
-  await show();
-  if (interrupted) return 130;
-  if (!result) {
+    },
+    deps.interrupted,
+  );
+  if (end.kind === 'interrupted') return 130;
+  if (end.kind === 'timed-out') {
+    const hint = (sub: string) => hintCommand(sub, opts, deps);
     throw new MacsError(
-      `the demo did not finish within ${DEMO_WAIT_MS / 1000} s`,
+      `the demo did not finish within ${end.waitedMs / 1000} s`,
       {
-        hint: `look at its panes with \`${hintCommand('attach', opts, deps)}\` and at \`${hintCommand('events', opts, deps)}\`; end it with \`${hintCommand('stop', opts, deps)}\``,
+        hint: `look at its panes with \`${hint('attach')}\` and at \`${hint('events')}\`; end it with \`${hint('stop')}\``,
       },
     );
   }
-  printDemoResult(result, opts, deps);
+  printDemoResult(end.result, opts, deps);
   return 0;
 }
-
 /** What the demo did, request by request, and what to try next. */
 function printDemoResult(
   result: DemoResult,
