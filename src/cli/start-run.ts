@@ -7,6 +7,7 @@ import { ConfigError } from '../errors.js';
 import { startFlags } from '../session/start-flags.js';
 import { readFromHub, withHub } from '../session/from-hub.js';
 import { startFleet } from '../operations/start-fleet.js';
+import type { NewSession } from '../session/new-session.js';
 import { SESSION_NAME } from '../session/record.js';
 import { checkTmux } from '../session/tmux-check.js';
 import {
@@ -14,7 +15,7 @@ import {
   type AttachSession,
 } from '../tmux/attach-session.js';
 import { followDemo } from './start-demo.js';
-import { createContext } from './common.js';
+import { createContext, type CommandContext } from './common.js';
 import { printHosts, printHubHints } from './host-lines.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { printStarted, reportExpiry } from './start-lines.js';
@@ -59,28 +60,10 @@ export async function runStart(
     // A demo whose server is gone: the demo again.
     return runStart({ ...opts, resume: false, demo: true }, deps, attach);
   }
-  refuseDemoWithAgents(opts);
-  const backend = opts.backend as BackendName | undefined;
-  const { flags, demo } = startFlags({ ...opts, backend }, ctx.paths);
-  // A new session's policy is the hub's or this home's own, never one a
-  // hub left from an earlier session.
-  const loaded = (await ctx.loadConfig(flags, { ownPolicy: true })).config;
-  const hub = opts.fromHub ? await readFromHub(deps) : undefined;
-  const config = hub ? withHub(loaded, hub) : loaded;
+  const s = await newSession(opts, deps, ctx);
   const since = new Date(Date.now() - 1000);
-  const inv = invocation(opts, deps);
   const start = await startFleet(
-    {
-      inv,
-      home: ctx,
-      runTmux: deps.runTmux,
-      config,
-      ...(opts.config
-        ? { configFile: path.resolve(deps.cwd, opts.config) }
-        : {}),
-      ...(demo ? { demo } : {}),
-      ...(hub ? { hub } : {}),
-    },
+    s,
     // Each host starts its own session (docs/remote.md); not for the demo.
     !opts.demo,
     {
@@ -93,7 +76,7 @@ export async function runStart(
     return start.code;
   }
   const { session } = start;
-  printStarted(session, config.backend, opts, deps, ctx.paths.home);
+  printStarted(session, s.config.backend, opts, deps, ctx.paths.home);
   const at = { opts, deps, attach, paths: ctx.paths, socket: session.socket };
   const code = await attachIfTerminal(at, session.record.id, true);
   if (code !== undefined) return code;
@@ -102,19 +85,42 @@ export async function runStart(
       `not on a terminal, so the session was started detached; attach from a terminal with: ${hintCommand('attach', opts, deps)}`,
     );
   }
-  if (demo && opts.wait !== false)
-    return followDemo(opts, deps, ctx, demo, since);
+  if (s.demo && opts.wait !== false)
+    return followDemo(opts, deps, ctx, s.demo, since);
   printHowTo(at);
   return 0;
 }
 
-function refuseDemoWithAgents(opts: StartOptions): void {
+/**
+ * What the new session is: the flags checked, the config (the home's own
+ * policy, or with --from-hub the hub's and its workers), the demo's run.
+ */
+async function newSession(
+  opts: StartOptions,
+  deps: CliDeps,
+  ctx: CommandContext,
+): Promise<NewSession> {
   if (opts.demo && (opts.worker?.length || opts.controller)) {
     throw new ConfigError(
       '--demo starts its own scripted agents; leave out --worker and --controller',
       { hint: 'macs start --demo, or macs start --worker "codex"' },
     );
   }
+  const backend = opts.backend as BackendName | undefined;
+  const { flags, demo } = startFlags({ ...opts, backend }, ctx.paths);
+  // A new session's policy is the hub's or this home's own, never one a
+  // hub left from an earlier session.
+  const loaded = (await ctx.loadConfig(flags, { ownPolicy: true })).config;
+  const hub = opts.fromHub ? await readFromHub(deps) : undefined;
+  return {
+    inv: invocation(opts, deps),
+    home: ctx,
+    runTmux: deps.runTmux,
+    config: hub ? withHub(loaded, hub) : loaded,
+    ...(opts.config ? { configFile: path.resolve(deps.cwd, opts.config) } : {}),
+    ...(demo ? { demo } : {}),
+    ...(hub ? { hub } : {}),
+  };
 }
 
 /** How to attach, watch and stop a session started detached. */
