@@ -24,27 +24,21 @@ export async function runAdd(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [
-    { createEventLog },
-    { addAgent },
-    { createContext },
-    { forwardIfRemote },
-    { hintCommand, openRunningSession },
-  ] = await Promise.all([
-    import('../events/log.js'),
-    import('../session/change-agents.js'),
-    import('./common.js'),
-    import('./remote.js'),
-    import('./session-common.js'),
-  ]);
+  const [run, { createContext }, { forwardIfRemote }, session] =
+    await Promise.all([
+      import('../session/running-changes.js'),
+      import('./common.js'),
+      import('./remote.js'),
+      import('./session-common.js'),
+    ]);
   const ctx = createContext(opts, deps);
+  const given = (['name', 'command', 'cwd'] as const).filter((k) => opts[k]);
   if (opts.host !== undefined) {
+    // The host's own macs adds it (docs/remote.md).
     const argv = [
       'add',
       preset,
-      ...(opts.name ? ['--name', opts.name] : []),
-      ...(opts.command ? ['--command', opts.command] : []),
-      ...(opts.cwd ? ['--cwd', opts.cwd] : []),
+      ...given.flatMap((k) => [`--${k}`, opts[k] ?? '']),
     ];
     const forwarded = await forwardIfRemote(
       `${opts.host}/${opts.name ?? 'new'}`,
@@ -56,28 +50,16 @@ export async function runAdd(
     return forwarded ?? 2;
   }
   const { config } = await ctx.loadConfig();
-  const { record, tmux } = await openRunningSession(opts, deps, ctx.paths);
-  const { entry, warnings } = await addAgent(
-    {
-      tmux,
-      paths: ctx.paths,
-      record,
-      config,
-      events: createEventLog(ctx.paths),
-      log: ctx.log.child({ component: 'add' }),
-    },
-    {
-      preset,
-      ...(opts.name ? { name: opts.name } : {}),
-      ...(opts.command ? { command: opts.command } : {}),
-      ...(opts.cwd ? { cwd: opts.cwd } : {}),
-    },
+  const inv = session.invocation(opts, deps);
+  const { entry, warnings } = await run.addToRunningSession(
+    { inv, home: ctx, runTmux: deps.runTmux, config },
+    { preset, ...Object.fromEntries(given.map((k) => [k, opts[k]])) },
   );
   deps.output.out(
     `added ${entry.name} (preset ${entry.preset}) in pane ${entry.pane}: ${entry.command.join(' ').slice(0, 80)}`,
   );
   deps.output.out(
-    `  the session's bridge supervises it within a few seconds; watch: ${hintCommand('status', opts, deps)}`,
+    `  the session's bridge supervises it within a few seconds; watch: ${session.hintCommand('status', opts, deps)}`,
   );
   for (const warning of warnings) deps.output.err(`warning: ${warning}`);
   return 0;

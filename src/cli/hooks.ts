@@ -32,7 +32,7 @@ async function unknownAgent(
   known: readonly string[],
   extra = '',
 ): Promise<ConfigError> {
-  const { describeKnownAgents } = await import('./known-agents.js');
+  const { describeKnownAgents } = await import('../session/known-agents.js');
   return new ConfigError(`no agent '${agent}' in ${paths.home}${extra}`, {
     hint: `${describeKnownAgents(known)}; for an agent outside a session, start its bridge first (macs bridge --agent ${agent} --worker-pane %N)`,
   });
@@ -101,7 +101,7 @@ async function loadHome(opts: HooksOptions, deps: CliDeps) {
   ] = await Promise.all([
     import('../home/paths.js'),
     import('./common.js'),
-    import('./known-agents.js'),
+    import('../session/known-agents.js'),
   ]);
   const paths = resolveHomePaths(resolveHome(opts, deps.cwd, false));
   const { config } = await loadHomeConfig(paths, deps.env, {

@@ -25,15 +25,13 @@ export async function runRestart(
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
   const [
-    { createEventLog },
-    { restartAgent },
+    { restartInRunningSession },
     { describeLaunchChoice },
     { createContext },
     { forwardIfRemote },
-    { hintCommand, openRunningSession },
+    { hintCommand, invocation },
   ] = await Promise.all([
-    import('../events/log.js'),
-    import('../session/change-agents.js'),
+    import('../session/running-changes.js'),
     import('../session/resume-launch.js'),
     import('./common.js'),
     import('./remote.js'),
@@ -46,17 +44,8 @@ export async function runRestart(
   ]);
   if (remote !== undefined) return remote;
   const { config } = await ctx.loadConfig();
-  const { record, tmux } = await openRunningSession(opts, deps, ctx.paths);
-  const { entry, newPane, wasRunning, choice } = await restartAgent(
-    {
-      tmux,
-      paths: ctx.paths,
-      record,
-      config,
-      events: createEventLog(ctx.paths),
-      log: ctx.log.child({ component: 'restart' }),
-      env: deps.env,
-    },
+  const { entry, newPane, wasRunning, choice } = await restartInRunningSession(
+    { inv: invocation(opts, deps), home: ctx, runTmux: deps.runTmux, config },
     agent,
     { fresh: Boolean(opts.fresh) },
   );

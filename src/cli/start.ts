@@ -7,72 +7,40 @@ function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
-export function registerStartCommand(
-  program: Command,
-  deps: CliDeps,
-  run: (p: Promise<number>) => void,
-): void {
-  addCommonOptions(
-    program
-      .command('start')
-      .description(
-        'start a session: controller and worker panes, one bridge for all of them, and the status view, on a private tmux server; then attach',
+/** `macs start`'s options that say who runs and who answers. */
+function withAgentOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option(
+        '--backend <backend>',
+        'who answers requests (default: the config, else file)',
       )
-      .addOption(
-        new Option(
-          '--demo',
-          'the built-in scripted controller and worker: the whole loop with no AI installed',
-        ).env('MACS_DEMO'),
+        .choices(['file', 'exec', 'interactive'])
+        .env('MACS_BACKEND'),
+    )
+    .addOption(
+      new Option(
+        '--worker <cmd>',
+        'a worker to run (a shell command line); repeat for more: worker-1, worker-2, …',
       )
-      .addOption(
-        new Option(
-          '--detach',
-          'do not attach; print how to attach instead (with --demo: wait for the demo and print what happened)',
-        ).env('MACS_DETACH'),
-      )
-      .option('--no-wait', 'with --demo --detach: return at once')
-      .addOption(
-        new Option(
-          '--non-interactive',
-          'run unattended: answer every request at once, nobody asked (docs/unattended.md)',
-        ).env('MACS_NON_INTERACTIVE'),
-      )
-      .addOption(
-        new Option(
-          '--backend <backend>',
-          'who answers requests (default: the config, else file)',
-        )
-          .choices(['file', 'exec', 'interactive'])
-          .env('MACS_BACKEND'),
-      )
-      .addOption(
-        new Option(
-          '--worker <cmd>',
-          'a worker to run (a shell command line); repeat for more: worker-1, worker-2, …',
-        )
-          .argParser(collect)
-          .env('MACS_WORKER'),
-      )
-      .addOption(
-        new Option(
-          '--controller <cmd>',
-          'the controller agent to run (a shell command line)',
-        ).env('MACS_CONTROLLER'),
-      )
-      .addOption(
-        new Option(
-          '--from-hub',
-          "(run by a hub) add the hub's workers for this host and follow the hub's policy, read as JSON from stdin",
-        ).hideHelp(),
-      )
-      .option(
-        '--resume',
-        'bring the recorded session back: running, its bridge and status windows start again; after a reboot (its tmux server gone), every agent starts again as it was launched, continuing its conversation',
-      ),
-  )
-    .addHelpText(
-      'after',
-      `
+        .argParser(collect)
+        .env('MACS_WORKER'),
+    )
+    .addOption(
+      new Option(
+        '--controller <cmd>',
+        'the controller agent to run (a shell command line)',
+      ).env('MACS_CONTROLLER'),
+    )
+    .addOption(
+      new Option(
+        '--from-hub',
+        "(run by a hub) add the hub's workers for this host and follow the hub's policy, read as JSON from stdin",
+      ).hideHelp(),
+    );
+}
+
+const START_HELP = `
 Examples:
   macs start --demo             the whole loop with scripted agents
   macs start --worker "codex" --worker "claude"
@@ -94,8 +62,45 @@ recorded in .macs/session.json back: each agent in its pane, folder and
 worktree, continuing its conversation (Claude Code, Codex, Gemini CLI) or
 started fresh, saying which; open requests expire as at any start.
 Exit: 0 ok, 1 failure (e.g. already running), 2 bad usage or config,
-3 tmux missing.`,
-    )
+3 tmux missing.`;
+
+export function registerStartCommand(
+  program: Command,
+  deps: CliDeps,
+  run: (p: Promise<number>) => void,
+): void {
+  addCommonOptions(
+    withAgentOptions(
+      program
+        .command('start')
+        .description(
+          'start a session: controller and worker panes, one bridge for all of them, and the status view, on a private tmux server; then attach',
+        )
+        .addOption(
+          new Option(
+            '--demo',
+            'the built-in scripted controller and worker: the whole loop with no AI installed',
+          ).env('MACS_DEMO'),
+        )
+        .addOption(
+          new Option(
+            '--detach',
+            'do not attach; print how to attach instead (with --demo: wait for the demo and print what happened)',
+          ).env('MACS_DETACH'),
+        )
+        .option('--no-wait', 'with --demo --detach: return at once')
+        .addOption(
+          new Option(
+            '--non-interactive',
+            'run unattended: answer every request at once, nobody asked (docs/unattended.md)',
+          ).env('MACS_NON_INTERACTIVE'),
+        ),
+    ).option(
+      '--resume',
+      'bring the recorded session back: running, its bridge and status windows start again; after a reboot (its tmux server gone), every agent starts again as it was launched, continuing its conversation',
+    ),
+  )
+    .addHelpText('after', START_HELP)
     .action((opts: StartOptions) =>
       run(import('./start-run.js').then((m) => m.runStart(opts, deps))),
     );

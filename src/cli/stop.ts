@@ -46,71 +46,45 @@ export async function runStop(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [{ stopHostSessions }, { createContext }] = await Promise.all([
-    import('./host-start.js'),
-    import('./common.js'),
-  ]);
+  const [{ stopOnHosts }, { createContext }, { printHosts }] =
+    await Promise.all([
+      import('../operations/host-sessions.js'),
+      import('./common.js'),
+      import('./host-lines.js'),
+    ]);
+  const ctx = createContext(opts, deps);
   // The hosts' sessions first (each by its own macs), then this one's.
-  const hosts = await stopHostSessions(
-    createContext(opts, deps),
-    deps,
-    opts.host,
-  );
-  if (opts.host !== undefined) return hosts ?? 2;
-  return Math.max(await stopLocal(opts, deps), hosts ?? 0);
+  const config = await ctx
+    .loadConfig()
+    .then((c) => c.config)
+    .catch(() => undefined);
+  const hosts = await stopOnHosts(config, deps.env, opts.host);
+  if (hosts) printHosts(hosts, deps);
+  if (opts.host !== undefined) return hosts?.code ?? 2;
+  return Math.max(await stopLocal(opts, deps), hosts?.code ?? 0);
 }
 
 async function stopLocal(opts: StopOptions, deps: CliDeps): Promise<number> {
   const [
-    { createEventLog },
-    { readSessionRecord },
-    { listOpenRequests },
+    { stopHomeSession },
     { checkTmux },
-    { stopSession },
-    { createTmuxClient },
     { createContext },
-    { hintCommand, resolveSessionSocket },
+    { hintCommand },
   ] = await Promise.all([
-    import('../events/log.js'),
-    import('../session/record.js'),
-    import('../state/pending.js'),
+    import('../session/stop-home.js'),
     import('../session/tmux-check.js'),
-    import('../session/stop-session.js'),
-    import('../tmux/client.js'),
     import('./common.js'),
     import('./session-common.js'),
   ]);
   const ctx = createContext(opts, deps);
   await checkTmux(deps.runTmux);
-  let graceSec: number;
-  if (opts.graceSec !== undefined) {
-    graceSec = Number(opts.graceSec);
-    if (!Number.isFinite(graceSec) || graceSec < 0)
-      throw new ConfigError(
-        `--grace-sec '${opts.graceSec}' is not a number of seconds`,
-      );
-  } else {
-    // A broken config must not keep a session from being stopped: said, not fatal.
-    graceSec = await ctx
-      .loadConfig()
-      .then(({ config }) => config.stopGraceSec)
-      .catch((error: unknown) => {
-        deps.output.err(
-          `warning: ${errorMessage(error)}; stopping with the default grace of ${DEFAULT_GRACE_SEC}s`,
-        );
-        return DEFAULT_GRACE_SEC;
-      });
-  }
-  const record = await readSessionRecord(ctx.paths);
-  const socket = await resolveSessionSocket(opts, ctx.paths, deps.env, record);
-  const tmux = createTmuxClient(socket, deps.runTmux);
-  const result = await stopSession({
-    tmux,
-    paths: ctx.paths,
-    graceMs: graceSec * 1000,
-    events: createEventLog(ctx.paths),
-    log: ctx.log.child({ component: 'stop' }),
-    ...(record ? { record } : {}),
+  const graceSec = await stopGrace(opts, deps, ctx);
+  const { socket, result, open } = await stopHomeSession({
+    home: ctx,
+    runTmux: deps.runTmux,
+    env: deps.env,
+    ...(opts.tmuxSocket ? { tmuxSocket: opts.tmuxSocket } : {}),
+    graceSec,
   });
   const out = deps.output.out;
   if (!result.running) {
@@ -131,12 +105,39 @@ async function stopLocal(opts: StopOptions, deps: CliDeps): Promise<number> {
   out(
     '  the tmux server is gone; worktrees, inbox/, archive/ and .macs/ are kept',
   );
-  const open = (await listOpenRequests(ctx.paths)).length;
   if (open > 0)
     out(
       `  ${open} request(s) are still open: they expire at the next start (see them: ${hintCommand('inbox', opts, deps)}; end them now: ${hintCommand('dismiss <id>', opts, deps)})`,
     );
   return 0;
+}
+
+/**
+ * How long each program gets to exit: `--grace-sec`, else the config's
+ * stopGraceSec. A broken config must not keep a session from being
+ * stopped: said, not fatal.
+ */
+async function stopGrace(
+  opts: StopOptions,
+  deps: CliDeps,
+  ctx: { loadConfig: () => Promise<{ config: { stopGraceSec: number } }> },
+): Promise<number> {
+  if (opts.graceSec === undefined)
+    return ctx
+      .loadConfig()
+      .then(({ config }) => config.stopGraceSec)
+      .catch((error: unknown) => {
+        deps.output.err(
+          `warning: ${errorMessage(error)}; stopping with the default grace of ${DEFAULT_GRACE_SEC}s`,
+        );
+        return DEFAULT_GRACE_SEC;
+      });
+  const graceSec = Number(opts.graceSec);
+  if (!Number.isFinite(graceSec) || graceSec < 0)
+    throw new ConfigError(
+      `--grace-sec '${opts.graceSec}' is not a number of seconds`,
+    );
+  return graceSec;
 }
 
 export function registerStopCommand(

@@ -2,7 +2,7 @@
  * The hub's policy on a host (docs/remote.md). A host whose session a hub
  * starts decides its approvals by the hub's `policy`, not its own: the
  * hub's `macs start` sends its parsed policy with its workers
- * (cli/from-hub.ts), and the host keeps it in `.macs/hub-policy.json`
+ * (session/from-hub.ts), and the host keeps it in `.macs/hub-policy.json`
  * for as long as that session lives. Given to `loadConfig` (by the CLI's
  * context and the hook's config cache), it takes the place of the config's
  * own `policy`, so the host's bridge, its hooks and its commands all read

@@ -9,7 +9,7 @@ import {
   formatFromHub,
   mergeHubWorkers,
   readFromHub,
-} from '../../src/cli/from-hub.js';
+} from '../../src/session/from-hub.js';
 import type { CliDeps } from '../../src/cli/options.js';
 import { planAgents } from '../../src/session/plan.js';
 

@@ -18,7 +18,6 @@ import {
 import { hostWorkers } from '../config/workers.js';
 import { formatConfigIssues } from '../config/load.js';
 import { ConfigError } from '../errors.js';
-import type { CliDeps } from './options.js';
 
 /** Most bytes a host reads from its hub (a few hundred workers). */
 export const MAX_FROM_HUB_BYTES = 256 * 1024;
@@ -44,8 +43,10 @@ export function formatFromHub(config: MacsConfig, host: string): string {
 }
 
 /** On the host: what the hub sent on stdin, checked as a config is. */
-export async function readFromHub(deps: CliDeps): Promise<FromHub> {
-  const text = await deps.readStdin(MAX_FROM_HUB_BYTES);
+export async function readFromHub(stdin: {
+  readStdin: (maxBytes: number) => Promise<string>;
+}): Promise<FromHub> {
+  const text = await stdin.readStdin(MAX_FROM_HUB_BYTES);
   let input: unknown;
   try {
     input = JSON.parse(text);
@@ -68,6 +69,14 @@ export async function readFromHub(deps: CliDeps): Promise<FromHub> {
       `--from-hub: worker '${stray.name}' names a host; a host runs its hub workers itself`,
     );
   return parsed.data;
+}
+
+/**
+ * A new session's config on a host: the hub's policy, the hub's workers
+ * added to this home's own (`mergeHubWorkers`).
+ */
+export function withHub(config: MacsConfig, hub: FromHub): MacsConfig {
+  return mergeHubWorkers({ ...config, policy: hub.policy }, hub.workers);
 }
 
 /**

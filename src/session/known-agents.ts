@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { MacsConfig } from '../config/schema.js';
 import { localWorkers } from '../config/workers.js';
 import type { HomePaths } from '../home/paths.js';
-import { readSessionRecord } from '../session/record.js';
+import { readSessionRecord } from './record.js';
 import { readAllAgentStates } from '../state/pending.js';
 
 /**
