@@ -1,7 +1,7 @@
 /**
  * Running a person's editor (`$VISUAL`/`$EDITOR`) on a file, with this
  * terminal, for an answer written in the status view
- * (cli/answer-editor.ts). Synchronous on purpose: while the editor runs,
+ * (operations/answer-editor.ts). Synchronous on purpose: while the editor runs,
  * the status view neither reads keys nor draws.
  */
 import { execaSync } from 'execa';

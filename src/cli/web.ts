@@ -1,4 +1,4 @@
-// `macs web`: its flags; the command itself and its server (web-run.ts) load when it runs.
+// `macs web`: its flags; its run (web-run.ts, the server) loads when it runs.
 import { Option, type Command } from 'commander';
 import { addCommonOptions, type CliDeps } from './options.js';
 import type { WebOptions } from './web-run.js';

@@ -16,7 +16,7 @@ import type {
   IntentResult,
   SnapshotSource,
   StatusIntents,
-} from './intents.js';
+} from '../operations/view-intents.js';
 import { COMPACT_KEY_BAR_ROWS, KeyBar, packKeyBar } from './KeyBar.js';
 import {
   ANSWER_KEYS,

@@ -5,7 +5,7 @@
  */
 import type { Snapshot } from '../state/snapshot-schema.js';
 import { msUntilNextAgeChange } from './view-format.js';
-import type { IntentResult } from './intents.js';
+import type { IntentResult } from '../operations/view-intents.js';
 import { selectShownTimes } from './view-model.js';
 
 export type MessageTone = 'info' | 'ok' | 'error';

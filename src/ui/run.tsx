@@ -1,6 +1,10 @@
 import { render } from 'ink';
 import { App } from './App.js';
-import type { IntentResult, SnapshotSource, StatusIntents } from './intents.js';
+import type {
+  IntentResult,
+  SnapshotSource,
+  StatusIntents,
+} from '../operations/view-intents.js';
 
 export interface StatusAppOptions {
   source: SnapshotSource;

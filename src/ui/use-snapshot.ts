@@ -1,7 +1,7 @@
 import { useStdout } from 'ink';
 import { useCallback, useEffect, useState, useSyncExternalStore } from 'react';
 import type { Snapshot } from '../state/snapshot-schema.js';
-import type { SnapshotSource } from './intents.js';
+import type { SnapshotSource } from '../operations/view-intents.js';
 
 /** The newest snapshot; re-renders when the source says something changed. */
 export function useSnapshot(source: SnapshotSource): Snapshot | undefined {

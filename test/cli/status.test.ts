@@ -6,7 +6,7 @@ import {
   buildAnswerTemplate,
   editorCommand,
   readEditedAnswer,
-} from '../../src/cli/answer-editor.js';
+} from '../../src/operations/answer-editor.js';
 import type { RunEditor } from '../../src/backends/editor.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
@@ -15,8 +15,8 @@ import type { CliDeps } from '../../src/cli/options.js';
 import { runStatus } from '../../src/cli/status.js';
 import { formatStatusText } from '../../src/cli/status-text.js';
 import type { StatusTerminal } from '../../src/cli/types.js';
-import { createStatusIntents } from '../../src/cli/status-live.js';
-import { createAttentionBell } from '../../src/cli/status-attention.js';
+import { createStatusIntents } from '../../src/operations/status-intents.js';
+import { createAttentionBell } from '../../src/ui/attention-bell.js';
 import { readEvents } from '../../src/events/log.js';
 import { isDeliveryPaused } from '../../src/state/person-controls.js';
 import { writeSessionRecord } from '../../src/session/record.js';

@@ -4,7 +4,10 @@ import type {
   RequestSnapshot,
   Snapshot,
 } from '../../src/state/snapshot-schema.js';
-import type { IntentResult, StatusIntents } from '../../src/ui/intents.js';
+import type {
+  IntentResult,
+  StatusIntents,
+} from '../../src/operations/view-intents.js';
 
 /** The fixed clock of the view tests: 2025-03-01 12:00:00 UTC. */
 export const NOW = Date.parse('2025-03-01T12:00:00.000Z');

@@ -5,7 +5,7 @@ import {
   listenUrls,
   parseListen,
   WEB_DEFAULT_PORT,
-} from '../../src/cli/web-run.js';
+} from '../../src/web/listen.js';
 
 describe('macs web --listen', () => {
   it.each([

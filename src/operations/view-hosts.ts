@@ -21,20 +21,20 @@ import { watchHosts, type HostWatch } from '../remote/host-watch.js';
 import { runHostMacs } from '../remote/forward.js';
 import type { HostTarget } from '../remote/host-session.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
+import type { HomePaths } from '../home/paths.js';
+import type { Logger } from '../log/logger.js';
+import { VERSION } from '../version.js';
+import { mergeHosts } from '../remote/fleet-model.js';
+import { runEditorSync, type RunEditor } from '../backends/editor.js';
+import { editAnswerInEditor } from './answer-editor.js';
+import { remoteTargetOf } from './host-forward.js';
+import { answerHostRequest } from './answer-host.js';
 import type {
   HostLinkRow,
   IntentResult,
   SnapshotSource,
   StatusIntents,
-} from '../ui/intents.js';
-import { VERSION } from '../version.js';
-import { mergeHosts } from '../remote/fleet-model.js';
-import type { CommandContext } from './common.js';
-import type { RunEditor } from '../backends/editor.js';
-import { editAnswerInEditor } from './answer-editor.js';
-import type { CliDeps } from './options.js';
-import { remoteTargetOf } from '../operations/host-forward.js';
-import { answerHostRequest } from '../operations/answer-host.js';
+} from './view-intents.js';
 
 /** How often each host is read though it said nothing: as `macs web` does. */
 export const STATUS_HOSTS_READ_MS = 30_000;
@@ -47,16 +47,8 @@ export interface StatusHosts {
   /** Every host read once (up or down). */
   firstRead: Promise<void>;
   /** The view's intents, sending those about `<host>/…` to the host. */
-  wrapIntents: (local: StatusIntents, runEditor: RunEditor) => StatusIntents;
+  wrapIntents: (local: StatusIntents, runEditor?: RunEditor) => StatusIntents;
   close: () => Promise<void>;
-}
-
-/** A snapshot with the hosts' agents and requests, by the hub's one model. */
-export function addHostsToSnapshot(
-  snapshot: Snapshot,
-  hosts: readonly HostView[],
-): Snapshot {
-  return mergeHosts(snapshot, hosts, Date.now());
 }
 
 function linkRow(view: HostView): HostLinkRow {
@@ -76,9 +68,10 @@ function connectingRow(name: string): HostLinkRow {
 
 /** The hosts of a hub's live view, read until `close()`. */
 export function createStatusHosts(options: {
-  ctx: CommandContext;
+  paths: HomePaths;
+  log: Logger;
   config: MacsConfig;
-  deps: CliDeps;
+  env: NodeJS.ProcessEnv;
   feed: SnapshotSource;
   readEveryMs?: number;
   /**
@@ -87,15 +80,15 @@ export function createStatusHosts(options: {
    */
   onNeedsPerson?: (host: string, ids: string[]) => void;
 }): StatusHosts {
-  const { ctx, config, deps } = options;
+  const { paths, log, config, env } = options;
   const fleet = createRemoteFleet(
-    { config, env: deps.env, paths: ctx.paths, version: VERSION, log: ctx.log },
+    { config, env, paths, version: VERSION, log },
     { live: true },
   );
   const changes = createChanges();
   const watch = watchHosts(fleet, {
-    paths: ctx.paths,
-    log: ctx.log,
+    paths,
+    log,
     readEveryMs: options.readEveryMs ?? STATUS_HOSTS_READ_MS,
     onRowsChanged: changes.changed,
     ...(options.onNeedsPerson ? { onNeedsPerson: options.onNeedsPerson } : {}),
@@ -104,8 +97,8 @@ export function createStatusHosts(options: {
     source: hostsSource(options.feed, fleet, watch, changes),
     views: watch.views,
     firstRead: watch.firstRead,
-    wrapIntents: (local, runEditor) =>
-      hostIntents({ ctx, config, deps, fleet, watch }, local, runEditor),
+    wrapIntents: (local, runEditor = runEditorSync) =>
+      hostIntents({ paths, config, env, fleet, watch }, local, runEditor),
     close: () => watch.close(),
   };
 }
@@ -146,7 +139,8 @@ function hostsSource(
         cache = {
           base,
           version: changes.version(),
-          merged: addHostsToSnapshot(base, watch.views()),
+          // By the hub's one model (remote/fleet-model.ts).
+          merged: mergeHosts(base, watch.views(), Date.now()),
         };
       return cache.merged;
     },
@@ -168,9 +162,9 @@ function hostsSource(
 
 /** What the view's intents about a host's rows need. */
 interface HostIntentsContext {
-  ctx: CommandContext;
+  paths: HomePaths;
   config: MacsConfig;
-  deps: CliDeps;
+  env: NodeJS.ProcessEnv;
   fleet: RemoteFleet;
   watch: HostWatch;
 }
@@ -184,7 +178,7 @@ function hostIntents(
   /** The host of a `<host>/…` name, or undefined for a local one. */
   const remoteOf = (name: string, kind: 'agent' | 'request') =>
     name.includes('/')
-      ? remoteTargetOf(name, kind, hub.config, hub.deps.env)
+      ? remoteTargetOf(name, kind, hub.config, hub.env)
       : undefined;
   const wrapped: StatusIntents = {
     async answer(requestId, text) {
@@ -200,9 +194,9 @@ function hostIntents(
       if (!request.id.includes('/')) return local.editAnswer(request);
       // Written here, sent by the path of r (kept while the host is down).
       return editAnswerInEditor({
-        paths: hub.ctx.paths,
+        paths: hub.paths,
         request,
-        env: hub.deps.env,
+        env: hub.env,
         runEditor,
         deliver: (id, text) => wrapped.answer(id, text),
       });
@@ -262,7 +256,7 @@ async function answerOnHost(
 ): Promise<IntentResult> {
   const { target, name } = remote;
   const outcome = await answerHostRequest(
-    hub.ctx.paths,
+    hub.paths,
     () => hub.fleet.session(target.name),
     { host: target.name, id: name, text, by: 'hub:status' },
   );

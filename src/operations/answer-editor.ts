@@ -1,3 +1,7 @@
+/**
+ * A person's answer from the status view: written to `outbox/<id>.txt`
+ * (`r`), or first edited in `$EDITOR` (`e`), and said in one line.
+ */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,9 +9,9 @@ import { splitResponse } from '../protocol/response.js';
 import type { RunEditor } from '../backends/editor.js';
 import type { HomePaths } from '../home/paths.js';
 import type { RequestSnapshot } from '../state/snapshot-schema.js';
-import type { IntentResult } from '../ui/intents.js';
-import { describeAnswerResult } from './status-answer.js';
-import { writeOutboxAnswer } from '../state/outbox.js';
+import type { IntentResult } from './view-intents.js';
+import { describeUntyped } from '../protocol/sanitize.js';
+import { writeOutboxAnswer, type WriteAnswerResult } from '../state/outbox.js';
 
 /** Lines starting with this are the template's comments, removed before sending. */
 export const TEMPLATE_COMMENT = '#|';
@@ -89,5 +93,34 @@ export async function editAnswerInEditor(options: {
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** What the view says after trying to write an answer (`r`, `e`). */
+export function describeAnswerResult(
+  id: string,
+  result: WriteAnswerResult,
+): IntentResult {
+  switch (result.type) {
+    case 'written':
+      return {
+        ok: true,
+        message: `answered ${id} (${result.chars} chars) -> outbox/${path.basename(result.file)}; the bridge delivers it${result.untyped > 0 ? `; ${describeUntyped(result.untyped)}` : ''}`,
+      };
+    case 'bad-id':
+      return { ok: false, message: `'${id}' is not a request id` };
+    case 'empty':
+      return { ok: false, message: 'the answer is empty; nothing was written' };
+    case 'not-pending':
+      return { ok: false, message: `${id} is no longer pending` };
+    case 'already-answered':
+      return {
+        ok: false,
+        message: `${id} already has an answer waiting in outbox/`,
+      };
+    default: {
+      const never: never = result;
+      return never;
+    }
   }
 }

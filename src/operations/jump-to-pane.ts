@@ -7,7 +7,7 @@ import {
 } from '../tmux/args.js';
 import type { TmuxClient } from '../tmux/client.js';
 import { listClients } from '../tmux/clients.js';
-import type { IntentResult } from '../ui/intents.js';
+import type { IntentResult } from './view-intents.js';
 
 /**
  * Show an agent's pane: select its window and pane; when `macs status` runs

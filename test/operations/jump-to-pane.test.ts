@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jumpToPane } from '../../src/cli/status-tmux.js';
+import { jumpToPane } from '../../src/operations/jump-to-pane.js';
 import { showMessageNearPanes } from '../../src/tmux/clients.js';
 import { createTmuxClient } from '../../src/tmux/client.js';
 import { FIELD_SEPARATOR } from '../../src/tmux/formats.js';

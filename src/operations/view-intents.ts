@@ -1,3 +1,7 @@
+/**
+ * What the live status view (ui/) and the operations it calls share: the
+ * view's intents, what they report, and where its snapshots come from.
+ */
 import type { RequestSnapshot, Snapshot } from '../state/snapshot-schema.js';
 
 /** What an intent reports back to the view (shown on the message line). */
@@ -8,8 +12,8 @@ export interface IntentResult {
 
 /**
  * What the status view asks the outside world to do. The view never writes
- * files or runs tmux itself: `macs status` (src/cli/status.ts) implements
- * these.
+ * files or runs tmux itself: operations/status-intents.ts (and at a hub
+ * operations/view-hosts.ts) implement these.
  */
 export interface StatusIntents {
   /** Write the answer for a file-backend request (`outbox/<id>.txt`). */
