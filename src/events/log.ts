@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ConfigError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { HomePaths } from '../home/paths.js';
 import { appendPrivateSync, ensurePrivateDir } from '../home/fs.js';
@@ -168,4 +169,17 @@ export function parseSince(
   }
   const t = Date.parse(value);
   return Number.isNaN(t) ? undefined : new Date(t);
+}
+
+/**
+ * A command's `--since <value>` (parseSince), or a ConfigError naming the
+ * value: `macs events` and `macs usage` take the same durations and dates.
+ */
+export function parseSinceOption(value: string): Date {
+  const since = parseSince(value);
+  if (!since)
+    throw new ConfigError(
+      `--since '${value}' is not a duration (10m, 2h, 1d) or a date`,
+    );
+  return since;
 }
