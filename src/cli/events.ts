@@ -144,7 +144,7 @@ async function checkAgentKnown(
   deps: CliDeps,
 ): Promise<void> {
   const { describeKnownAgents, listKnownAgents } =
-    await import('./known-agents.js');
+    await import('../operations/known-agents.js');
   if (!opts.agent || opts.agent.includes('/')) return;
   const known = await listKnownAgents(ctx.paths, config, { events: true });
   if (known.includes(opts.agent)) return;
