@@ -183,3 +183,21 @@ export function parseSinceOption(value: string): Date {
     );
   return since;
 }
+
+/**
+ * The filter of a command's flags (`macs events`): an agent, a type or
+ * prefix, a request, and `since` (parseSinceOption: a bad one throws).
+ */
+export function eventFilterOf(flags: {
+  agent?: string | undefined;
+  type?: string | undefined;
+  request?: string | undefined;
+  since?: string | undefined;
+}): EventFilter {
+  return {
+    ...(flags.agent ? { agent: flags.agent } : {}),
+    ...(flags.type ? { type: flags.type } : {}),
+    ...(flags.request ? { requestId: flags.request } : {}),
+    ...(flags.since ? { since: parseSinceOption(flags.since) } : {}),
+  };
+}
