@@ -91,6 +91,174 @@ export function describeSession(
   return `session${id} stopped${since}: its agents are not running${open}`;
 }
 
+/** The table of agents, or `no agents`. */
+function agentLines(snapshot: Snapshot, now: number): string[] {
+  if (snapshot.agents.length === 0) return ['no agents'];
+  return table([
+    [
+      'AGENT',
+      'PRESET',
+      'STATE',
+      'SOURCE',
+      'FOR',
+      'PANE',
+      'PEND',
+      'DELIV',
+      'LAST RT',
+      '',
+    ],
+    ...snapshot.agents.map((a) => [
+      // A teammate shows as `<lead>/<teammate>`, under its lead.
+      a.teammate ? `  ${a.teammate.shownAs}` : a.name,
+      a.preset,
+      a.state,
+      a.stateSource,
+      formatAgeAt(a.stateSince, now),
+      a.pane ?? '-',
+      String(a.counts.pending),
+      String(a.counts.delivered),
+      formatRoundTrip(a.lastRoundTripMs),
+      [
+        a.exit ? describeExit(a.exit) : '',
+        a.paused ? 'paused' : '',
+        a.bridge.running ? '' : 'no bridge',
+        a.hooks?.status === 'inactive' ? 'hooks not active' : '',
+      ]
+        .filter(Boolean)
+        .join(', '),
+    ]),
+  ]);
+}
+
+/** The table of pending requests, what holds each, and how to answer. */
+function requestLines(
+  snapshot: Snapshot,
+  now: number,
+  width: number,
+): string[] {
+  if (snapshot.requests.length === 0) return ['no pending requests'];
+  const rows = table([
+    ['', 'AGE', 'AGENT', 'TYPE', 'STATUS', 'ID', 'REQUEST'],
+    ...snapshot.requests.map((r) => [
+      r.waitingForPerson ? '*' : '',
+      formatAgeAt(r.detectedAt, now),
+      r.agent,
+      r.type,
+      requestStatus(r),
+      r.id,
+      r.firstLine,
+    ]),
+  ]);
+  return [
+    ...rows.map((row) => truncate(row, width)),
+    ...snapshot.requests.flatMap((r) =>
+      r.waits
+        ? [
+            truncate(
+              `  ${r.id} waits: ${r.waits.reason} (for ${formatAgeAt(r.waits.since, now)})`,
+              width,
+            ),
+          ]
+        : [],
+    ),
+    ...(snapshot.requests.some((r) => r.waitingForPerson)
+      ? ['* waiting for you: macs respond <id> "text" answers']
+      : []),
+  ];
+}
+
+/** Blocks without their end marker, not raised yet. */
+function incompleteLines(snapshot: Snapshot, now: number, width: number) {
+  const incomplete = snapshot.incomplete ?? [];
+  if (incomplete.length === 0) return [];
+  return [
+    '',
+    `incomplete, not raised yet (no end marker; ${INCOMPLETE_FIX}):`,
+    ...incomplete.map((r) =>
+      truncate(
+        [
+          formatAgeAt(r.since, now),
+          r.agent,
+          'incomplete',
+          r.requestId ? `will be ${r.requestId}` : '',
+          r.head[0] ?? r.firstLine,
+        ]
+          .filter(Boolean)
+          .join('  '),
+        width,
+      ),
+    ),
+  ];
+}
+
+/** Requests refused for their size: never raised. */
+function refusedLines(snapshot: Snapshot, now: number, width: number) {
+  const refused = snapshot.refused ?? [];
+  if (refused.length === 0) return [];
+  return [
+    '',
+    'refused, never raised (the worker gets no answer; tell it with macs send):',
+    ...refused.map((r) =>
+      truncate(
+        [
+          formatAgeAt(r.at, now),
+          r.agent,
+          r.reason === 'max-bytes' ? 'too many bytes' : 'too many lines',
+          r.firstLine,
+        ].join('  '),
+        width,
+      ),
+    ),
+  ];
+}
+
+/** The five newest decided approvals, and who decided each. */
+function approvalLines(snapshot: Snapshot, width: number): string[] {
+  if (snapshot.approvals.length === 0) return [];
+  return [
+    '',
+    'recent approvals:',
+    ...snapshot.approvals
+      .slice(0, 5)
+      .map((a) =>
+        truncate(
+          [
+            formatClock(a.at),
+            a.agent,
+            a.id,
+            `${a.decision ?? 'answered'} by ${describeDecider(a)}`,
+            a.firstLine,
+          ].join('  '),
+          width,
+        ),
+      ),
+  ];
+}
+
+/** The last `count` events. */
+function eventLines(snapshot: Snapshot, count: number, width: number) {
+  const events = snapshot.events.slice(-count);
+  if (events.length === 0) return [];
+  return [
+    '',
+    'recent events:',
+    ...events.map((e) =>
+      truncate(
+        [
+          formatClock(e.ts),
+          e.agent,
+          e.type,
+          e.requestId ?? '',
+          describeEventData(e.type, e.data),
+        ]
+          .filter(Boolean)
+          .join('  '),
+        width,
+      ),
+    ),
+  ];
+}
+
 /**
  * The status as plain text, for `macs status` without a terminal (a pipe, a
  * log): agents, pending requests and the last few events. Pure.
@@ -102,152 +270,17 @@ export function formatStatusText(
 ): string[] {
   const width = options.width ?? 100;
   const t = snapshot.totals;
-  const lines = [
-    `macs status · ${snapshot.home} · ${t.agents} agent${t.agents === 1 ? '' : 's'} · ${t.pending} pending (${t.waitingForPerson} waiting for you) · ${t.paused} paused`,
-  ];
   const session = describeSession(snapshot, now);
-  if (session) lines.push(session);
-  lines.push('');
-  if (snapshot.agents.length === 0) lines.push('no agents');
-  else
-    lines.push(
-      ...table([
-        [
-          'AGENT',
-          'PRESET',
-          'STATE',
-          'SOURCE',
-          'FOR',
-          'PANE',
-          'PEND',
-          'DELIV',
-          'LAST RT',
-          '',
-        ],
-        ...snapshot.agents.map((a) => [
-          // A teammate shows as `<lead>/<teammate>`, under its lead.
-          a.teammate ? `  ${a.teammate.shownAs}` : a.name,
-          a.preset,
-          a.state,
-          a.stateSource,
-          formatAgeAt(a.stateSince, now),
-          a.pane ?? '-',
-          String(a.counts.pending),
-          String(a.counts.delivered),
-          formatRoundTrip(a.lastRoundTripMs),
-          [
-            a.exit ? describeExit(a.exit) : '',
-            a.paused ? 'paused' : '',
-            a.bridge.running ? '' : 'no bridge',
-            a.hooks?.status === 'inactive' ? 'hooks not active' : '',
-          ]
-            .filter(Boolean)
-            .join(', '),
-        ]),
-      ]),
-    );
-  lines.push('');
-  if (snapshot.requests.length === 0) lines.push('no pending requests');
-  else {
-    const rows = table([
-      ['', 'AGE', 'AGENT', 'TYPE', 'STATUS', 'ID', 'REQUEST'],
-      ...snapshot.requests.map((r) => [
-        r.waitingForPerson ? '*' : '',
-        formatAgeAt(r.detectedAt, now),
-        r.agent,
-        r.type,
-        requestStatus(r),
-        r.id,
-        r.firstLine,
-      ]),
-    ]);
-    lines.push(...rows.map((row) => truncate(row, width)));
-    for (const r of snapshot.requests)
-      if (r.waits)
-        lines.push(
-          truncate(
-            `  ${r.id} waits: ${r.waits.reason} (for ${formatAgeAt(r.waits.since, now)})`,
-            width,
-          ),
-        );
-    if (snapshot.requests.some((r) => r.waitingForPerson))
-      lines.push('* waiting for you: macs respond <id> "text" answers');
-  }
-  const incomplete = snapshot.incomplete ?? [];
-  if (incomplete.length > 0) {
-    lines.push(
-      '',
-      `incomplete, not raised yet (no end marker; ${INCOMPLETE_FIX}):`,
-    );
-    for (const r of incomplete)
-      lines.push(
-        truncate(
-          [
-            formatAgeAt(r.since, now),
-            r.agent,
-            'incomplete',
-            r.requestId ? `will be ${r.requestId}` : '',
-            r.head[0] ?? r.firstLine,
-          ]
-            .filter(Boolean)
-            .join('  '),
-          width,
-        ),
-      );
-  }
-  const refused = snapshot.refused ?? [];
-  if (refused.length > 0) {
-    lines.push(
-      '',
-      'refused, never raised (the worker gets no answer; tell it with macs send):',
-    );
-    for (const r of refused)
-      lines.push(
-        truncate(
-          [
-            formatAgeAt(r.at, now),
-            r.agent,
-            r.reason === 'max-bytes' ? 'too many bytes' : 'too many lines',
-            r.firstLine,
-          ].join('  '),
-          width,
-        ),
-      );
-  }
-  if (snapshot.approvals.length > 0) {
-    lines.push('', 'recent approvals:');
-    for (const a of snapshot.approvals.slice(0, 5))
-      lines.push(
-        truncate(
-          [
-            formatClock(a.at),
-            a.agent,
-            a.id,
-            `${a.decision ?? 'answered'} by ${describeDecider(a)}`,
-            a.firstLine,
-          ].join('  '),
-          width,
-        ),
-      );
-  }
-  const events = snapshot.events.slice(-(options.events ?? 10));
-  if (events.length > 0) {
-    lines.push('', 'recent events:');
-    for (const e of events)
-      lines.push(
-        truncate(
-          [
-            formatClock(e.ts),
-            e.agent,
-            e.type,
-            e.requestId ?? '',
-            describeEventData(e.type, e.data),
-          ]
-            .filter(Boolean)
-            .join('  '),
-          width,
-        ),
-      );
-  }
-  return lines;
+  return [
+    `macs status · ${snapshot.home} · ${t.agents} agent${t.agents === 1 ? '' : 's'} · ${t.pending} pending (${t.waitingForPerson} waiting for you) · ${t.paused} paused`,
+    ...(session ? [session] : []),
+    '',
+    ...agentLines(snapshot, now),
+    '',
+    ...requestLines(snapshot, now, width),
+    ...incompleteLines(snapshot, now, width),
+    ...refusedLines(snapshot, now, width),
+    ...approvalLines(snapshot, width),
+    ...eventLines(snapshot, options.events ?? 10, width),
+  ];
 }
