@@ -24,7 +24,7 @@ import {
 } from '../operations/dismiss-requests.js';
 import { pauseDelivery } from '../operations/pause-delivery.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
-import { formatStatusText } from './status-text.js';
+import { formatStatusText } from '../ui/status-text.js';
 import type { StatusHosts } from './status-hosts.js';
 import { jumpToPane } from './status-tmux.js';
 import { probeTmuxServer } from '../tmux/probe.js';

@@ -1,3 +1,8 @@
+/**
+ * The status snapshot as plain text, for `macs status` without a terminal
+ * (once, or as it changes): one pure function per section, beside the
+ * live view's own formatting (view-format.ts, view-model.ts).
+ */
 import { assertNever } from '../errors.js';
 import type {
   AgentSnapshot,
@@ -10,9 +15,9 @@ import {
   formatClock,
   formatRoundTrip,
   truncate,
-} from '../ui/view-format.js';
+} from './view-format.js';
 import { INCOMPLETE_FIX } from '../state/incomplete-requests.js';
-import { requestStatus } from '../ui/view-model.js';
+import { requestStatus } from './view-model.js';
 
 function table(rows: string[][]): string[] {
   const widths: number[] = [];
