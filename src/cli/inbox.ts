@@ -11,7 +11,7 @@ import type {
   IncompleteSnapshot,
   RefusedSnapshot,
 } from '../state/snapshot-schema.js';
-import type { Inbox, InboxRequest } from '../operations/list-inbox.js';
+import type { HostsInbox, InboxRequest } from '../operations/list-inbox.js';
 
 export interface InboxOptions extends CommonOptions {
   json?: boolean;
@@ -25,12 +25,15 @@ export async function runInbox(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [{ readInbox }, { createContext, loadConfigOrDefaults }, hosts] =
-    await Promise.all([
-      import('../operations/list-inbox.js'),
-      import('./common.js'),
-      import('./inbox-remote.js'),
-    ]);
+  const [
+    { readInbox },
+    { inboxEntries },
+    { createContext, loadConfigOrDefaults },
+  ] = await Promise.all([
+    import('../operations/list-inbox.js'),
+    import('../operations/inbox-entries.js'),
+    import('./common.js'),
+  ]);
   const ctx = createContext(opts, deps);
   const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   // The logger is made only for a hub's links (ctx.log, on first use).
@@ -44,11 +47,11 @@ export async function runInbox(
   };
   const inbox = await readInbox(hub, opts.agent);
   if (opts.json) {
-    printInboxJson(inbox, hosts.hostRequestsJson(inbox.hosts), deps);
+    deps.output.json(inboxEntries(inbox));
     return 0;
   }
-  for (const line of hosts.hostProblems(inbox.hosts)) deps.output.err(line);
-  const remoteLines = hosts.formatHostRequests(inbox.hosts);
+  for (const line of hostProblems(inbox.hosts)) deps.output.err(line);
+  const remoteLines = await formatHostRequests(inbox.hosts);
   const { open, refused, incomplete } = inbox;
   if (
     open.length === 0 &&
@@ -63,56 +66,6 @@ export async function runInbox(
   await printIncomplete(incomplete, deps);
   await printRefused(refused, deps);
   return 0;
-}
-
-/**
- * An array of the open requests, as it always was, then the incomplete
- * blocks (`stage: "incomplete"`, no id: not raised yet) and the refused
- * ones (`stage: "refused"`, no id: never raised), so scripts reading
- * requests by id keep working and can still see them.
- */
-function printInboxJson(
-  inbox: Inbox,
-  hostsJson: unknown[],
-  deps: CliDeps,
-): void {
-  deps.output.json([
-    ...inbox.open.map(({ request: r }) => ({
-      id: r.id,
-      agent: r.agent,
-      type: r.type,
-      priority: r.priority,
-      stage: r.stage,
-      backend: r.backend ?? null,
-      detectedAt: r.detectedAt,
-      body: r.body,
-      attributes: r.attributes,
-    })),
-    ...hostsJson,
-    ...inbox.incomplete.map((r) => ({
-      id: null,
-      agent: r.agent,
-      stage: 'incomplete',
-      reason: r.reason,
-      detectedAt: r.since,
-      firstLine: r.firstLine,
-      head: r.head,
-      lines: r.lines,
-      willBe: r.requestId,
-      message: r.message,
-    })),
-    ...inbox.refused.map((r) => ({
-      id: null,
-      agent: r.agent,
-      stage: 'refused',
-      reason: r.reason,
-      detectedAt: r.at,
-      firstLine: r.firstLine,
-      lines: r.lines,
-      bytes: r.bytes,
-      message: r.message,
-    })),
-  ]);
 }
 
 /** A line per open request (and the hosts'), and how to answer them. */
@@ -190,6 +143,50 @@ async function printRefused(
       `${r.agent}  ${why}  ${formatAge(r.at)} ago  ${r.firstLine.slice(0, 72)}`,
     );
   }
+}
+
+/** A host's request body in `macs inbox`: this many lines at most. */
+const BODY_LINES = 20;
+
+/** The hosts' requests whole, as lines (a host that cannot be reached: marked). */
+async function formatHostRequests(
+  hosts: HostsInbox | undefined,
+): Promise<string[]> {
+  const requests = hosts?.requests ?? [];
+  if (requests.length === 0) return [];
+  const [{ formatAge }, { downLabel }] = await Promise.all([
+    import('./common.js'),
+    import('../remote/fleet-model.js'),
+  ]);
+  const now = Date.now();
+  return requests.flatMap((r) => {
+    const age = r.detectedAt
+      ? formatAge(r.detectedAt, now)
+      : `${Math.round(r.ageSec ?? 0)}s`;
+    const body = (r.body ?? r.firstLine).split('\n');
+    return [
+      `${r.id}  ${r.agent}  ${r.type}  ${r.stage}  ${age}  ${(body[0] ?? '').slice(0, 72)}`,
+      ...body.slice(1, BODY_LINES).map((l) => `    ${l}`),
+      ...(body.length > BODY_LINES
+        ? [
+            `    … ${body.length - BODY_LINES} more lines (macs mcp get_request ${r.id})`,
+          ]
+        : []),
+      ...(r.hostDownSince !== undefined
+        ? [
+            `    ${downLabel(r.host, r.hostDownSince)}: an answer is kept and delivered once when it is back`,
+          ]
+        : []),
+    ];
+  });
+}
+
+/** A line per host that cannot be reached (for stderr). */
+function hostProblems(hosts: HostsInbox | undefined): string[] {
+  return (hosts?.down ?? []).map(
+    (v) =>
+      `macs: ${v.error?.message ?? `host ${v.name} cannot be reached`}${v.error?.hint ? ` (hint: ${v.error.hint})` : ''}`,
+  );
 }
 
 export function registerInboxCommand(
