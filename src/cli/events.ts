@@ -3,6 +3,7 @@
 // runs.
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { formatEventLine } from '../events/event-line.js';
 import {
   addCommonOptions,
   type CliDeps,
@@ -47,15 +48,8 @@ function endedWithStdin(
 /** An event as printed: this machine's, or a host's (its `type` unchecked against ours). */
 type PrintedEvent = FollowedEvent;
 
-/** One event as a line for people. */
-export function formatEventLine(event: PrintedEvent): string {
-  const time = event.ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
-  const data =
-    event.data && Object.keys(event.data).length
-      ? ` ${JSON.stringify(event.data)}`
-      : '';
-  return `${time}  ${event.agent}  ${event.type}${event.requestId ? `  ${event.requestId}` : ''}${data}`;
-}
+// `macs bridge` prints its events with it too (bridge-runtime.ts).
+export { formatEventLine };
 
 /** Query the event log; with --follow, keep printing new events until interrupted. */
 export async function runEvents(
@@ -64,46 +58,21 @@ export async function runEvents(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [
-    { readEvents },
-    { computeEventStats, formatEventStats },
-    { createContext, loadConfigOrDefaults },
-    { forwardIfRemote },
-  ] = await Promise.all([
-    import('../events/log.js'),
-    import('../events/stats.js'),
-    import('./common.js'),
-    import('./remote.js'),
-  ]);
+  const [{ eventFilterOf }, { createContext, loadConfigOrDefaults }] =
+    await Promise.all([import('../events/log.js'), import('./common.js')]);
   const deps = opts.fromHub && opts.follow ? endedWithStdin(given) : given;
   const ctx = createContext(opts, deps);
   const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   if (opts.agent?.includes('/') && !opts.follow) {
-    // A host's agent: its own event log, read by its macs (docs/remote.md).
-    const remote = await forwardIfRemote(
-      opts.agent,
-      'agent',
-      ctx,
-      deps,
-      (name) => [
-        'events',
-        '--agent',
-        name,
-        ...(opts.type ? ['--type', opts.type] : []),
-        ...(opts.since ? ['--since', opts.since] : []),
-        ...(opts.json ? ['--json'] : []),
-      ],
-    );
+    const remote = await forwardToHost(opts, ctx, deps);
     if (remote !== undefined) return remote;
   }
   await checkAgentKnown(opts, ctx, config, deps);
-  const filter = await parseFilter(opts);
+  const filter = eventFilterOf(opts);
   if (opts.stats) {
     if (opts.follow)
       throw new ConfigError('--stats and --follow do not go together');
-    const stats = computeEventStats(await readEvents(ctx.paths, filter));
-    if (opts.json) deps.output.json(stats);
-    else formatEventStats(stats).forEach((line) => deps.output.out(line));
+    await printStats(opts, ctx, filter, deps);
     return 0;
   }
   const print = (event: PrintedEvent) =>
@@ -111,6 +80,7 @@ export async function runEvents(
       ? deps.output.out(JSON.stringify(event))
       : deps.output.out(formatEventLine(event));
   if (!opts.follow) {
+    const { readEvents } = await import('../events/log.js');
     const events = await readEvents(ctx.paths, filter);
     if (opts.json) deps.output.json(events);
     else if (events.length === 0) deps.output.out('no events');
@@ -131,6 +101,40 @@ export async function runEvents(
     signal: stop.signal,
   });
   return 0;
+}
+
+/** A host's agent: its own event log, read by its macs (docs/remote.md). */
+async function forwardToHost(
+  opts: EventsOptions,
+  ctx: CommandContext,
+  deps: CliDeps,
+): Promise<number | undefined> {
+  const { forwardIfRemote } = await import('./remote.js');
+  return forwardIfRemote(opts.agent ?? '', 'agent', ctx, deps, (name) => [
+    'events',
+    '--agent',
+    name,
+    ...(opts.type ? ['--type', opts.type] : []),
+    ...(opts.since ? ['--since', opts.since] : []),
+    ...(opts.json ? ['--json'] : []),
+  ]);
+}
+
+/** `--stats`: counts by type and latency percentiles of the matching events. */
+async function printStats(
+  opts: EventsOptions,
+  ctx: CommandContext,
+  filter: EventFilter,
+  deps: CliDeps,
+): Promise<void> {
+  const [{ readEvents }, { computeEventStats, formatEventStats }] =
+    await Promise.all([
+      import('../events/log.js'),
+      import('../events/stats.js'),
+    ]);
+  const stats = computeEventStats(await readEvents(ctx.paths, filter));
+  if (opts.json) deps.output.json(stats);
+  else formatEventStats(stats).forEach((line) => deps.output.out(line));
 }
 
 /**
@@ -156,24 +160,6 @@ async function checkAgentKnown(
   deps.output.err(
     `warning: ${what}; following in case it appears (${describeKnownAgents(known)})`,
   );
-}
-
-async function parseFilter(opts: EventsOptions): Promise<EventFilter> {
-  const { parseSince } = await import('../events/log.js');
-  const filter: EventFilter = {
-    ...(opts.agent ? { agent: opts.agent } : {}),
-    ...(opts.type ? { type: opts.type } : {}),
-    ...(opts.request ? { requestId: opts.request } : {}),
-  };
-  if (opts.since) {
-    const since = parseSince(opts.since);
-    if (!since)
-      throw new ConfigError(
-        `--since '${opts.since}' is not a duration (10m, 2h, 1d) or a date`,
-      );
-    filter.since = since;
-  }
-  return filter;
 }
 
 export function registerEventsCommand(

@@ -1,28 +1,19 @@
 // `macs hooks`: its flags and its run. Only the flags load with the program
 // (`macs --help` starts at once); what the run needs is imported when it
 // runs.
-import path from 'node:path';
 import { Option, type Command } from 'commander';
-import { ConfigError, MacsError } from '../errors.js';
+import { assertNever, ConfigError } from '../errors.js';
 import {
   addCommonOptions,
   type CliDeps,
   type CommonOptions,
 } from './options.js';
-import type { MacsConfig } from '../config/schema.js';
-import type { HooksKind } from '../hooks/install.js';
+import type { LocalHooksRequest } from '../hooks/install-local.js';
 import type { HomePaths } from '../home/paths.js';
 
 export interface HooksOptions extends CommonOptions {
   dir?: string;
   preset?: string;
-}
-
-interface Target {
-  agent: string;
-  preset: string;
-  hooks: HooksKind;
-  dir: string;
 }
 
 /** An agent name the home does not know: hooks for it would report to no one. */
@@ -38,62 +29,17 @@ async function unknownAgent(
   });
 }
 
-/** Which agent, preset and folder `macs hooks install|uninstall` works on. */
-async function resolveTarget(
+/**
+ * The request of `macs hooks install|uninstall`: the home, its config and
+ * the agents it knows (no logger: these commands only edit a settings
+ * file). The home is found as for every command: the nearest one at or
+ * above the current folder.
+ */
+async function hooksRequest(
   agent: string,
   opts: HooksOptions,
   deps: CliDeps,
-  paths: HomePaths,
-  config: MacsConfig,
-  known: readonly string[] | 'any',
-): Promise<Target> {
-  const [
-    { getPreset, listPresetNames },
-    { localWorkers },
-    { isValidAgentName },
-    { readAgentState },
-  ] = await Promise.all([
-    import('../config/presets/index.js'),
-    import('../config/workers.js'),
-    import('../protocol/ids.js'),
-    import('../state/store.js'),
-  ]);
-  if (!isValidAgentName(agent))
-    throw new ConfigError(`agent name '${agent}' is not valid`, {
-      hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',
-    });
-  const configured = [
-    ...localWorkers(config),
-    ...(config.controller ? [config.controller] : []),
-  ].find((w) => w.name === agent);
-  const state = await readAgentState(paths, agent);
-  if (known !== 'any' && !known.includes(agent))
-    throw await unknownAgent(agent, paths, known);
-  const presetName =
-    opts.preset ?? configured?.preset ?? state?.preset ?? 'claude';
-  let hooks: HooksKind;
-  try {
-    hooks = getPreset(presetName, config.presets).hooks;
-  } catch (error) {
-    throw new ConfigError(`unknown preset '${presetName}'`, {
-      hint: `known presets: ${listPresetNames(config.presets).join(', ')}`,
-      cause: error,
-    });
-  }
-  const dir = opts.dir
-    ? path.resolve(deps.cwd, opts.dir)
-    : configured?.cwd
-      ? path.resolve(paths.home, configured.cwd)
-      : deps.cwd;
-  return { agent, preset: presetName, hooks, dir };
-}
-
-/**
- * Home, config and the agents it knows (no logger: these commands only edit
- * a settings file). The home is found as for every command: the nearest one
- * at or above the current folder.
- */
-async function loadHome(opts: HooksOptions, deps: CliDeps) {
+): Promise<LocalHooksRequest> {
   const [
     { resolveHomePaths },
     { loadHomeConfig, resolveHome },
@@ -107,7 +53,15 @@ async function loadHome(opts: HooksOptions, deps: CliDeps) {
   const { config } = await loadHomeConfig(paths, deps.env, {
     config: opts.config,
   });
-  return { paths, config, known: await listKnownAgents(paths, config) };
+  return {
+    agent,
+    preset: opts.preset,
+    dir: opts.dir,
+    cwd: deps.cwd,
+    paths,
+    config,
+    known: await listKnownAgents(paths, config),
+  };
 }
 
 /** `macs hooks install <agent>`: merge macs's hooks into the agent's local settings. */
@@ -118,85 +72,38 @@ export async function runHooksInstall(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [
-    { buildCodexNotifyArgs, defaultMacsCommand },
-    { installClaudeHooks, localSettingsPath },
-  ] = await Promise.all([
-    import('../hooks/hook-command.js'),
-    import('../hooks/local-settings.js'),
-  ]);
-  const ctx = await loadHome(opts, deps);
-  const { config } = ctx;
-  const target = await resolveTarget(
-    agent,
-    opts,
-    deps,
-    ctx.paths,
-    config,
-    ctx.known,
-  );
-  const command = {
-    macsCommand: defaultMacsCommand(),
-    agent,
-    home: ctx.paths.home,
-  };
-  switch (target.hooks) {
-    case 'none':
-      throw new MacsError(
-        `preset '${target.preset}' has no hooks macs can install`,
-        {
-          hint: 'macs reads this agent from its screen; --preset claude or codex if that is what runs',
-        },
-      );
-    case 'codex': {
-      const [, value = ''] = buildCodexNotifyArgs(command);
-      deps.output.out(
+  const { installLocalHooks } = await import('../hooks/install-local.js');
+  const request = await hooksRequest(agent, opts, deps);
+  const done = await installLocalHooks(request);
+  const say = deps.output.out;
+  switch (done.type) {
+    case 'unknown-agent':
+      throw await unknownAgent(agent, request.paths, request.known);
+    case 'codex':
+      say(
         'Codex reads its notify program from ~/.codex/config.toml (one for all projects); macs does not edit it.',
       );
-      deps.output.out(
-        `Add this line there (top level), or start codex with -c '${value}':`,
+      say(
+        `Add this line there (top level), or start codex with -c '${done.notify}':`,
       );
-      deps.output.out('');
-      deps.output.out(`  ${value.replace('=', ' = ')}`);
+      say('');
+      say(`  ${done.notify.replace('=', ' = ')}`);
       return 0;
-    }
-    case 'claude': {
-      const file = localSettingsPath(target.dir);
-      const result = await installClaudeHooks(file, {
-        ...command,
-        askTimeoutSec: config.policy.askTimeoutSec,
-      });
-      switch (result.type) {
-        case 'conflict':
-          throw new MacsError(
-            `${file} already has macs hooks for ${result.agents.join(', ')}; two agents in one folder would each report as the other`,
-            {
-              hint: 'give each agent its own folder (a git worktree), or remove the other with `macs hooks uninstall <agent>`',
-            },
-          );
-        case 'unchanged':
-          deps.output.out(
-            `macs hooks for ${agent} are already installed in ${file}; nothing changed`,
-          );
-          return 0;
-        case 'installed':
-          deps.output.out(
-            `installed macs hooks for ${agent} in ${file} (${result.events.join(', ')})`,
-          );
-          deps.output.out(
-            'Claude Code reads hooks when it starts: restart it in that folder (or review them in its /hooks menu).',
-          );
-          return 0;
-        default: {
-          const never: never = result;
-          throw new Error(`unexpected result ${JSON.stringify(never)}`);
-        }
-      }
-    }
-    default: {
-      const never: never = target.hooks;
-      throw new Error(`unexpected hooks kind ${String(never)}`);
-    }
+    case 'unchanged':
+      say(
+        `macs hooks for ${agent} are already installed in ${done.file}; nothing changed`,
+      );
+      return 0;
+    case 'installed':
+      say(
+        `installed macs hooks for ${agent} in ${done.file} (${done.events.join(', ')})`,
+      );
+      say(
+        'Claude Code reads hooks when it starts: restart it in that folder (or review them in its /hooks menu).',
+      );
+      return 0;
+    default:
+      return assertNever(done);
   }
 }
 
@@ -206,42 +113,27 @@ export async function runHooksUninstall(
   opts: HooksOptions,
   deps: CliDeps,
 ): Promise<number> {
-  const { localSettingsPath, uninstallClaudeHooks } =
-    await import('../hooks/local-settings.js');
-  const ctx = await loadHome(opts, deps);
-  // An agent the home forgot may still have hooks to remove.
-  const target = await resolveTarget(
-    agent,
-    opts,
-    deps,
-    ctx.paths,
-    ctx.config,
-    'any',
-  );
-  const known = ctx.known.includes(agent);
-  if (target.hooks === 'codex') {
-    if (!known) throw await unknownAgent(agent, ctx.paths, ctx.known);
+  const { uninstallLocalHooks } = await import('../hooks/install-local.js');
+  const request = await hooksRequest(agent, opts, deps);
+  const done = await uninstallLocalHooks(request);
+  if (done.type === 'unknown-agent') {
+    const { file, others = [] } = done;
+    const extra =
+      file === undefined
+        ? ''
+        : ` and no macs hooks for it in ${file}${others.length > 0 ? ` (it has hooks for ${others.join(', ')})` : ''}`;
+    throw await unknownAgent(agent, request.paths, request.known, extra);
+  }
+  if (done.type === 'codex')
     deps.output.out(
       'remove the `notify = [...]` line that runs `macs hook notify` from ~/.codex/config.toml',
     );
-    return 0;
-  }
-  const { file, removed, others } = await uninstallClaudeHooks(
-    localSettingsPath(target.dir),
-    agent,
-  );
-  if (removed === 0 && !known)
-    throw await unknownAgent(
-      agent,
-      ctx.paths,
-      ctx.known,
-      ` and no macs hooks for it in ${file}${others.length > 0 ? ` (it has hooks for ${others.join(', ')})` : ''}`,
+  else
+    deps.output.out(
+      done.removed > 0
+        ? `removed ${done.removed} macs hook${done.removed === 1 ? '' : 's'} for ${agent} from ${done.file}; other hooks are untouched`
+        : `no macs hooks for ${agent} in ${done.file}`,
     );
-  deps.output.out(
-    removed > 0
-      ? `removed ${removed} macs hook${removed === 1 ? '' : 's'} for ${agent} from ${file}; other hooks are untouched`
-      : `no macs hooks for ${agent} in ${file}`,
-  );
   return 0;
 }
 

@@ -1,8 +1,6 @@
 // `macs inbox`: its flags and its run. Only the flags load with the program
 // (`macs --help` starts at once); what the run needs is imported when it
 // runs.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import {
   addCommonOptions,
   type CliDeps,
@@ -13,71 +11,47 @@ import type {
   IncompleteSnapshot,
   RefusedSnapshot,
 } from '../state/snapshot-schema.js';
-import type { RequestRecord } from '../state/types.js';
-import type { CommandContext } from './common.js';
-import type { readRemoteInbox } from './inbox-remote.js';
+import type { HostsInbox, InboxRequest } from '../operations/list-inbox.js';
 
 export interface InboxOptions extends CommonOptions {
   json?: boolean;
   agent?: string;
 }
 
-/** Refused requests are looked for among this many newest events. */
-const REFUSED_EVENTS = 500;
-
-/**
- * Requests refused for their size (state/refused.ts) since the session
- * began, or in the last day when no session runs.
- */
-async function readRefused(
-  opts: InboxOptions,
-  ctx: CommandContext,
-): Promise<RefusedSnapshot[]> {
-  const [
-    { readSessionRecord },
-    { refusedSince, selectRefused },
-    { createRecentEventsReader },
-  ] = await Promise.all([
-    import('../session/record.js'),
-    import('../state/refused.js'),
-    import('../state/snapshot-events.js'),
-  ]);
-  const session = await readSessionRecord(ctx.paths).catch(() => undefined);
-  const events = await createRecentEventsReader(
-    ctx.paths.events,
-    REFUSED_EVENTS,
-  )();
-  return selectRefused(
-    events,
-    refusedSince(session?.createdAt, Date.now()),
-    opts.agent,
-  );
-}
-
-/** What `macs inbox` lists: this home's requests and its hosts'. */
-interface Inbox {
-  ctx: CommandContext;
-  open: RequestRecord[];
-  /** The hosts' open requests (undefined: no hosts in the config). */
-  remote: RemoteInbox | undefined;
-  refused: RefusedSnapshot[];
-  incomplete: IncompleteSnapshot[];
-}
-
-type RemoteInbox = Awaited<ReturnType<typeof readRemoteInbox>>;
-
 /** List pending requests (every agent's, from their state files). */
 export async function runInbox(
   opts: InboxOptions,
   deps: CliDeps,
 ): Promise<number> {
-  const inbox = await readInbox(opts, deps);
+  // Loaded when the command runs: `macs --help` and the other commands
+  // load only this file's flags (program.ts).
+  const [
+    { readInbox },
+    { inboxEntries },
+    { createContext, loadConfigOrDefaults },
+  ] = await Promise.all([
+    import('../operations/list-inbox.js'),
+    import('../operations/inbox-entries.js'),
+    import('./common.js'),
+  ]);
+  const ctx = createContext(opts, deps);
+  const { config } = await loadConfigOrDefaults(ctx, opts, deps);
+  // The logger is made only for a hub's links (ctx.log, on first use).
+  const hub = {
+    config,
+    env: deps.env,
+    paths: ctx.paths,
+    get log() {
+      return ctx.log;
+    },
+  };
+  const inbox = await readInbox(hub, opts.agent);
   if (opts.json) {
-    printInboxJson(inbox, deps);
+    deps.output.json(inboxEntries(inbox));
     return 0;
   }
-  for (const line of inbox.remote?.problems ?? []) deps.output.err(line);
-  const remoteLines = inbox.remote?.lines ?? [];
+  for (const line of hostProblems(inbox.hosts)) deps.output.err(line);
+  const remoteLines = await formatHostRequests(inbox.hosts);
   const { open, refused, incomplete } = inbox;
   if (
     open.length === 0 &&
@@ -88,110 +62,22 @@ export async function runInbox(
     deps.output.out('no pending requests');
     return 0;
   }
-  await printOpen(inbox, deps);
+  await printOpen(open, remoteLines, deps);
   await printIncomplete(incomplete, deps);
   await printRefused(refused, deps);
   return 0;
 }
 
-/** The open, incomplete and refused requests of the home and its hosts. */
-async function readInbox(opts: InboxOptions, deps: CliDeps): Promise<Inbox> {
-  // Loaded when the command runs: `macs --help` and the other commands
-  // load only this file's flags (program.ts).
-  const [
-    { selectIncomplete },
-    { listOpenRequests, readAllAgentStates },
-    { createContext, loadConfigOrDefaults },
-  ] = await Promise.all([
-    import('../state/incomplete-requests.js'),
-    import('../state/pending.js'),
-    import('./common.js'),
-  ]);
-  const ctx = createContext(opts, deps);
-  const { config } = await loadConfigOrDefaults(ctx, opts, deps);
-  const open = (await listOpenRequests(ctx.paths)).filter(
-    (r) => !opts.agent || r.agent === opts.agent,
-  );
-  // The hosts' open requests (docs/remote.md), `<host>/<id>` from `<host>/<agent>`.
-  const remote =
-    Object.keys(config.hosts).length === 0
-      ? undefined
-      : await import('./inbox-remote.js').then((m) =>
-          m.readRemoteInbox(ctx, config, deps, opts.agent),
-        );
-  const refused = await readRefused(opts, ctx);
-  // Blocks shown without their end marker (state/incomplete-requests.ts).
-  const incomplete = selectIncomplete(
-    await readAllAgentStates(ctx.paths),
-    opts.agent,
-  );
-  return { ctx, open, remote, refused, incomplete };
-}
-
-/**
- * An array of the open requests, as it always was, then the incomplete
- * blocks (`stage: "incomplete"`, no id: not raised yet) and the refused
- * ones (`stage: "refused"`, no id: never raised), so scripts reading
- * requests by id keep working and can still see them.
- */
-function printInboxJson(inbox: Inbox, deps: CliDeps): void {
-  deps.output.json([
-    ...inbox.open.map((r) => ({
-      id: r.id,
-      agent: r.agent,
-      type: r.type,
-      priority: r.priority,
-      stage: r.stage,
-      backend: r.backend ?? null,
-      detectedAt: r.detectedAt,
-      body: r.body,
-      attributes: r.attributes,
-    })),
-    ...(inbox.remote?.json ?? []),
-    ...inbox.incomplete.map((r) => ({
-      id: null,
-      agent: r.agent,
-      stage: 'incomplete',
-      reason: r.reason,
-      detectedAt: r.since,
-      firstLine: r.firstLine,
-      head: r.head,
-      lines: r.lines,
-      willBe: r.requestId,
-      message: r.message,
-    })),
-    ...inbox.refused.map((r) => ({
-      id: null,
-      agent: r.agent,
-      stage: 'refused',
-      reason: r.reason,
-      detectedAt: r.at,
-      firstLine: r.firstLine,
-      lines: r.lines,
-      bytes: r.bytes,
-      message: r.message,
-    })),
-  ]);
-}
-
 /** A line per open request (and the hosts'), and how to answer them. */
-async function printOpen(inbox: Inbox, deps: CliDeps): Promise<void> {
-  const [{ readPausedAgents }, { describeWaiting }, { formatAge }] =
-    await Promise.all([
-      import('../state/person-controls.js'),
-      import('../state/snapshot-records.js'),
-      import('./common.js'),
-    ]);
-  const { ctx, open } = inbox;
-  const remoteLines = inbox.remote?.lines ?? [];
-  const paused = await readPausedAgents(ctx.paths);
+async function printOpen(
+  open: readonly InboxRequest[],
+  remoteLines: readonly string[],
+  deps: CliDeps,
+): Promise<void> {
+  const { formatAge } = await import('./common.js');
   let forPerson = 0;
-  for (const r of open) {
+  for (const { request: r, waiting } of open) {
     const first = r.body.split('\n', 1)[0] ?? '';
-    const waiting = describeWaiting(r, {
-      paused: paused.has(r.agent),
-      inInbox: existsSync(path.join(ctx.paths.inbox, `${r.id}.txt`)),
-    });
     if (waiting.forPerson) forPerson += 1;
     deps.output.out(
       `${r.id}  ${r.agent}  ${r.type}  ${r.stage}  ${formatAge(r.detectedAt)}  ${first.slice(0, 72)}`,
@@ -257,6 +143,50 @@ async function printRefused(
       `${r.agent}  ${why}  ${formatAge(r.at)} ago  ${r.firstLine.slice(0, 72)}`,
     );
   }
+}
+
+/** A host's request body in `macs inbox`: this many lines at most. */
+const BODY_LINES = 20;
+
+/** The hosts' requests whole, as lines (a host that cannot be reached: marked). */
+async function formatHostRequests(
+  hosts: HostsInbox | undefined,
+): Promise<string[]> {
+  const requests = hosts?.requests ?? [];
+  if (requests.length === 0) return [];
+  const [{ formatAge }, { downLabel }] = await Promise.all([
+    import('./common.js'),
+    import('../remote/fleet-model.js'),
+  ]);
+  const now = Date.now();
+  return requests.flatMap((r) => {
+    const age = r.detectedAt
+      ? formatAge(r.detectedAt, now)
+      : `${Math.round(r.ageSec ?? 0)}s`;
+    const body = (r.body ?? r.firstLine).split('\n');
+    return [
+      `${r.id}  ${r.agent}  ${r.type}  ${r.stage}  ${age}  ${(body[0] ?? '').slice(0, 72)}`,
+      ...body.slice(1, BODY_LINES).map((l) => `    ${l}`),
+      ...(body.length > BODY_LINES
+        ? [
+            `    … ${body.length - BODY_LINES} more lines (macs mcp get_request ${r.id})`,
+          ]
+        : []),
+      ...(r.hostDownSince !== undefined
+        ? [
+            `    ${downLabel(r.host, r.hostDownSince)}: an answer is kept and delivered once when it is back`,
+          ]
+        : []),
+    ];
+  });
+}
+
+/** A line per host that cannot be reached (for stderr). */
+function hostProblems(hosts: HostsInbox | undefined): string[] {
+  return (hosts?.down ?? []).map(
+    (v) =>
+      `macs: ${v.error?.message ?? `host ${v.name} cannot be reached`}${v.error?.hint ? ` (hint: ${v.error.hint})` : ''}`,
+  );
 }
 
 export function registerInboxCommand(

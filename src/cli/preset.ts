@@ -8,8 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { errorMessage } from '../errors.js';
-import type { AgentStateName } from '../config/states.js';
+import type { CaptureVerdict } from '../screen/classify-captures.js';
 import type { CliDeps } from './options.js';
 
 export interface PresetTestOptions {
@@ -25,14 +24,8 @@ export interface PresetTestDeps {
   out: (line: string) => void;
 }
 
-export interface PresetTestResult {
-  file: string;
-  state: AgentStateName | null;
-  rule: string | null;
-  error?: string;
-}
-
-function formatLine(result: PresetTestResult): string {
+/** `<file>: <state> (<rule>)`, or the file's error. */
+function formatLine(result: CaptureVerdict): string {
   if (result.error !== undefined)
     return `${result.file}: error: ${result.error}`;
   const state = result.state ?? 'unknown';
@@ -53,28 +46,13 @@ export async function runPresetTest(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [{ getPreset }, { classifyScreen }] = await Promise.all([
-    import('../config/presets/index.js'),
-    import('../screen/classify.js'),
-  ]);
-  const preset = getPreset(opts.preset, opts.custom);
-  const results: PresetTestResult[] = [];
-  for (const file of opts.files) {
-    let screen: string;
-    try {
-      screen = await deps.readFile(file);
-    } catch (error) {
-      results.push({
-        file,
-        state: null,
-        rule: null,
-        error: errorMessage(error),
-      });
-      continue;
-    }
-    const { state, rule } = classifyScreen(screen, preset);
-    results.push({ file, state, rule: rule ?? null });
-  }
+  const { classifyCaptures } = await import('../screen/classify-captures.js');
+  const results = await classifyCaptures(
+    opts.preset,
+    opts.custom,
+    opts.files,
+    deps.readFile,
+  );
   if (opts.json) {
     deps.out(JSON.stringify(results, null, 2));
   } else {

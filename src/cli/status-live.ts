@@ -11,7 +11,7 @@ import type { HostView } from '../remote/remote-fleet.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
-import { formatStatusText } from './status-text.js';
+import { formatStatusText } from '../ui/status-text.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 
 /**

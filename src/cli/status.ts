@@ -55,7 +55,7 @@ export async function runStatus(
     return 0;
   }
   if (!terminal.interactive && !opts.watch) {
-    const { formatStatusText } = await import('./status-text.js');
+    const { formatStatusText } = await import('../ui/status-text.js');
     for (const line of formatStatusText(
       await buildSnapshot(ctx.paths, new Date(), {
         prices: config.prices,

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ConfigError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import type { HomePaths } from '../home/paths.js';
 import { appendPrivateSync, ensurePrivateDir } from '../home/fs.js';
@@ -168,4 +169,35 @@ export function parseSince(
   }
   const t = Date.parse(value);
   return Number.isNaN(t) ? undefined : new Date(t);
+}
+
+/**
+ * A command's `--since <value>` (parseSince), or a ConfigError naming the
+ * value: `macs events` and `macs usage` take the same durations and dates.
+ */
+export function parseSinceOption(value: string): Date {
+  const since = parseSince(value);
+  if (!since)
+    throw new ConfigError(
+      `--since '${value}' is not a duration (10m, 2h, 1d) or a date`,
+    );
+  return since;
+}
+
+/**
+ * The filter of a command's flags (`macs events`): an agent, a type or
+ * prefix, a request, and `since` (parseSinceOption: a bad one throws).
+ */
+export function eventFilterOf(flags: {
+  agent?: string | undefined;
+  type?: string | undefined;
+  request?: string | undefined;
+  since?: string | undefined;
+}): EventFilter {
+  return {
+    ...(flags.agent ? { agent: flags.agent } : {}),
+    ...(flags.type ? { type: flags.type } : {}),
+    ...(flags.request ? { requestId: flags.request } : {}),
+    ...(flags.since ? { since: parseSinceOption(flags.since) } : {}),
+  };
 }

@@ -13,7 +13,7 @@ import { buildProgram } from '../../src/cli/program.js';
 import { createContext } from '../../src/cli/common.js';
 import type { CliDeps } from '../../src/cli/options.js';
 import { runStatus } from '../../src/cli/status.js';
-import { formatStatusText } from '../../src/cli/status-text.js';
+import { formatStatusText } from '../../src/ui/status-text.js';
 import type { StatusTerminal } from '../../src/cli/types.js';
 import { createStatusIntents } from '../../src/operations/status-intents.js';
 import { createAttentionBell } from '../../src/ui/attention-bell.js';
