@@ -9,6 +9,7 @@ import {
 } from './options.js';
 import type { Command } from 'commander';
 import type { AttachSession } from '../tmux/attach-session.js';
+import type { AttachTarget } from '../session/attach-target.js';
 
 /**
  * `macs attach [agent]`: put this terminal on the home's session, the
@@ -57,30 +58,48 @@ export async function runAttach(
     ...{ paths: ctx.paths, socket, runTmux: deps.runTmux, agent },
     onTerminal: isOnTerminal(deps),
   });
-  switch (target.type) {
-    case 'no-session':
-      throw new MacsError(
-        `no macs session is running for ${ctx.paths.home} (tmux -L ${socket})`,
-        {
-          hint: `start one with \`${hintCommand('start', opts, deps)}\`, or try \`${hintCommand('start --demo', opts, deps)}\``,
-        },
-      );
-    case 'not-on-terminal':
-      throw new MacsError('not on a terminal: attaching needs one', {
-        hint: `from a terminal run \`${hintCommand('attach', opts, deps)}\` (or: tmux -L ${socket} attach -t ${SESSION_NAME})`,
-      });
-    case 'no-agent':
-      throw new MacsError(`no agent '${agent ?? ''}' in this session`, {
-        exitCode: 2,
-        hint: `its agents: ${target.agents.join(', ') || 'none'} (on another host: <host>/<agent>)`,
-      });
-    case 'ready':
-      break;
-  }
+  if (target.type !== 'ready')
+    throw attachRefusal(
+      target,
+      { socket, home: ctx.paths.home, agent, session: SESSION_NAME },
+      (c) => hintCommand(c, opts, deps),
+    );
   const code = await attach({ socket, session: SESSION_NAME });
   const { paths } = ctx;
   const { sessionId } = target;
   return endOfAttach({ code, opts, deps, paths, socket, sessionId });
+}
+
+/** Why the attach cannot go on, said with the commands that would help. */
+function attachRefusal(
+  target: Exclude<AttachTarget, { type: 'ready' }>,
+  where: {
+    socket: string;
+    home: string;
+    agent: string | undefined;
+    session: string;
+  },
+  hint: (command: string) => string,
+): MacsError {
+  const { socket } = where;
+  switch (target.type) {
+    case 'no-session':
+      return new MacsError(
+        `no macs session is running for ${where.home} (tmux -L ${socket})`,
+        {
+          hint: `start one with \`${hint('start')}\`, or try \`${hint('start --demo')}\``,
+        },
+      );
+    case 'not-on-terminal':
+      return new MacsError('not on a terminal: attaching needs one', {
+        hint: `from a terminal run \`${hint('attach')}\` (or: tmux -L ${socket} attach -t ${where.session})`,
+      });
+    case 'no-agent':
+      return new MacsError(`no agent '${where.agent ?? ''}' in this session`, {
+        exitCode: 2,
+        hint: `its agents: ${target.agents.join(', ') || 'none'} (on another host: <host>/<agent>)`,
+      });
+  }
 }
 
 export function registerAttachCommand(

@@ -49,6 +49,11 @@ export function bridgeConfigFlags(
 
 /** The flags of `macs bridge`, in the order `--help` lists them. */
 export function addBridgeOptions(command: Command): Command {
+  return addRunOptions(addAnswererOptions(addPaneOptions(command)));
+}
+
+/** The flags that name the worker: `--worker-pane`, `--agent`, `--preset`. */
+function addPaneOptions(command: Command): Command {
   return command
     .addOption(
       new Option(
@@ -67,7 +72,12 @@ export function addBridgeOptions(command: Command): Command {
         '--preset <name>',
         "the agent's preset (default: from the config, else detected from the pane's program)",
       ).env('MACS_PRESET'),
-    )
+    );
+}
+
+/** The flags that choose who answers: `--backend`, `--exec`, `--controller-pane`. */
+function addAnswererOptions(command: Command): Command {
+  return command
     .addOption(
       new Option(
         '--backend <backend>',
@@ -97,7 +107,12 @@ export function addBridgeOptions(command: Command): Command {
         '--controller-pane <pane>',
         "the live controller agent's pane, e.g. %1 (the interactive backend)",
       ).env('MACS_CONTROLLER_PANE'),
-    )
+    );
+}
+
+/** The flags of how the bridge runs: `--all`, `--no-split`, `--quiet`, ... */
+function addRunOptions(command: Command): Command {
+  return command
     .option(
       '--all',
       'supervise every agent of the session (.macs/session.json, @macs_agent panes) from this one process',
