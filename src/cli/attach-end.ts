@@ -1,18 +1,15 @@
 import { MacsError } from '../errors.js';
 import type { HomePaths } from '../home/paths.js';
-import { wasSessionStopped } from '../session/record.js';
-import { isSessionRunning } from '../session/tmux-check.js';
-import { createTmuxClient } from '../tmux/client.js';
+import { sessionAfterAttach } from '../session/attach-target.js';
 import type { CliDeps, CommonOptions } from './options.js';
 import { hintCommand } from './session-common.js';
 
 /**
  * A person's tmux client (`macs start`, `macs attach`) has returned: say
- * what became of the session and give the exit code. Still running: the
- * person detached (`detached`, when given, says so; 0, or 1 when tmux
- * failed). Ended by `macs stop` from another terminal: said, 0. Gone
- * otherwise (its tmux server was killed or crashed): an error with how to
- * bring it back, 1.
+ * what became of the session (session/attach-target.ts) and give the exit
+ * code. Still running: the person detached (`detached`, when given, says
+ * so; 0, or 1 when tmux failed). Ended by `macs stop` from another
+ * terminal: said, 0. Gone otherwise: an error with how to bring it back, 1.
  */
 export async function endOfAttach(options: {
   code: number;
@@ -24,12 +21,18 @@ export async function endOfAttach(options: {
   sessionId: string | undefined;
   detached?: string;
 }): Promise<number> {
-  const { code, opts, deps, paths, socket, sessionId, detached } = options;
-  if (await isSessionRunning(createTmuxClient(socket, deps.runTmux))) {
+  const { code, opts, deps, socket, detached } = options;
+  const session = await sessionAfterAttach(
+    options.paths,
+    socket,
+    options.sessionId,
+    deps.runTmux,
+  );
+  if (session === 'running') {
     if (detached !== undefined) deps.output.out(detached);
     return code === 0 ? 0 : 1;
   }
-  if (await wasSessionStopped(paths, sessionId)) {
+  if (session === 'stopped') {
     deps.output.out(
       `the session was stopped (macs stop); worktrees, inbox/, archive/ and .macs/ are kept (start a new one: ${hintCommand('start', opts, deps)})`,
     );

@@ -9,11 +9,13 @@ import {
 } from './options.js';
 import type { Command } from 'commander';
 import type { AttachSession } from '../tmux/attach-session.js';
+import type { AttachTarget } from '../session/attach-target.js';
 
 /**
  * `macs attach [agent]`: put this terminal on the home's session, the
- * agent's pane selected when one is named; `<host>/<agent>` attaches the
- * host's session over `ssh -t` (docs/remote.md).
+ * agent's pane selected when one is named (session/attach-target.ts);
+ * `<host>/<agent>` attaches the host's session over `ssh -t`
+ * (docs/remote.md).
  */
 export async function runAttach(
   opts: CommonOptions,
@@ -24,20 +26,18 @@ export async function runAttach(
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
   const [
-    { SESSION_NAME, readSessionRecord },
-    { checkTmux, isSessionRunning },
+    { SESSION_NAME },
+    { checkTmux },
+    { prepareAttach },
     { createAttachSession },
-    { buildSelectPaneArgs, buildSelectWindowArgs },
-    { createTmuxClient },
     { endOfAttach },
     { createContext },
     { hintCommand, isOnTerminal, resolveSessionSocket },
   ] = await Promise.all([
     import('../session/record.js'),
     import('../session/tmux-check.js'),
+    import('../session/attach-target.js'),
     import('../tmux/attach-session.js'),
-    import('../tmux/args.js'),
-    import('../tmux/client.js'),
     import('./attach-end.js'),
     import('./common.js'),
     import('./session-common.js'),
@@ -54,40 +54,52 @@ export async function runAttach(
     );
   await checkTmux(deps.runTmux);
   const socket = await resolveSessionSocket(opts, ctx.paths, deps.env);
-  const tmux = createTmuxClient(socket, deps.runTmux);
-  if (!(await isSessionRunning(tmux))) {
-    throw new MacsError(
-      `no macs session is running for ${ctx.paths.home} (tmux -L ${socket})`,
-      {
-        hint: `start one with \`${hintCommand('start', opts, deps)}\`, or try \`${hintCommand('start --demo', opts, deps)}\``,
-      },
-    );
-  }
-  if (!isOnTerminal(deps)) {
-    throw new MacsError('not on a terminal: attaching needs one', {
-      hint: `from a terminal run \`${hintCommand('attach', opts, deps)}\` (or: tmux -L ${socket} attach -t ${SESSION_NAME})`,
-    });
-  }
-  const record = await readSessionRecord(ctx.paths);
-  if (agent !== undefined) {
-    const pane = record?.agents.find((a) => a.name === agent)?.pane;
-    if (!pane)
-      throw new MacsError(`no agent '${agent}' in this session`, {
-        exitCode: 2,
-        hint: `its agents: ${record?.agents.map((a) => a.name).join(', ') || 'none'} (on another host: <host>/<agent>)`,
-      });
-    await tmux.command(buildSelectWindowArgs(pane));
-    await tmux.command(buildSelectPaneArgs(pane));
-  }
-  const code = await attach({ socket, session: SESSION_NAME });
-  return endOfAttach({
-    code,
-    opts,
-    deps,
-    paths: ctx.paths,
-    socket,
-    sessionId: record?.id,
+  const target = await prepareAttach({
+    ...{ paths: ctx.paths, socket, runTmux: deps.runTmux, agent },
+    onTerminal: isOnTerminal(deps),
   });
+  if (target.type !== 'ready')
+    throw attachRefusal(
+      target,
+      { socket, home: ctx.paths.home, agent, session: SESSION_NAME },
+      (c) => hintCommand(c, opts, deps),
+    );
+  const code = await attach({ socket, session: SESSION_NAME });
+  const { paths } = ctx;
+  const { sessionId } = target;
+  return endOfAttach({ code, opts, deps, paths, socket, sessionId });
+}
+
+/** Why the attach cannot go on, said with the commands that would help. */
+function attachRefusal(
+  target: Exclude<AttachTarget, { type: 'ready' }>,
+  where: {
+    socket: string;
+    home: string;
+    agent: string | undefined;
+    session: string;
+  },
+  hint: (command: string) => string,
+): MacsError {
+  const { socket } = where;
+  switch (target.type) {
+    case 'no-session':
+      return new MacsError(
+        `no macs session is running for ${where.home} (tmux -L ${socket})`,
+        {
+          hint: `start one with \`${hint('start')}\`, or try \`${hint('start --demo')}\``,
+        },
+      );
+    case 'not-on-terminal':
+      return new MacsError('not on a terminal: attaching needs one', {
+        hint: `from a terminal run \`${hint('attach')}\` (or: tmux -L ${socket} attach -t ${where.session})`,
+      });
+    case 'no-agent':
+      return new MacsError(`no agent '${where.agent ?? ''}' in this session`, {
+        exitCode: 2,
+        hint: `its agents: ${target.agents.join(', ') || 'none'} (on another host: <host>/<agent>)`,
+      });
+  }
 }
 
 export function registerAttachCommand(

@@ -1,7 +1,6 @@
 // `macs dismiss`: its flags and its run. Only the flags load with the program
 // (`macs --help` starts at once); what the run needs is imported when it
 // runs.
-import { ConfigError } from '../errors.js';
 import {
   addCommonOptions,
   type CliDeps,
@@ -16,7 +15,8 @@ export interface DismissOptions extends CommonOptions {
 
 /**
  * `macs dismiss <id>…`: end pending requests without an answer; each is
- * archived as `dismissed` with the reason and never typed into its worker.
+ * archived as `dismissed` with the reason and never typed into its worker
+ * (operations/dismiss-requests.ts); `<host>/<id>` by that host's macs.
  */
 export async function runDismiss(
   ids: string[],
@@ -26,40 +26,20 @@ export async function runDismiss(
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
   const [
-    { describeDismissal, dismissRequests },
-    { isSafeFileName },
+    { describeDismissal, dismissEach },
     { createContext, loadConfigOrDefaults },
-    { forwardIfRemote },
   ] = await Promise.all([
     import('../operations/dismiss-requests.js'),
-    import('../protocol/ids.js'),
     import('./common.js'),
-    import('./remote.js'),
   ]);
   const ctx = createContext(opts, deps);
-  await loadConfigOrDefaults(ctx, opts, deps);
-  // `<host>/<id>`: dismissed by that host's macs, one id at a time.
-  let remote = 0;
-  for (const id of ids.filter((i) => i.includes('/')))
-    remote +=
-      (await forwardIfRemote(id, 'request', ctx, deps, (name) => [
-        'dismiss',
-        name,
-        ...(opts.reason ? ['--reason', opts.reason] : []),
-      ])) ?? 0;
-  ids = ids.filter((i) => !i.includes('/'));
-  if (ids.length === 0) return remote;
-  for (const id of ids)
-    if (!isSafeFileName(id))
-      throw new ConfigError(`'${id}' is not a request id`, {
-        hint: 'see the ids with `macs inbox`',
-      });
-  const outcomes = await dismissRequests(
-    ctx.paths,
-    ids,
-    opts.reason?.trim() || 'dismissed by a person',
-    ctx.log,
-  );
+  let { config } = await loadConfigOrDefaults(ctx, opts, deps);
+  // A host's request needs the hosts of the config file itself.
+  if (ids.some((i) => i.includes('/'))) ({ config } = await ctx.loadConfig());
+  const hub = { config, env: deps.env, paths: ctx.paths, log: ctx.log };
+  const { hostLines, outcomes } = await dismissEach(hub, ids, opts.reason);
+  for (const line of hostLines) deps.output.out(line);
+  if (outcomes.length === 0) return 0;
   if (opts.json) deps.output.json(outcomes);
   else
     for (const o of outcomes) {

@@ -1,15 +1,12 @@
 // `macs mcp`: its flags and its run. Only the flags load with the program
 // (`macs --help` starts at once); what the run needs is imported when it
 // runs.
-import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { ConfigError } from '../errors.js';
 import {
   addCommonOptions,
   type CliDeps,
   type CommonOptions,
 } from './options.js';
-import type { HomePaths } from '../home/paths.js';
 
 export interface McpOptions extends CommonOptions {
   /** Run by a hub over ssh (docs/remote.md): serve only a macs home. */
@@ -17,31 +14,10 @@ export interface McpOptions extends CommonOptions {
 }
 
 /**
- * A hub reaches a host's home only where macs already is (a config, or a
- * session that ran there): a mistyped `home` is an error naming it, and
- * nothing is created on the host (before, it showed up with 0 agents and
- * got a `.macs/`). `macs start` at the hub still makes the home.
- */
-export function assertHubHome(paths: HomePaths): void {
-  if (
-    existsSync(paths.config) ||
-    existsSync(paths.sessionFile) ||
-    existsSync(paths.stoppedSessionFile)
-  )
-    return;
-  throw new ConfigError(
-    `${paths.home} is not a macs home (no macs.config.json, no .macs/session.json)`,
-    {
-      hint: 'check the host\'s "home" in the hub\'s macs.config.json, or start macs there (macs start at the hub)',
-    },
-  );
-}
-
-/**
  * `macs mcp`: serve the controller's tools over MCP on stdin/stdout until
- * the client closes stdin or the process is interrupted. Nothing else is
- * written to stdout (it carries the protocol); the developer log goes to
- * `.macs/macs.log`.
+ * the client closes stdin or the process is interrupted (mcp/serve-stdio.ts).
+ * Nothing else is written to stdout (it carries the protocol); the
+ * developer log goes to `.macs/macs.log`.
  */
 export async function runMcp(
   opts: McpOptions,
@@ -53,60 +29,26 @@ export async function runMcp(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [{ VERSION }, { createContext }] = await Promise.all([
-    import('../version.js'),
-    import('./common.js'),
-  ]);
+  const [{ VERSION }, { createContext }, { assertHubHome }] = await Promise.all(
+    [
+      import('../version.js'),
+      import('./common.js'),
+      import('../home/open-home.js'),
+    ],
+  );
   const ctx = createContext(opts, deps);
   if (opts.fromHub) assertHubHome(ctx.paths);
   const { config } = await ctx.loadConfig();
-  const [{ createMacsMcpServer }, { StdioServerTransport }] = await Promise.all(
-    [
-      import('../mcp/mcp-server.js'),
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
-    ],
-  );
-  // At a hub, the links to its hosts live as long as the server (docs/remote.md).
-  const fleet =
-    Object.keys(config.hosts).length === 0
-      ? undefined
-      : await import('../remote/remote-fleet.js').then((m) =>
-          m.createRemoteFleet(
-            {
-              config,
-              env: deps.env,
-              paths: ctx.paths,
-              version: VERSION,
-              log: ctx.log,
-            },
-            { live: true },
-          ),
-        );
-  const { server, recording } = createMacsMcpServer({
-    ...(fleet ? { fleet } : {}),
-    paths: ctx.paths,
-    log: ctx.log,
-    config,
+  const { serveMcpOnStdio } = await import('../mcp/serve-stdio.js');
+  const how = await serveMcpOnStdio({
+    ...{ paths: ctx.paths, log: ctx.log, config, env: deps.env },
     runTmux: deps.runTmux,
     ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),
     version: VERSION,
     ...(opts.fromHub ? { forHub: true } : {}),
+    ...streams,
+    interrupted: deps.interrupted,
   });
-  const transport = new StdioServerTransport(
-    streams.stdin as never,
-    streams.stdout as never,
-  );
-  const closed = new Promise<'closed'>((resolve) => {
-    transport.onclose = () => resolve('closed');
-    streams.stdin.once('end', () => resolve('closed'));
-    streams.stdin.once('close', () => resolve('closed'));
-  });
-  await server.connect(recording(transport));
-  ctx.log.info({ home: ctx.paths.home }, 'mcp server started');
-  const how = await Promise.race([closed, deps.interrupted]);
-  await server.close().catch(() => undefined);
-  await fleet?.close();
-  ctx.log.info({ how }, 'mcp server stopped');
   return how === 'SIGINT' ? 130 : 0;
 }
 

@@ -9,7 +9,7 @@ import {
 } from './options.js';
 import type { Command } from 'commander';
 
-/** `macs pause <agent>` / `macs resume <agent>`. */
+/** `macs pause <agent>` / `macs resume <agent>` (operations/pause-delivery.ts). */
 export async function runPause(
   agent: string,
   paused: boolean,
@@ -18,42 +18,36 @@ export async function runPause(
 ): Promise<number> {
   // Loaded when the command runs: `macs --help` and the other commands
   // load only this file's flags (program.ts).
-  const [
-    { createEventLog },
-    { listHomeAgents, pauseDelivery },
-    { createContext },
-    { forwardIfRemote },
-  ] = await Promise.all([
-    import('../events/log.js'),
-    import('../operations/pause-delivery.js'),
-    import('./common.js'),
-    import('./remote.js'),
-  ]);
+  const [{ createEventLog }, { pauseKnownAgent }, { createContext }] =
+    await Promise.all([
+      import('../events/log.js'),
+      import('../operations/pause-delivery.js'),
+      import('./common.js'),
+    ]);
   const ctx = createContext(opts, deps);
-  const remote = await forwardIfRemote(agent, 'agent', ctx, deps, (name) => [
-    paused ? 'pause' : 'resume',
-    name,
-  ]);
-  if (remote !== undefined) return remote;
-  const known = await listHomeAgents(ctx.paths);
-  if (!known.includes(agent))
-    throw new AgentError(`no agent '${agent}' in ${ctx.paths.home}`, {
-      hint: known.length
-        ? `its agents: ${known.join(', ')}`
-        : 'start a session first (macs start)',
-    });
-  await pauseDelivery(
-    ctx.paths,
-    createEventLog(ctx.paths),
+  const { config } = await ctx.loadConfig();
+  const { paths } = ctx;
+  const hub = { config, env: deps.env, paths, log: ctx.log };
+  const result = await pauseKnownAgent(
+    { ...hub, events: createEventLog(paths) },
     agent,
     paused,
     paused ? 'macs pause' : 'macs resume',
   );
-  deps.output.out(
-    paused
-      ? `delivery to ${agent} paused: its answers wait (kept) until macs resume ${agent}`
-      : `delivery to ${agent} resumed`,
-  );
+  if (result.type === 'on-host')
+    for (const line of result.lines) deps.output.out(line);
+  else if (result.type === 'unknown')
+    throw new AgentError(`no agent '${agent}' in ${paths.home}`, {
+      hint: result.known.length
+        ? `its agents: ${result.known.join(', ')}`
+        : 'start a session first (macs start)',
+    });
+  else
+    deps.output.out(
+      paused
+        ? `delivery to ${agent} paused: its answers wait (kept) until macs resume ${agent}`
+        : `delivery to ${agent} resumed`,
+    );
   return 0;
 }
 

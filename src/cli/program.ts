@@ -37,9 +37,34 @@ function helpWidth(stream: { isTTY?: boolean; columns?: number }): number {
   return columns && columns < HELP_WIDTH ? columns : HELP_WIDTH;
 }
 
-/** Build the `macs` program with injected dependencies (tests call `run`). */
-export function buildProgram(deps: CliDeps): Program {
-  const command = new Command('macs')
+/** Every command, in the order `macs --help` lists them. */
+const COMMANDS = [
+  registerStartCommand,
+  registerStopCommand,
+  registerAttachCommand,
+  registerRestartCommand,
+  registerAddCommand,
+  registerPauseCommands,
+  registerBridgeCommand,
+  registerInboxCommand,
+  registerHostsCommand,
+  registerRespondCommand,
+  registerDismissCommand,
+  registerSendCommand,
+  registerEventsCommand,
+  registerUsageCommand,
+  registerMcpCommand,
+  registerHookCommand,
+  registerHooksCommand,
+  registerPresetCommand,
+  registerStatusCommand,
+  registerTargetCommand,
+  registerWebCommand,
+];
+
+/** The `macs` command itself: its description, version, output and help width. */
+function createRootCommand(deps: CliDeps): Command {
+  return new Command('macs')
     .description(
       'macs: a controller agent supervises worker coding agents in tmux panes.\n' +
         "The bridge reads each worker's pane, routes its requests to an answerer and types the answer back safely.",
@@ -61,58 +86,42 @@ Exit codes: 0 ok, 1 failure, 2 bad usage or config, 3 tmux missing or
 unreachable, 130 interrupted. Every option also reads MACS_<OPTION> from the
 environment (e.g. MACS_HOME, MACS_TMUX_SOCKET).`,
     );
+}
 
+/** Parse `argv` and run the action it names: its exit code (commander's: 0 or 2). */
+async function parseAndRun(
+  command: Command,
+  argv: readonly string[],
+  action: { pending?: Promise<number> },
+): Promise<number> {
+  delete action.pending;
+  try {
+    await command.parseAsync([...argv], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    const shown = [
+      'commander.helpDisplayed',
+      'commander.version',
+      'commander.help',
+    ];
+    return shown.includes(error.code) ? 0 : 2;
+  }
+  const pending = action.pending as Promise<number> | undefined;
+  return pending === undefined ? 0 : pending;
+}
+
+/** Build the `macs` program with injected dependencies (tests call `run`). */
+export function buildProgram(deps: CliDeps): Program {
+  const command = createRootCommand(deps);
   const action: { pending?: Promise<number> } = {};
   const run = (p: Promise<number>) => {
     action.pending = p;
   };
-  registerStartCommand(command, deps, run);
-  registerStopCommand(command, deps, run);
-  registerAttachCommand(command, deps, run);
-  registerRestartCommand(command, deps, run);
-  registerAddCommand(command, deps, run);
-  registerPauseCommands(command, deps, run);
-  registerBridgeCommand(command, deps, run);
-  registerInboxCommand(command, deps, run);
-  registerHostsCommand(command, deps, run);
-  registerRespondCommand(command, deps, run);
-  registerDismissCommand(command, deps, run);
-  registerSendCommand(command, deps, run);
-  registerEventsCommand(command, deps, run);
-  registerUsageCommand(command, deps, run);
-  registerMcpCommand(command, deps, run);
-  registerHookCommand(command, deps, run);
-  registerHooksCommand(command, deps, run);
-  registerPresetCommand(command, deps, run);
-  registerStatusCommand(command, deps, run);
-  registerTargetCommand(command, deps, run);
-  registerWebCommand(command, deps, run);
+  for (const register of COMMANDS) register(command, deps, run);
   for (const sub of command.commands)
     sub.exitOverride().configureOutput({
       writeOut: deps.output.writeOut,
       writeErr: deps.output.writeErr,
     });
-
-  return {
-    command,
-    async run(argv) {
-      delete action.pending;
-      try {
-        await command.parseAsync([...argv], { from: 'user' });
-      } catch (error) {
-        if (error instanceof CommanderError) {
-          if (
-            error.code === 'commander.helpDisplayed' ||
-            error.code === 'commander.version' ||
-            error.code === 'commander.help'
-          )
-            return 0;
-          return 2;
-        }
-        throw error;
-      }
-      const pending = action.pending as Promise<number> | undefined;
-      return pending === undefined ? 0 : pending;
-    },
-  };
+  return { command, run: (argv) => parseAndRun(command, argv, action) };
 }

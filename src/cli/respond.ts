@@ -11,6 +11,7 @@ import {
 } from './options.js';
 import type { Command } from 'commander';
 import type { RespondResult } from '../operations/answer-request.js';
+import type { HostAnswerOutcome } from '../operations/answer-host.js';
 
 export interface RespondOptions extends CommonOptions {
   file?: string;
@@ -82,7 +83,8 @@ async function checkWritten(
 
 /**
  * Answer a pending request: write `outbox/<id>.txt` atomically (temp file +
- * rename), which the bridge picks up at once.
+ * rename), which the bridge picks up at once; `<host>/<id>`: the host's
+ * request, answered there (operations/answer-host.ts).
  */
 export async function runRespond(
   id: string,
@@ -97,12 +99,14 @@ export async function runRespond(
     { isSafeFileName },
     { respondToRequest },
     { remoteTargetOf },
+    { answerOnHost },
     { createContext, loadConfigOrDefaults },
   ] = await Promise.all([
     import('../protocol/sanitize.js'),
     import('../protocol/ids.js'),
     import('../operations/answer-request.js'),
     import('../operations/host-forward.js'),
+    import('../operations/answer-host.js'),
     import('./common.js'),
   ]);
   const ctx = createContext(opts, deps);
@@ -115,27 +119,52 @@ export async function runRespond(
   }
   const answer = await readAnswer(text, opts, deps);
   if (remote) {
-    const { respondRemote } = await import('./respond-remote.js');
-    return respondRemote(
-      ctx,
-      config,
-      deps,
-      remote.target.name,
-      remote.name,
-      answer,
-    );
+    const host = remote.target.name;
+    const hub = { config, env: deps.env, paths: ctx.paths, log: ctx.log };
+    const outcome = await answerOnHost(hub, {
+      ...{ host, id: remote.name, text: answer },
+      by: 'hub:respond',
+    });
+    deps.output.out(describeHostAnswer(outcome, host, remote.name, answer));
+    return 0;
   }
   const result = await respondToRequest(ctx.paths, id, answer, {
     force: opts.force === true,
   });
-  const written = await checkWritten(id, result);
-  const target = written.file;
+  const { file, untyped } = await checkWritten(id, result);
   deps.output.out(
-    `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, target) || target}`,
+    `answered ${id} (${answer.length} chars) -> ${path.relative(deps.cwd, file) || file}`,
   );
-  if (written.untyped > 0)
-    deps.output.err(`macs respond: ${describeUntyped(written.untyped)}`);
+  if (untyped > 0) deps.output.err(`macs respond: ${describeUntyped(untyped)}`);
   return 0;
+}
+
+/** An answer to a host's request, said in one line; an error when not taken. */
+function describeHostAnswer(
+  outcome: HostAnswerOutcome,
+  host: string,
+  id: string,
+  text: string,
+): string {
+  const qualified = `${host}/${id}`;
+  switch (outcome.type) {
+    case 'answered':
+      return `answered ${qualified} (${text.length} chars) on ${host}`;
+    case 'held':
+      return `host ${host} cannot be reached now: the answer to ${qualified} is kept (${outcome.file}) and delivered once when it is back`;
+    case 'held-already':
+      throw new MacsError(
+        `an answer to ${qualified} is already kept for ${host}`,
+        {
+          hint: 'it is delivered once the host is back; a request is answered once',
+        },
+      );
+    case 'refused':
+      throw new MacsError(
+        `host ${host} refused the answer to ${id}: ${outcome.reason}`,
+        { hint: 'list pending requests with `macs inbox`' },
+      );
+  }
 }
 
 export function registerRespondCommand(

@@ -4,7 +4,7 @@
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { addCommonOptions, type CliDeps } from './options.js';
-import type { CommandContext } from './common.js';
+import type { SendOutcome } from '../operations/send-message.js';
 import type { SendOptions } from './types.js';
 
 /** `macs send -` reads at most this much of stdin. */
@@ -30,45 +30,60 @@ export async function runSend(
   // load only this file's flags (program.ts).
   const [
     { sendToAgent },
-    { isValidAgentName },
+    { localTeammate },
     { createContext },
     { readSendText },
   ] = await Promise.all([
     import('../operations/send-message.js'),
-    import('../protocol/ids.js'),
+    import('../operations/send-target.js'),
     import('./common.js'),
     import('./send-text.js'),
   ]);
   const ctx = createContext(opts, deps);
   // `<lead>/<teammate>`: a local lead's teammate, unless a host has that name.
-  const teammate = await localTeammate(agent, ctx);
+  const teammate = await localTeammate(ctx.paths, agent, async (lead) =>
+    Object.hasOwn((await ctx.loadConfig()).config.hosts, lead),
+  );
   if (teammate) agent = teammate;
   if (agent.includes('/')) {
     const { sendRemote } = await import('./send-remote.js');
     return sendRemote(agent, text, opts, deps, ctx);
   }
-  if (!isValidAgentName(agent))
-    throw new ConfigError(`agent name '${agent}' is not valid`, {
-      hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',
-    });
+  await checkAgentName(agent);
   const timeoutSec = parseTimeout(opts.timeout);
   const input = await readSendText(text, deps, MAX_SEND_BYTES);
   const { config } = await ctx.loadConfig();
   const interrupt = new AbortController();
   void deps.interrupted.then(() => interrupt.abort());
   const outcome = await sendToAgent({
-    agent,
-    text: input,
-    paths: ctx.paths,
-    config,
-    runTmux: deps.runTmux,
+    ...{ agent, text: input, paths: ctx.paths, config, runTmux: deps.runTmux },
     ...(opts.tmuxSocket ? { socket: opts.tmuxSocket } : {}),
     ...(opts.preset ? { preset: opts.preset } : {}),
     ...(timeoutSec === undefined ? {} : { timeoutSec }),
     signal: interrupt.signal,
     onWaiting: (message) => deps.output.err(`macs send: ${message}`),
   });
-  if (outcome.type === 'cancelled') return 130;
+  return outcome.type === 'cancelled'
+    ? 130
+    : printSent(agent, outcome, opts, deps);
+}
+
+/** An agent name that is not one is bad usage (before any text is read). */
+async function checkAgentName(agent: string): Promise<void> {
+  const { isValidAgentName } = await import('../protocol/ids.js');
+  if (!isValidAgentName(agent))
+    throw new ConfigError(`agent name '${agent}' is not valid`, {
+      hint: 'use letters, digits, . _ - (at most 64), starting with a letter or digit',
+    });
+}
+
+/** What was sent (or typed but not seen taken: 1), as lines or JSON. */
+function printSent(
+  agent: string,
+  outcome: Extract<SendOutcome, { type: 'delivered' }>,
+  opts: SendOptions,
+  deps: CliDeps,
+): number {
   const { data } = outcome;
   if (opts.json) deps.output.json({ agent, ...data });
   if (!data.confirmed) {
@@ -85,20 +100,6 @@ export async function runSend(
       `sent ${data.chars} chars to ${outcome.shown}: ${outcome.how}`,
     );
   return 0;
-}
-
-/** The agent name of a teammate given as `<lead>/<teammate>`, if it is one. */
-async function localTeammate(
-  agent: string,
-  ctx: CommandContext,
-): Promise<string | undefined> {
-  const lead = agent.split('/')[0] ?? '';
-  if (lead === agent) return undefined;
-  const { teammateNamed } = await import('../state/teammates.js');
-  const named = await teammateNamed(ctx.paths, agent);
-  if (!named) return undefined;
-  const { config } = await ctx.loadConfig();
-  return Object.hasOwn(config.hosts, lead) ? undefined : named;
 }
 
 export function registerSendCommand(

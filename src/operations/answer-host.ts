@@ -8,6 +8,7 @@ import type { HubAnswerBy } from '../protocol/approval.js';
 import { splitResponse } from '../protocol/response.js';
 import { answerRemoteRequest } from '../remote/answer.js';
 import { HostRefusal, type HostSession } from '../remote/host-session.js';
+import { withHostFleet, type HubContext } from './host-forward.js';
 
 /** What became of an answer to a host's request. */
 export type HostAnswerOutcome =
@@ -43,4 +44,17 @@ export async function answerHostRequest(
       return { type: 'refused', reason: error.message };
     throw error;
   }
+}
+
+/**
+ * `macs respond <host>/<id>`: answerHostRequest over a one-shot fleet (a
+ * short session to the host, closed once answered).
+ */
+export function answerOnHost(
+  hub: HubContext,
+  answer: { host: string; id: string; text: string; by: HubAnswerBy },
+): Promise<HostAnswerOutcome> {
+  return withHostFleet(hub, (fleet) =>
+    answerHostRequest(hub.paths, () => fleet.session(answer.host), answer),
+  );
 }

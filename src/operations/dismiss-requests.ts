@@ -3,7 +3,8 @@
  * `macs dismiss`, `d` in the status view and the page of `macs web`.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { AgentError, MacsError } from '../errors.js';
+import { AgentError, ConfigError, MacsError } from '../errors.js';
+import { isSafeFileName } from '../protocol/ids.js';
 import { createEventLog } from '../events/log.js';
 import { endRequestsOffline } from '../bridge/requests/close.js';
 import { isUntyped } from '../state/ledger.js';
@@ -147,4 +148,41 @@ export async function dismissRequest(
     };
   const [outcome] = await dismissRequests(hub.paths, [id], reason, hub.log);
   return outcome;
+}
+
+/**
+ * `macs dismiss <id>…`: each `<host>/<id>` dismissed by that host's macs,
+ * one at a time (`hostLines`: their replies), then the others here
+ * (`outcomes`); an id that is neither is bad usage (a ConfigError), the
+ * hosts' ids already dismissed. `reason`: the person's, if given.
+ */
+export async function dismissEach(
+  hub: HubContext,
+  ids: readonly string[],
+  reason: string | undefined,
+): Promise<{ hostLines: string[]; outcomes: DismissOutcome[] }> {
+  const hostLines: string[] = [];
+  for (const id of ids.filter((i) => i.includes('/'))) {
+    const remote = remoteTargetOf(id, 'request', hub.config, hub.env);
+    if (remote)
+      hostLines.push(
+        ...(await runOnHost(remote.target, [
+          'dismiss',
+          remote.name,
+          ...(reason ? ['--reason', reason] : []),
+        ])),
+      );
+  }
+  const local = ids.filter((i) => !i.includes('/'));
+  if (local.length === 0) return { hostLines, outcomes: [] };
+  for (const id of local)
+    if (!isSafeFileName(id))
+      throw new ConfigError(`'${id}' is not a request id`, {
+        hint: 'see the ids with `macs inbox`',
+      });
+  const why = reason?.trim() || 'dismissed by a person';
+  return {
+    hostLines,
+    outcomes: await dismissRequests(hub.paths, local, why, hub.log),
+  };
 }

@@ -61,3 +61,25 @@ export async function setAgentPaused(
   await pauseDelivery(hub.paths, hub.events, agent, paused, by);
   return { type: 'local' };
 }
+
+/**
+ * `macs pause|resume <agent>`: as setAgentPaused, but an agent this home
+ * does not know (its session's, or one with a state file) is not paused:
+ * `unknown`, with the agents it does know.
+ */
+export async function pauseKnownAgent(
+  hub: HubContext & { events: EventSink },
+  agent: string,
+  paused: boolean,
+  by: string,
+): Promise<
+  | { type: 'local' }
+  | { type: 'on-host'; lines: string[] }
+  | { type: 'unknown'; known: string[] }
+> {
+  if (!remoteTargetOf(agent, 'agent', hub.config, hub.env)) {
+    const known = await listHomeAgents(hub.paths);
+    if (!known.includes(agent)) return { type: 'unknown', known };
+  }
+  return setAgentPaused(hub, agent, paused, by);
+}

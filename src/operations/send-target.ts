@@ -10,6 +10,7 @@ import { localWorkers } from '../config/workers.js';
 import { AgentError, ConfigError } from '../errors.js';
 import { discoverPane } from '../session/discover.js';
 import { readAgentState } from '../state/store.js';
+import { teammateNamed } from '../state/teammates.js';
 import {
   PaneNotFoundError,
   type PaneInfo,
@@ -94,4 +95,21 @@ export async function findTarget(
     });
   }
   return { pane: info.id, info, preset, found };
+}
+
+/**
+ * The agent name of a teammate given as `<lead>/<teammate>`, when this home
+ * adopted one so; undefined for any other name, or when `<lead>` is also a
+ * host's name (`isHost`, asked only then): `<host>/<agent>` wins.
+ */
+export async function localTeammate(
+  paths: HomePaths,
+  agent: string,
+  isHost: (name: string) => Promise<boolean>,
+): Promise<string | undefined> {
+  const lead = agent.split('/')[0] ?? '';
+  if (lead === agent) return undefined;
+  const named = await teammateNamed(paths, agent);
+  if (!named) return undefined;
+  return (await isHost(lead)) ? undefined : named;
 }

@@ -115,7 +115,7 @@ export function classifySshFailure(
         'install tmux 3.2+ there (apt-get install -y tmux)',
       );
   }
-  // The host's macs refused the hub's `home` (cli/mcp.ts: assertHubHome).
+  // The host's macs refused the hub's `home` (home/open-home.ts: assertHubHome).
   const noHome = /^macs: (\/.* is not a macs home .*)$/m.exec(stderr);
   if (noHome?.[1])
     return new RemoteError(

@@ -6,7 +6,7 @@ import {
   buildAnswerTemplate,
   editorCommand,
   readEditedAnswer,
-} from '../../src/operations/answer-editor.js';
+} from '../../src/operations/answer-template.js';
 import type { RunEditor } from '../../src/backends/editor.js';
 import { createMemoryOutput } from '../../src/cli/output.js';
 import { buildProgram } from '../../src/cli/program.js';
