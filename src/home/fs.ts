@@ -23,6 +23,7 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { MacsError } from '../errors.js';
+import { makeDirs } from './make-dirs.js';
 
 /** Folders are private to the user (SPEC §4). */
 export const DIR_MODE = 0o700;
@@ -104,7 +105,7 @@ export function assertSafe(
  * that others could write to before holds nothing of theirs from now on).
  */
 export async function ensurePrivateDir(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: DIR_MODE });
+  await makeDirs(dir, DIR_MODE);
   let info = await lstat(dir);
   if ((info.isSymbolicLink() || !info.isDirectory()) && healSync(dir)) {
     await mkdir(dir, { mode: DIR_MODE });

@@ -6,10 +6,11 @@
  * a file that already holds the same hooks is not touched; a written file
  * keeps its mode.
  */
-import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { chmod, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
 import { writeFileAtomic } from '../home/fs.js';
+import { makeDirs } from '../home/make-dirs.js';
 import { CLAUDE_HOOK_EVENTS } from './claude-hook-protocol.js';
 import { buildClaudeHooks, type HookCommandOptions } from './hook-command.js';
 import {
@@ -89,7 +90,7 @@ export async function installClaudeHooks(
  */
 async function writeUserFile(file: string, text: string): Promise<void> {
   const before = await stat(file).catch(() => undefined);
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  await makeDirs(path.dirname(file), 0o700);
   await writeFileAtomic(file, text);
   if (before) await chmod(file, before.mode & 0o777);
 }

@@ -1,7 +1,8 @@
-import { constants, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { constants, fstatSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { makeDirsSync } from '../home/make-dirs.js';
 import type * as PinoModule from 'pino';
 
 export type { Logger } from 'pino';
@@ -30,7 +31,7 @@ export function createLogger(options: {
   }
   const file =
     options.destination ?? path.join(options.home ?? '.', '.macs', 'macs.log');
-  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  makeDirsSync(path.dirname(file), 0o700);
   const fd = openLogFile(file);
   if (fd === undefined) return loadPino().pino({ level: 'silent' });
   return loadPino().pino(

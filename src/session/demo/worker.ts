@@ -8,9 +8,10 @@
  *
  *   node dist/session/demo/worker.js --agent worker-1 --run ab12 --result FILE [--home DIR]
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { makeDirs } from '../../home/make-dirs.js';
 import {
   DEMO_STEPS,
   DEMO_TASK,
@@ -53,7 +54,7 @@ process.stdin.on('end', () => process.exit(0));
 
 async function writeResult(result: DemoResult): Promise<void> {
   if (!values.result) return;
-  await mkdir(path.dirname(values.result), { recursive: true, mode: 0o700 });
+  await makeDirs(path.dirname(values.result), 0o700);
   const temp = `${values.result}.${process.pid}.tmp`;
   await writeFile(temp, `${JSON.stringify(result, null, 2)}\n`, {
     mode: 0o600,
