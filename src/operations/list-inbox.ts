@@ -9,7 +9,6 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { HomePaths } from '../home/paths.js';
 import type { HostView, RemoteRequest } from '../remote/fleet-model.js';
-import { readRemoteFleet } from '../remote/remote-fleet.js';
 import { readSessionRecord } from '../session/record.js';
 import { selectIncomplete } from '../state/incomplete-requests.js';
 import { listOpenRequests, readAllAgentStates } from '../state/pending.js';
@@ -22,7 +21,7 @@ import type {
 } from '../state/snapshot-schema.js';
 import { describeWaiting } from '../state/snapshot-records.js';
 import type { RequestRecord } from '../state/types.js';
-import { withHostFleet, type HubContext } from './host-forward.js';
+import type { HubContext } from './host-forward.js';
 
 /** Refused requests are looked for among this many newest events. */
 const REFUSED_EVENTS = 500;
@@ -90,6 +89,12 @@ async function readHostsInbox(
   hub: HubContext,
   agent: string | undefined,
 ): Promise<HostsInbox> {
+  // Loaded only at a hub: the hosts' links bring the MCP SDK, which a
+  // home without hosts never loads (`macs inbox` stays quick).
+  const [{ withHostFleet }, { readRemoteFleet }] = await Promise.all([
+    import('./host-forward.js'),
+    import('../remote/remote-fleet.js'),
+  ]);
   const views = await withHostFleet(hub, (fleet) =>
     readRemoteFleet(fleet, hub.paths),
   );

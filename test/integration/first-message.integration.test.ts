@@ -14,12 +14,14 @@ import { makeTempHome } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const ASKS_AT_ONCE = [
-  'import sys',
+  'import os, sys',
   "print('<<CONTROLLER_REQUEST id=q1>>', flush=True)",
   "print('Pick A or B?', flush=True)",
   "print('<<CONTROLLER_REQUEST_END>>', flush=True)",
   'line = sys.stdin.readline()',
-  "open(sys.argv[1], 'w').write(line)",
+  // Whole or not at all: the test reads it as soon as it is there.
+  "with open(sys.argv[1] + '.part', 'w') as f: f.write(line)",
+  "os.replace(sys.argv[1] + '.part', sys.argv[1])",
   "print('got it', flush=True)",
   'sys.stdin.readline()',
 ].join('\n');
