@@ -132,7 +132,7 @@ export async function runBridgeRuntime(run: BridgeRun): Promise<number> {
   const { opts, deps, ctx, config } = run;
   // A hub's links to its hosts live as long as its bridge (docs/remote.md).
   const hub = Object.keys(config.hosts).length > 0 && !run.single;
-  const links = hub ? await import('./remote-links.js') : undefined;
+  const links = hub ? await import('../remote/hub-links.js') : undefined;
   const signal = await runForegroundBridge({
     ...{ paths: ctx.paths, config, tmux: run.tmux, roster: run.roster },
     log: ctx.log.child({ component: 'bridge', ...run.logFields }),
@@ -147,7 +147,13 @@ export async function runBridgeRuntime(run: BridgeRun): Promise<number> {
     onNotice: (line) => deps.output.err(line),
     interrupted: deps.interrupted,
     ...(links
-      ? { startLinks: () => links.startHubLinks(ctx, config, deps) }
+      ? {
+          startLinks: () =>
+            links.startHubLinks(
+              { paths: ctx.paths, log: ctx.log, config, env: deps.env },
+              deps.output.err,
+            ),
+        }
       : {}),
     onStarted: (bridge) => {
       for (const line of run.banner(bridge)) deps.output.err(line);
