@@ -11,7 +11,6 @@ import type { HostView } from '../remote/remote-fleet.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
-import { formatStatusText } from '../ui/status-text.js';
 import type { StatusDeps, StatusOptions, StatusTerminal } from './types.js';
 
 /**
@@ -77,6 +76,9 @@ export async function runLiveStatus(options: LiveStatus): Promise<number> {
     );
   if (!terminal.interactive) {
     const { formatHostLines } = await import('./status-remote.js');
+    // Loaded only for the plain text: the live view loads ui/ on its own
+    // (a static import of ui/ here broke its keys: j and k did not redraw).
+    const { formatStatusText } = await import('../ui/status-text.js');
     return streamSnapshots(status, deps, (s, views) => {
       for (const line of formatStatusText(s, now())) deps.output.out(line);
       for (const line of views ? formatHostLines(views) : [])
