@@ -19,7 +19,7 @@ export function tmuxSocketPath(
 }
 
 /** Whether something listens on the unix socket `file` (a quick connect, then closed). */
-function listening(file: string): Promise<boolean> {
+export function listening(file: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(file);
     socket.once('connect', () => {

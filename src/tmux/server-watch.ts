@@ -4,6 +4,7 @@
  */
 import { TmuxError } from '../errors.js';
 import type { TmuxClient } from './client.js';
+import { listening, tmuxSocketPath } from './probe.js';
 
 /** How often a long-running command checks that its tmux server is still there. */
 export const SERVER_CHECK_MS = 1000;
@@ -22,7 +23,12 @@ export function watchTmuxServer(tmux: TmuxClient): {
   const gone = new Promise<never>((_, reject) => {
     const check = async () => {
       if (stopped) return;
-      const running = await tmux.isServerRunning().catch(() => false);
+      // The server's socket answering is enough (no tmux command a
+      // second over the control connection); anything else is asked of
+      // tmux, so a socket elsewhere never stops a bridge.
+      const running =
+        (await socketAnswers(tmux.socket)) ||
+        (await tmux.isServerRunning().catch(() => false));
       if (stopped) return;
       if (!running) {
         reject(serverGone(tmux.socket));
@@ -41,6 +47,13 @@ export function watchTmuxServer(tmux: TmuxClient): {
       if (timer) clearTimeout(timer);
     },
   };
+}
+
+/** Whether the server `tmux -L <socket>` answers on its socket (false: ask tmux). */
+async function socketAnswers(socket: string | undefined): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (!socket || socket.includes('/') || uid === undefined) return false;
+  return listening(tmuxSocketPath(socket, process.env, uid));
 }
 
 /** The error of a tmux server that is no longer running. */
