@@ -18,15 +18,25 @@ export function tmuxSocketPath(
   return path.join(dir, `tmux-${uid}`, name);
 }
 
-/** Whether something listens on the unix socket `file` (a quick connect, then closed). */
-export function listening(file: string): Promise<boolean> {
+/**
+ * Whether the server `tmux -L <socket>` answers on its socket where tmux
+ * puts it by default (a quick connect, then closed). False is no verdict:
+ * the socket may be elsewhere, so a caller asks tmux then.
+ */
+export function socketAnswers(
+  socket: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (!socket || socket.includes('/') || uid === undefined)
+    return Promise.resolve(false);
   return new Promise((resolve) => {
-    const socket = connect(file);
-    socket.once('connect', () => {
-      socket.destroy();
+    const connection = connect(tmuxSocketPath(socket, env, uid));
+    connection.once('connect', () => {
+      connection.destroy();
       resolve(true);
     });
-    socket.once('error', () => resolve(false));
+    connection.once('error', () => resolve(false));
   });
 }
 
@@ -43,14 +53,8 @@ export function probeTmuxServer(
   runTmux: RunTmux,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): (socket: string) => Promise<boolean | undefined> {
-  const uid = process.getuid?.();
   return async (socket) => {
-    if (
-      uid !== undefined &&
-      !socket.includes('/') &&
-      (await listening(tmuxSocketPath(socket, env, uid)))
-    )
-      return true;
+    if (await socketAnswers(socket, env)) return true;
     const tmux = createTmuxClient(socket, runTmux);
     try {
       return await tmux.isServerRunning();

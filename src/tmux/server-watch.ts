@@ -4,7 +4,7 @@
  */
 import { TmuxError } from '../errors.js';
 import type { TmuxClient } from './client.js';
-import { listening, tmuxSocketPath } from './probe.js';
+import { socketAnswers } from './probe.js';
 
 /** How often a long-running command checks that its tmux server is still there. */
 export const SERVER_CHECK_MS = 1000;
@@ -47,13 +47,6 @@ export function watchTmuxServer(tmux: TmuxClient): {
       if (timer) clearTimeout(timer);
     },
   };
-}
-
-/** Whether the server `tmux -L <socket>` answers on its socket (false: ask tmux). */
-async function socketAnswers(socket: string | undefined): Promise<boolean> {
-  const uid = process.getuid?.();
-  if (!socket || socket.includes('/') || uid === undefined) return false;
-  return listening(tmuxSocketPath(socket, process.env, uid));
 }
 
 /** The error of a tmux server that is no longer running. */
