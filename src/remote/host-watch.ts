@@ -113,7 +113,6 @@ export function watchHosts(
   const stop = new AbortController();
   const views = new Map<string, HostView>();
   const hold = holdFirstDraws(options.onRowsChanged, FIRST_READS_WAIT_MS);
-  const draw = hold.draw;
   /** Per host, the requests waiting for a person at its last read. */
   const waitingSeen = new Map<string, Set<string>>();
   const keep = (view: HostView) => {
@@ -123,7 +122,7 @@ export function watchHosts(
     waitingSeen.set(view.name, waiting);
     if (fresh.length > 0) options.onNeedsPerson?.(view.name, fresh);
     // A frame only when what the rows say changed (fleet-model.ts).
-    if (!before || !sameHostRows(before, view)) draw();
+    if (!before || !sameHostRows(before, view)) hold.draw();
   };
   const readHost = readOneAtATime(fleet, options, stop.signal, keep);
   const offChanges = fleet.onChange((host) => {

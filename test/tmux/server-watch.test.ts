@@ -36,6 +36,7 @@ describe('watchTmuxServer', () => {
     const watch = watchTmuxServer(createTmuxClient(server.socket, broken));
     let ended = false;
     watch.gone.catch(() => (ended = true));
+    // Nothing to wait for: quiet is what is checked, over three checks' time.
     await new Promise((resolve) => setTimeout(resolve, 3 * SERVER_CHECK_MS));
     watch.stop();
     expect(ended).toBe(false);
