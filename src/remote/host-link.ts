@@ -108,3 +108,11 @@ export function hostLinkLine(
     ...kept,
   ].join(' · ');
 }
+
+/**
+ * A host as the `--json` of `macs hosts` and `macs status` has it: the
+ * hub's model of it, with its link in words (`line`, the full form).
+ */
+export function withLinkLine(view: HostView): HostView & { line: string } {
+  return { ...view, line: hostLinkLine(hostLink(view)) };
+}

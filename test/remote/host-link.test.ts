@@ -31,7 +31,7 @@ function view(changes: Partial<HostView> = {}): HostView {
         name: 'h1/a1',
         hostName: 'a1',
         host: 'h1',
-        state: 'question',
+        state: 'approval',
         stateAgeSec: 3,
         paused: false,
         bridgeRunning: true,
