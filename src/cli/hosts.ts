@@ -15,9 +15,9 @@ export interface HostsOptions extends CommonOptions {
 /**
  * `macs hosts`: each host of the config, reached now over ssh: its link
  * (up or down, since when a hub process holds the links), its macs version,
- * the round trip, its agents and open requests. A host that cannot be
- * reached says why in one line; the others are listed all the same.
- * Exit 1 when a host is down.
+ * the round trip, its agents and open requests, in the line every door
+ * says (remote/host-link.ts). A host that cannot be reached says why in
+ * that line; the others are listed all the same. Exit 1 when a host is down.
  */
 export async function runHosts(
   opts: HostsOptions,
@@ -27,10 +27,12 @@ export async function runHosts(
   // load only this file's flags (program.ts).
   const [
     { readRemoteFleet },
-    { createContext, formatAge },
+    { hostLink, hostLinkLine, withLinkLine },
+    { createContext },
     { withRemoteFleet },
   ] = await Promise.all([
     import('../remote/remote-fleet.js'),
+    import('../remote/host-link.js'),
     import('./common.js'),
     import('./remote.js'),
   ]);
@@ -39,9 +41,11 @@ export async function runHosts(
   const views = await withRemoteFleet(ctx, config, deps, (fleet) =>
     readRemoteFleet(fleet, ctx.paths),
   );
+  const exitCode = views.some((v) => v.link === 'down') ? 1 : 0;
   if (opts.json) {
-    deps.output.json({ hosts: views });
-    return views.some((v) => v.link === 'down') ? 1 : 0;
+    // Each host with its link in words (`line`), as the page has it.
+    deps.output.json({ hosts: views.map(withLinkLine) });
+    return exitCode;
   }
   if (views.length === 0) {
     deps.output.out(
@@ -49,24 +53,15 @@ export async function runHosts(
     );
     return 0;
   }
+  // The link in the words of every door (remote/host-link.ts), then where
+  // the host is and its agents (as last read, while it is down).
   for (const v of views) {
-    const since = v.since ? ` for ${formatAge(v.since)}` : '';
-    if (v.link === 'up') {
-      const waiting = v.requests.filter((r) => r.waitingForAnswer).length;
-      deps.output.out(
-        `${v.name}  up${since}  ${v.ssh}:${v.home}  macs ${v.version}  ${v.rttMs} ms  ${v.agents.length} agents  ${v.requests.length} open requests (${waiting} waiting)${v.heldAnswers ? `  ${v.heldAnswers} answers held` : ''}`,
-      );
-      for (const a of v.agents)
-        deps.output.out(`  ${a.name}  ${a.state}${a.paused ? ' paused' : ''}`);
-    } else {
-      deps.output.out(
-        `${v.name}  down${since}  ${v.ssh}:${v.home}${v.heldAnswers ? `  ${v.heldAnswers} answers held` : ''}`,
-      );
-      deps.output.out(`  ${v.error?.message ?? 'unreachable'}`);
-      if (v.error?.hint) deps.output.out(`  hint: ${v.error.hint}`);
-    }
+    deps.output.out(hostLinkLine(hostLink(v)));
+    deps.output.out(`  ${v.ssh}:${v.home}`);
+    for (const a of v.agents)
+      deps.output.out(`  ${a.name}  ${a.state}${a.paused ? ' paused' : ''}`);
   }
-  return views.some((v) => v.link === 'down') ? 1 : 0;
+  return exitCode;
 }
 
 export function registerHostsCommand(

@@ -50,7 +50,7 @@ export async function runInbox(
     deps.output.json(inboxEntries(inbox));
     return 0;
   }
-  for (const line of hostProblems(inbox.hosts)) deps.output.err(line);
+  for (const line of await hostProblems(inbox.hosts)) deps.output.err(line);
   const remoteLines = await formatHostRequests(inbox.hosts);
   const { open, refused, incomplete } = inbox;
   if (
@@ -181,12 +181,15 @@ async function formatHostRequests(
   });
 }
 
-/** A line per host that cannot be reached (for stderr). */
-function hostProblems(hosts: HostsInbox | undefined): string[] {
-  return (hosts?.down ?? []).map(
-    (v) =>
-      `macs: ${v.error?.message ?? `host ${v.name} cannot be reached`}${v.error?.hint ? ` (hint: ${v.error.hint})` : ''}`,
-  );
+/**
+ * A line per host that cannot be reached (for stderr): its link in the
+ * words of every door (remote/host-link.ts).
+ */
+async function hostProblems(hosts: HostsInbox | undefined): Promise<string[]> {
+  const down = hosts?.down ?? [];
+  if (down.length === 0) return [];
+  const { hostLink, hostLinkLine } = await import('../remote/host-link.js');
+  return down.map((v) => `macs: ${hostLinkLine(hostLink(v))}`);
 }
 
 export function registerInboxCommand(

@@ -7,6 +7,7 @@ import {
   type LiveStatus as OpenStatus,
 } from '../operations/live-status.js';
 import { createStatusIntents } from '../operations/status-intents.js';
+import { withLinkLine } from '../remote/host-link.js';
 import type { HostView } from '../remote/remote-fleet.js';
 import type { Snapshot } from '../state/snapshot-schema.js';
 import type { CommandContext } from './common.js';
@@ -71,7 +72,9 @@ export async function runLiveStatus(options: LiveStatus): Promise<number> {
   if (opts.json)
     return streamSnapshots(status, deps, (s, views) =>
       deps.output.out(
-        JSON.stringify(views ? { ...s, remote: { hosts: views } } : s),
+        JSON.stringify(
+          views ? { ...s, remote: { hosts: views.map(withLinkLine) } } : s,
+        ),
       ),
     );
   if (!terminal.interactive) {

@@ -1,4 +1,5 @@
 import type { MacsConfig } from '../config/schema.js';
+import { hostLink, hostLinkLine, withLinkLine } from '../remote/host-link.js';
 import { readRemoteFleet, type HostView } from '../remote/remote-fleet.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
@@ -14,24 +15,25 @@ export async function readRemoteStatus(
   config: MacsConfig,
   deps: CliDeps,
 ): Promise<{
-  json: { hosts: HostView[] };
+  json: { hosts: (HostView & { line: string })[] };
   lines: string[];
 }> {
   const hosts = await withRemoteFleet(ctx, config, deps, (fleet) =>
     readRemoteFleet(fleet, ctx.paths),
   );
-  return { json: { hosts }, lines: formatHostLines(hosts) };
+  return {
+    // Each host with its link in words (`line`), as `macs hosts --json`.
+    json: { hosts: hosts.map(withLinkLine) },
+    lines: formatHostLines(hosts),
+  };
 }
 
 /** The hosts as lines after this machine's (`macs status` without a terminal). */
 export function formatHostLines(hosts: readonly HostView[]): string[] {
   const lines = ['', `HOSTS (${hosts.length})`];
   for (const h of hosts) {
-    lines.push(
-      h.link === 'up'
-        ? `  ${h.name}  up  macs ${h.version}  ${h.rttMs} ms  ${h.agents.length} agents  ${h.requests.length} open`
-        : `  ${h.name}  down  ${h.error?.message ?? ''}`,
-    );
+    // The link in the words of every door (remote/host-link.ts).
+    lines.push(`  ${hostLinkLine(hostLink(h))}`);
     for (const a of h.agents)
       lines.push(
         `    ${a.name}  ${a.state}${a.paused ? ' paused' : ''}  pending ${a.pendingRequests.length}`,

@@ -19,6 +19,7 @@ import {
   parseHostData,
 } from '../remote/host-data.js';
 import { HostRefusal } from '../remote/host-session.js';
+import { hostLink, hostLinkLine } from '../remote/host-link.js';
 import { qualifyName, splitRemoteName } from '../remote/names.js';
 import { RemoteError } from '../remote/ssh-errors.js';
 import { Refusal } from './refusal.js';
@@ -47,10 +48,9 @@ async function readHosts(
   const views = await readRemoteFleet(fleet, paths);
   return {
     views,
+    // In the words of every door (remote/host-link.ts).
     down: views.flatMap((v) =>
-      v.link === 'down'
-        ? [v.error?.message ?? `host ${v.name} cannot be reached`]
-        : [],
+      v.link === 'down' ? [hostLinkLine(hostLink(v))] : [],
     ),
   };
 }

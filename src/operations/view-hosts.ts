@@ -25,6 +25,12 @@ import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
 import { VERSION } from '../version.js';
 import { mergeHosts } from '../remote/fleet-model.js';
+import {
+  connectingLink,
+  hostLink,
+  hostLinkLine,
+  type HostLink,
+} from '../remote/host-link.js';
 import { runEditorSync, type RunEditor } from '../backends/editor.js';
 import { editAnswerInEditor } from './answer-editor.js';
 import { remoteTargetOf } from './host-forward.js';
@@ -51,19 +57,9 @@ export interface StatusHosts {
   close: () => Promise<void>;
 }
 
-function linkRow(view: HostView): HostLinkRow {
-  return {
-    name: view.name,
-    link: view.link,
-    since: view.since,
-    rttMs: view.rttMs,
-    error: view.error?.message ?? null,
-  };
-}
-
-/** A host's link line before its first read. */
-function connectingRow(name: string): HostLinkRow {
-  return { name, link: 'connecting', since: null, rttMs: null, error: null };
+/** A host's link in the header: the value and words of every door. */
+function linkRow(link: HostLink): HostLinkRow {
+  return { ...link, line: hostLinkLine(link, 'short') };
 }
 
 /** The hosts of a hub's live view, read until `close()`. */
@@ -155,7 +151,7 @@ function hostsSource(
     hosts: () =>
       fleet.targets.map((t) => {
         const view = watch.view(t.name);
-        return view ? linkRow(view) : connectingRow(t.name);
+        return linkRow(view ? hostLink(view) : connectingLink(t.name));
       }),
   };
 }

@@ -2,6 +2,7 @@
  * What the live status view (ui/) and the operations it calls share: the
  * view's intents, what they report, and where its snapshots come from.
  */
+import type { HostLink } from '../remote/host-link.js';
 import type { RequestSnapshot, Snapshot } from '../state/snapshot-schema.js';
 
 /** What an intent reports back to the view (shown on the message line). */
@@ -28,16 +29,13 @@ export interface StatusIntents {
   jumpToPane(agent: string, pane: string | null): Promise<IntentResult>;
 }
 
-/** One host's link as the view shows it (docs/remote.md). */
-export interface HostLinkRow {
-  name: string;
-  /** `connecting`: not read yet. */
-  link: 'up' | 'down' | 'connecting';
-  /** Since when the link is so (ISO), when known. */
-  since: string | null;
-  rttMs: number | null;
-  /** Why it is down, one line. */
-  error: string | null;
+/**
+ * One host's link as the view shows it (docs/remote.md): the value every
+ * door draws, with its words in the header's short form (remote/host-link.ts).
+ */
+export interface HostLinkRow extends HostLink {
+  /** `h1 up 12 ms`, `h2 down since 2026-11-29T10:02:03Z`, `h3 connecting`. */
+  line: string;
 }
 
 /** Where the view gets snapshots from (a `SnapshotFeed`, or a fixed one in tests). */

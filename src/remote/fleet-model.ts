@@ -157,9 +157,17 @@ function closeTimes(a: string | null, b: string | null): boolean {
   return Math.abs(Date.parse(a) - Date.parse(b)) <= HOST_TIME_JITTER_MS;
 }
 
+/**
+ * "since 2026-11-29T10:02:03Z": a link's time as every door says it (to the
+ * second, UTC), for a host down as for one up (remote/host-link.ts).
+ */
+export function sinceLabel(since: string): string {
+  return `since ${since.slice(0, 19)}Z`;
+}
+
 /** "h1 down since 2026-11-29T10:02:03Z" (or "h1 down"). */
 export function downLabel(host: string, since: string | null): string {
-  return since ? `${host} down since ${since.slice(0, 19)}Z` : `${host} down`;
+  return since ? `${host} down ${sinceLabel(since)}` : `${host} down`;
 }
 
 /**

@@ -7,7 +7,7 @@ import { AnswerEditor, ANSWER_EDITOR_CHROME } from './AnswerEditor.js';
 import { Mark } from './Cell.js';
 import { DetailPanel } from './DetailPanel.js';
 import { EventList } from './EventList.js';
-import { formatClock, wrapText } from './view-format.js';
+import { wrapText } from './view-format.js';
 import { HelpPanel } from './HelpPanel.js';
 import { selectIncompleteRows } from './incomplete-rows.js';
 import { InboxList } from './InboxList.js';
@@ -90,19 +90,6 @@ const MIN_ROWS = 5;
 const clamp = (n: number, lo: number, hi: number) =>
   Math.min(hi, Math.max(lo, n));
 
-/** Each host's link, for the header: `h1 up 12 ms`, `h2 down since 10:02:03`. */
-function formatHostLinks(hosts: readonly HostLinkRow[]): string {
-  return hosts
-    .map((h) =>
-      h.link === 'up'
-        ? `${h.name} up${h.rttMs !== null ? ` ${h.rttMs} ms` : ''}`
-        : h.link === 'down'
-          ? `${h.name} DOWN${h.since ? ` since ${formatClock(h.since)}` : ''}${h.error ? ` (${h.error})` : ''}`
-          : `${h.name} connecting`,
-    )
-    .join(', ');
-}
-
 function Header({
   snapshot,
   hosts,
@@ -136,7 +123,7 @@ function Header({
           {hosts.length > 0 ? (
             <Text
               {...(down ? { color: 'red' } : {})}
-            >{` · hosts: ${formatHostLinks(hosts)}`}</Text>
+            >{` · hosts: ${hosts.map((h) => h.line).join(', ')}`}</Text>
           ) : null}
           <Text dimColor>{`  ${snapshot.home}`}</Text>
         </Text>

@@ -4,6 +4,7 @@
  * (page/) and the server both import them.
  */
 import type { AgentScreen } from '../operations/types.js';
+import type { HostLink } from '../remote/host-link.js';
 import type {
   AgentSnapshot,
   ApprovalSnapshot,
@@ -26,19 +27,13 @@ export interface RequestPath {
   steps: PathStep[];
 }
 
-/** A host of the hub (docs/remote.md) as the page shows it. */
-export interface HostSummary {
-  name: string;
-  link: 'up' | 'down';
-  since: string | null;
-  version: string | null;
-  rttMs: number | null;
-  /** Why the link is down, with what to do. */
-  error: string | null;
-  agents: number;
-  requests: number;
-  /** Answers given at the hub, kept until the host is back. */
-  heldAnswers: number;
+/**
+ * A host of the hub (docs/remote.md) as the page shows it: its link, the
+ * value every door draws, with its words said by the server (the page
+ * draws `line` as it is, the words of `macs hosts`: remote/host-link.ts).
+ */
+export interface HostSummary extends HostLink {
+  line: string;
 }
 
 /** The fleet as the page shows it. */

@@ -16,6 +16,7 @@ import {
   type RemoteFleet,
 } from '../remote/remote-fleet.js';
 import { mergeHosts } from '../remote/fleet-model.js';
+import { hostLink, hostLinkLine } from '../remote/host-link.js';
 import type {
   AgentSnapshot,
   RequestSnapshot,
@@ -52,20 +53,10 @@ export function createWebHosts(fleet: RemoteFleet, paths: HomePaths): WebHosts {
   };
 }
 
+/** A host's link for the page: the value and words of every door. */
 function summarizeHost(host: HostView): HostSummary {
-  return {
-    name: host.name,
-    link: host.link,
-    since: host.since,
-    version: host.version,
-    rttMs: host.rttMs,
-    error: host.error
-      ? `${host.error.message}${host.error.hint ? ` (${host.error.hint})` : ''}`
-      : null,
-    agents: host.agents.length,
-    requests: host.requests.length,
-    heldAnswers: host.heldAnswers,
-  };
+  const link = hostLink(host);
+  return { ...link, line: hostLinkLine(link) };
 }
 
 /** The fleet of one snapshot and the hosts as last read. */

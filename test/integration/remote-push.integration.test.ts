@@ -269,7 +269,7 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
     const down = await waitFor(
       async () => {
         const text = await view.capture(pane);
-        return /h1 DOWN/.test(text) && text.includes('Which port?')
+        return /hosts: .*h1 down/.test(text) && text.includes('Which port?')
           ? text
           : undefined;
       },

@@ -174,12 +174,21 @@ describe('web fleet with hosts', () => {
         agents: 1,
         requests: 2,
         error: null,
+        line: expect.stringMatching(
+          /^gpu1 up · \d+ ms · macs 0\.1\.0 · 1 agent · 2 open \(2 waiting\)$/,
+        ),
       }),
       expect.objectContaining({
         name: 'gpu2',
         link: 'down',
         agents: 0,
-        error: expect.stringMatching(/gpu2: cannot be reached \(check it\)/),
+        error: expect.stringMatching(
+          /gpu2: cannot be reached \(hint: check it\)$/,
+        ),
+        // The words of every door (remote/host-link.ts), said by the server.
+        line: expect.stringMatching(
+          /^gpu2 down.* · .*gpu2: cannot be reached \(hint: check it\)$/,
+        ),
       }),
     ]);
   });

@@ -93,14 +93,8 @@ function showFleet(fleet: FleetView): void {
   fill(
     hostsLine,
     ...fleet.hosts.map((h) =>
-      el('span', {
-        class: `host ${h.link}`,
-        attrs: h.error ? { title: h.error } : {},
-        text:
-          h.link === 'up'
-            ? `${h.name} up · ${h.rttMs ?? '?'} ms · macs ${h.version ?? '?'} · ${h.agents} agents · ${h.requests} open${h.heldAnswers ? ` · ${h.heldAnswers} kept` : ''}`
-            : `${h.name} down${h.error ? `: ${h.error}` : ''}${h.heldAnswers ? ` · ${h.heldAnswers} answers kept` : ''}`,
-      }),
+      // The server's words for the link, those of every door.
+      el('span', { class: `host ${h.link}`, text: h.line }),
     ),
   );
   const first = waiting[0];
