@@ -78,14 +78,16 @@ export async function runLiveStatus(options: LiveStatus): Promise<number> {
       ),
     );
   if (!terminal.interactive) {
-    const { formatHostLines } = await import('./status-remote.js');
     // Loaded only for the plain text: the live view loads ui/ on its own
     // (a static import of ui/ here broke its keys: j and k did not redraw).
     const { formatStatusText } = await import('../ui/status-text.js');
+    const hub = status.hosts ? await import('./status-remote.js') : undefined;
     return streamSnapshots(status, deps, (s, views) => {
-      for (const line of formatStatusText(s, now())) deps.output.out(line);
-      for (const line of views ? formatHostLines(views) : [])
-        deps.output.out(line);
+      const lines =
+        hub && views
+          ? hub.formatHubStatus(s, views, now())
+          : formatStatusText(s, now());
+      for (const line of lines) deps.output.out(line);
       deps.output.out('');
     });
   }

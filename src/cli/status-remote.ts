@@ -1,14 +1,16 @@
 import type { MacsConfig } from '../config/schema.js';
 import { hostLink, hostLinkLine, withLinkLine } from '../remote/host-link.js';
+import { mergeHosts } from '../remote/fleet-model.js';
 import { readRemoteFleet, type HostView } from '../remote/remote-fleet.js';
+import type { Snapshot } from '../state/snapshot-schema.js';
+import { formatStatusText } from '../ui/status-text.js';
 import type { CommandContext } from './common.js';
 import type { CliDeps } from './options.js';
 import { withRemoteFleet } from './remote.js';
 
 /**
- * `macs status` at a hub: each host's link, agents (`<host>/<agent>`) and
- * open requests (`<host>/<id>`), as JSON (`remote` of `status --json`) and
- * as lines after this machine's.
+ * `macs status` at a hub: each host read once, for the JSON (`remote` of
+ * `status --json`, each host with its link in words) and for the text.
  */
 export async function readRemoteStatus(
   ctx: CommandContext,
@@ -16,32 +18,31 @@ export async function readRemoteStatus(
   deps: CliDeps,
 ): Promise<{
   json: { hosts: (HostView & { line: string })[] };
-  lines: string[];
+  views: HostView[];
 }> {
   const hosts = await withRemoteFleet(ctx, config, deps, (fleet) =>
     readRemoteFleet(fleet, ctx.paths),
   );
-  return {
-    // Each host with its link in words (`line`), as `macs hosts --json`.
-    json: { hosts: hosts.map(withLinkLine) },
-    lines: formatHostLines(hosts),
-  };
+  // Each host with its link in words (`line`), as `macs hosts --json`.
+  return { json: { hosts: hosts.map(withLinkLine) }, views: hosts };
 }
 
-/** The hosts as lines after this machine's (`macs status` without a terminal). */
-export function formatHostLines(hosts: readonly HostView[]): string[] {
-  const lines = ['', `HOSTS (${hosts.length})`];
-  for (const h of hosts) {
-    // The link in the words of every door (remote/host-link.ts).
-    lines.push(`  ${hostLinkLine(hostLink(h))}`);
-    for (const a of h.agents)
-      lines.push(
-        `    ${a.name}  ${a.state}${a.paused ? ' paused' : ''}  pending ${a.pendingRequests.length}`,
-      );
-    for (const r of h.requests)
-      lines.push(
-        `    ${r.id}  ${r.type}  ${r.stage}  ${r.firstLine.slice(0, 60)}`,
-      );
-  }
-  return lines;
+/**
+ * `macs status` as text at a hub: the hub's one model of the fleet
+ * (remote/fleet-model.ts), so the totals, the agents and the requests are
+ * those of the live view, the page and the MCP tools (`<host>/<agent>`,
+ * `<host>/<id>` beside this machine's); then each host's link in the words
+ * of every door (remote/host-link.ts).
+ */
+export function formatHubStatus(
+  snapshot: Snapshot,
+  hosts: readonly HostView[],
+  nowMs: number,
+): string[] {
+  return [
+    ...formatStatusText(mergeHosts(snapshot, hosts, nowMs), nowMs),
+    '',
+    `HOSTS (${hosts.length})`,
+    ...hosts.map((h) => `  ${hostLinkLine(hostLink(h))}`),
+  ];
 }

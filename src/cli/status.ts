@@ -39,7 +39,8 @@ export async function runStatus(
   const ctx = createContext(opts, deps);
   const { config } = await loadConfigOrDefaults(ctx, opts, deps);
   const terminal = statusDeps.terminal ?? processTerminal();
-  // A hub's hosts (docs/remote.md): `remote` in the JSON, lines in the text.
+  // A hub's hosts (docs/remote.md): `remote` in the JSON; in the text, the
+  // fleet with them (one model) and their links.
   const remote =
     Object.keys(config.hosts).length === 0 || (opts.watch ?? false)
       ? undefined
@@ -55,16 +56,21 @@ export async function runStatus(
     return 0;
   }
   if (!terminal.interactive && !opts.watch) {
-    const { formatStatusText } = await import('../ui/status-text.js');
-    for (const line of formatStatusText(
-      await buildSnapshot(ctx.paths, new Date(), {
-        prices: config.prices,
-        serverUp: probeTmuxServer(deps.runTmux),
-      }),
-      Date.now(),
-    ))
-      deps.output.out(line);
-    for (const line of remote?.lines ?? []) deps.output.out(line);
+    const snapshot = await buildSnapshot(ctx.paths, new Date(), {
+      prices: config.prices,
+      serverUp: probeTmuxServer(deps.runTmux),
+    });
+    const lines = remote
+      ? (await import('./status-remote.js')).formatHubStatus(
+          snapshot,
+          remote.views,
+          Date.now(),
+        )
+      : (await import('../ui/status-text.js')).formatStatusText(
+          snapshot,
+          Date.now(),
+        );
+    for (const line of lines) deps.output.out(line);
     return 0;
   }
   // The live view and the --watch streams, loaded only for them: a snapshot
