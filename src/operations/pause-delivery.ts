@@ -8,6 +8,7 @@ import { setDeliveryPaused } from '../state/person-controls.js';
 import type { HomePaths } from '../home/paths.js';
 import { readAllAgentStates } from '../state/pending.js';
 import { remoteTargetOf, runOnHost, type HubContext } from './host-forward.js';
+import { compareAgentNames } from '../state/agent-order.js';
 
 /**
  * Hold or release deliveries to an agent (`macs pause|resume`, `p` in the
@@ -36,7 +37,7 @@ export async function listHomeAgents(paths: HomePaths): Promise<string[]> {
     ...(record?.agents.map((a) => a.name) ?? []),
     ...(await readAllAgentStates(paths)).map((s) => s.agent),
   ]);
-  return [...known].sort();
+  return [...known].sort(compareAgentNames);
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   type UsageReport,
 } from '../usage/report.js';
 import { readLedger, usageDir } from '../usage/usage-ledger.js';
+import { compareAgentNames } from '../state/agent-order.js';
 
 /** The report, and the compactions per agent (`compactions` of `--json`). */
 export interface UsageReading extends UsageReport {
@@ -29,7 +30,7 @@ async function ledgerAgents(paths: HomePaths): Promise<string[]> {
     .filter((n) => n.endsWith('.jsonl'))
     .map((n) => n.slice(0, -'.jsonl'.length))
     .filter(isValidAgentName)
-    .sort();
+    .sort(compareAgentNames);
 }
 
 /** The home's usage since `since` (all of it without), one row per group. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { HomePaths } from '../home/paths.js';
 import { readAgentState } from './store.js';
 import type { AgentStateFile, RequestRecord } from './types.js';
+import { compareAgentNames } from './agent-order.js';
 
 /** Every agent's state file under home (unreadable ones are skipped). */
 export async function readAllAgentStates(
@@ -15,8 +16,12 @@ export async function readAllAgentStates(
     return [];
   }
   const states: AgentStateFile[] = [];
-  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
-    const state = await readAgentState(paths, path.basename(name, '.json'));
+  const agents = names
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => path.basename(n, '.json'))
+    .sort(compareAgentNames);
+  for (const agent of agents) {
+    const state = await readAgentState(paths, agent);
     if (state) states.push(state);
   }
   return states;

@@ -70,7 +70,11 @@ describe('macs status as text at a hub', () => {
   const down = host('h2', {
     link: 'down',
     since: '2026-11-29T10:02:50.000Z',
-    error: { message: 'host h2: ssh failed', hint: 'check ssh h2 true' },
+    error: {
+      kind: 'ssh',
+      message: 'host h2: ssh failed',
+      hint: 'check ssh h2 true',
+    },
   });
   const hosts = [host('h1'), down];
   const text = formatHubStatus(local, hosts, NOW).join('\n');

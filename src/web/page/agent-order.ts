@@ -5,6 +5,7 @@
  * comes first when any of it waits for a person, then the groups by the
  * lead's name.
  */
+import { compareAgentNames } from '../../state/agent-order.js';
 import type { AgentSnapshot } from '../../state/snapshot-schema.js';
 
 /** The name on an agent's card: a teammate's `<lead>/<teammate>`. */
@@ -20,7 +21,7 @@ export function orderAgentCards(
   const leadOf = (a: AgentSnapshot) =>
     a.teammate && names.has(a.teammate.lead) ? a.teammate.lead : undefined;
   const byName = (x: AgentSnapshot, y: AgentSnapshot) =>
-    x.name.localeCompare(y.name);
+    compareAgentNames(x.name, y.name);
   const groups = agents
     .filter((a) => !leadOf(a))
     .map((lead) => [
@@ -32,7 +33,7 @@ export function orderAgentCards(
   groups.sort(
     (x, y) =>
       Number(waits(y)) - Number(waits(x)) ||
-      (x[0]?.name ?? '').localeCompare(y[0]?.name ?? ''),
+      compareAgentNames(x[0]?.name ?? '', y[0]?.name ?? ''),
   );
   return groups.flat();
 }
