@@ -80,6 +80,11 @@ export interface TmuxClient {
   ): Promise<string>;
   killServer(): Promise<void>;
   isServerRunning(): Promise<boolean>;
+  /**
+   * Call `listener` when the control-mode connection is lost (its client
+   * exited: at once when the server dies); undefined without one.
+   */
+  onControlLost?: (listener: () => void) => () => void;
   /** Close the control-mode connection, if there is one. */
   close(): Promise<void>;
 }
@@ -291,6 +296,9 @@ export function createTmuxClient(
       const result = await runArgs(['list-sessions']);
       return result.exitCode === 0;
     },
+    ...(control
+      ? { onControlLost: (listener: () => void) => control.onDrop(listener) }
+      : {}),
     async close() {
       await control?.close();
     },

@@ -27,6 +27,12 @@ export interface ControlChannel {
   run(args: readonly string[]): Promise<TmuxResult>;
   /** Detach the control client; later runs reject with ControlUnavailableError. */
   close(): Promise<void>;
+  /**
+   * Call `listener` each time a connection is given up (the control client
+   * exited, as it does at once when its server dies); returns the
+   * unsubscribe. Not called for close().
+   */
+  onDrop(listener: (reason: string) => void): () => void;
 }
 
 /** Nothing was sent: the caller may run the command another way. */
@@ -111,11 +117,15 @@ export function createControlChannel(
   const waitingTurn: (() => void)[] = [];
   let running = 0;
   let closed = false;
+  const dropListeners = new Set<(reason: string) => void>();
 
   function drop(conn: Connection, reason: string): void {
     if (conn.closed) return;
     conn.closed = true;
-    if (!closed) options.onDrop?.(reason);
+    if (!closed) {
+      options.onDrop?.(reason);
+      for (const listener of dropListeners) listener(reason);
+    }
     if (connection === conn) connection = undefined;
     conn.child.kill('SIGKILL');
     // Every command sent on this client: what it did is unknown.
@@ -321,6 +331,10 @@ export function createControlChannel(
   return {
     run(args) {
       return inTurn(() => runOne(args));
+    },
+    onDrop(listener) {
+      dropListeners.add(listener);
+      return () => void dropListeners.delete(listener);
     },
     async close() {
       closed = true;

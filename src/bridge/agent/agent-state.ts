@@ -31,14 +31,14 @@ export const STATE_SETTLE_MS = 150;
 /** …or this long after the last reading while output keeps coming. */
 const STATE_BUSY_INTERVAL_MS = 1_000;
 /** The backstop: the state is read at least this often after output… */
-const STATE_BACKSTOP_MS = 2_000;
+export const STATE_BACKSTOP_MS = 2_000;
 /**
  * …and this often once the pane has been quiet since the last reading, and
  * that reading does not depend on time (an idle pane's screen only changes
  * with output, which is read at once; the pane's death is seen by the
  * bridge's health check).
  */
-const STATE_QUIET_BACKSTOP_MS = 30_000;
+export const STATE_QUIET_BACKSTOP_MS = 30_000;
 /** A delivery waiting on a busy agent reads its screen this often. */
 const TYPING_RECHECK_MS = 250;
 
@@ -331,10 +331,28 @@ export function createAgentStateReader(
   const readState = async (): Promise<AgentStateName> =>
     (await observeState()).state;
 
+  /** The backstop, armed for when the next reading is due: an idle agent
+   * wakes its bridge once in STATE_QUIET_BACKSTOP_MS, not each second. */
+  let backstopArmed = false;
+  const backstopEvery = () =>
+    !lastReadingTimed && (activity.lastOutputAt() ?? 0) < lastStateReadAt
+      ? STATE_QUIET_BACKSTOP_MS
+      : STATE_BACKSTOP_MS;
+  function armBackstop(): void {
+    if (!backstopArmed || ctx.stopped) return;
+    clearTimeout(backstopTimer);
+    const wait = Math.max(0, lastStateReadAt + backstopEvery() - Date.now());
+    backstopTimer = setTimeout(() => {
+      if (Date.now() - lastStateReadAt < backstopEvery()) armBackstop();
+      else readSoon();
+    }, wait);
+    backstopTimer.unref();
+  }
+
   const readSoon = (): void => {
-    void readState().catch((error: unknown) =>
-      log.warn({ err: error }, 'state read failed'),
-    );
+    void readState()
+      .catch((error: unknown) => log.warn({ err: error }, 'state read failed'))
+      .finally(armBackstop);
   };
 
   return {
@@ -364,20 +382,17 @@ export function createAgentStateReader(
         stateTimer = undefined;
         readSoon();
       }, due);
+      armBackstop();
     },
     start() {
-      void readState().catch(() => undefined);
-      backstopTimer = setInterval(() => {
-        const quiet =
-          !lastReadingTimed && (activity.lastOutputAt() ?? 0) < lastStateReadAt;
-        const every = quiet ? STATE_QUIET_BACKSTOP_MS : STATE_BACKSTOP_MS;
-        if (Date.now() - lastStateReadAt < every) return;
-        readSoon();
-      }, STATE_BACKSTOP_MS / 2);
-      backstopTimer.unref();
+      backstopArmed = true;
+      void readState()
+        .catch(() => undefined)
+        .finally(armBackstop);
     },
     stop() {
-      clearInterval(backstopTimer);
+      backstopArmed = false;
+      clearTimeout(backstopTimer);
       clearTimeout(stateTimer);
     },
   };

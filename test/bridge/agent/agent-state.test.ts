@@ -6,6 +6,8 @@ import {
   ACTIVITY_QUIET_MS,
   createAgentStateReader,
   type AgentStateReader,
+  STATE_BACKSTOP_MS,
+  STATE_QUIET_BACKSTOP_MS,
 } from '../../../src/bridge/agent/agent-state.js';
 import { DEFAULT_DELIVERY_RULES } from '../../../src/typist/typist.js';
 import type { RequestSteps } from '../../../src/bridge/requests/request-steps.js';
@@ -484,6 +486,54 @@ describe('agent state', () => {
       f.tmux.panes.delete(f.pane.id);
       await reader.notePaneGone();
       expect(f.events).toEqual([]);
+    });
+  });
+
+  // The backstop was an interval checking each second whether a reading was
+  // due: each idle agent woke its bridge every second for nothing (32 times
+  // a second on a host of 32 agents). Strategy: fake timers; after a reading
+  // the next timer must be the reading itself, due after the quiet backstop
+  // for an idle pane and after the short one while output is recent.
+  describe('the backstop', () => {
+    const settle = async () => {
+      for (let i = 0; i < 20; i++) await vi.advanceTimersByTimeAsync(0);
+    };
+    const fakeTimers = () =>
+      vi.useFakeTimers({
+        toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval'],
+      });
+
+    it('reads an idle pane again after the quiet backstop, waking for nothing before', async () => {
+      await setup();
+      fakeTimers();
+      const captures = vi.spyOn(f.tmux, 'capturePane');
+      reader.start();
+      await settle();
+      expect(f.state().state).toBe('idle');
+      const reads = captures.mock.calls.length;
+      const at = Date.now();
+      await vi.advanceTimersByTimeAsync(1_000); // the state's lazy save
+      await vi.advanceTimersToNextTimerAsync();
+      expect(Date.now() - at).toBe(STATE_QUIET_BACKSTOP_MS);
+      await settle();
+      expect(captures).toHaveBeenCalledTimes(reads + 1);
+    });
+
+    it('reads again after the short backstop while the reading goes by recent output', async () => {
+      await setup({ screen: 'compiling…' });
+      fakeTimers();
+      const captures = vi.spyOn(f.tmux, 'capturePane');
+      activity.onOutput(Date.now());
+      reader.start();
+      await settle();
+      expect(f.state().state).toBe('working');
+      const reads = captures.mock.calls.length;
+      const at = Date.now();
+      await vi.advanceTimersByTimeAsync(1_000); // the state's lazy save
+      await vi.advanceTimersToNextTimerAsync();
+      expect(Date.now() - at).toBe(STATE_BACKSTOP_MS);
+      await settle();
+      expect(captures).toHaveBeenCalledTimes(reads + 1);
     });
   });
 
