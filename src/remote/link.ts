@@ -98,6 +98,9 @@ export function startHostLink(
   const first = new Promise<void>((resolve) => (firstDone = resolve));
   const setState = (next: Omit<LinkState, 'host' | 'since'>) => {
     const changed = next.link !== state.link;
+    // A new reason to be down (the drop, then a failed reconnection's) is
+    // told too, so every door says the latest; the same one again is not.
+    const newReason = next.error?.message !== state.error?.message;
     state = {
       host: target.name,
       since: changed ? new Date().toISOString() : state.since,
@@ -105,7 +108,7 @@ export function startHostLink(
     };
     options.onState?.(state);
     firstDone();
-    if (changed) options.onChange?.();
+    if (changed || newReason) options.onChange?.();
   };
 
   const deliverHeld = async (session: HostSession) => {

@@ -62,6 +62,10 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
   let hub: string;
   let web: WebServer | undefined;
   let stopWeb: (() => Promise<void>) | undefined;
+  /** The web server's data (`/api/fleet`), while it runs. */
+  let webFleet:
+    | (() => Promise<{ hosts: { name: string; line: string }[] } | null>)
+    | undefined;
   let mcp: Client | undefined;
   let viewer: TestTmuxServer | undefined;
   const env = () => ({ MACS_SSH_CONFIG: hosts.sshConfig });
@@ -176,6 +180,7 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
         agents: { name: string }[];
         requests: { id: string }[];
       } | null;
+    webFleet = fleet as unknown as typeof webFleet;
     // The first read: h1's worker is there, asking nothing yet.
     await waitFor(
       async () =>
@@ -227,8 +232,6 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
   });
 
   it('shows a skewed host’s ages right, and keeps a stopped host’s waiting request in the view and MCP, answerable', async () => {
-    await stopWeb?.();
-    stopWeb = undefined;
     viewer = await startTmuxServer();
     const view = viewer;
     const pane = await view.spawnPane(
@@ -301,6 +304,19 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
       throw new Error(`${String(error)}; last: ${lastListed}`);
     });
     expect(JSON.stringify(listed.structuredContent)).toContain('h1/own-1-q2');
+
+    // The page's line for h1 says the link's latest error: first the drop,
+    // then each failed reconnection's (its sshd is gone: connection
+    // refused), told by the link when it changes. Before, only up and down
+    // were told, and the page said "the link dropped" until its backstop
+    // read (a day away here) while every other door said why it stays down.
+    await waitFor(
+      async () => {
+        const h1Line = (await webFleet!())?.hosts.find((h) => h.name === 'h1');
+        return h1Line && /refused/i.test(h1Line.line) ? h1Line : undefined;
+      },
+      { timeout: 30_000, message: "h1's latest error in the web data" },
+    );
     const answered = await mcp!.callTool({
       name: 'answer_request',
       arguments: { id: 'h1/own-1-q2', instructions: '8080' },
