@@ -70,3 +70,16 @@ export function assertNever(value: never): never {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** An error and what to do, in one line: `message (hint: …)`. */
+export function withHint(error: {
+  message: string;
+  hint?: string | undefined;
+}): string {
+  return error.hint ? `${error.message} (hint: ${error.hint})` : error.message;
+}
+
+/** The message of anything thrown, with a MacsError's hint: `message (hint: …)`. */
+export function errorWithHint(error: unknown): string {
+  return error instanceof MacsError ? withHint(error) : errorMessage(error);
+}

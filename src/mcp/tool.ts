@@ -15,7 +15,7 @@ import type {
   ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { MacsError, errorMessage } from '../errors.js';
+import { MacsError, errorWithHint } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
@@ -165,10 +165,7 @@ export function createToolRegistrar(
           structuredContent: out.data,
         };
       } catch (error) {
-        const reason =
-          error instanceof MacsError && error.hint
-            ? `${error.message} (hint: ${error.hint})`
-            : errorMessage(error);
+        const reason = errorWithHint(error);
         if (!(error instanceof MacsError || error instanceof Refusal))
           log.error({ err: error, tool: name }, 'mcp tool failed');
         const named =

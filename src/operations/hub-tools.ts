@@ -5,7 +5,7 @@
  * tools add each host's agents and requests. What a host returns is checked
  * (remote/host-data.ts) before the model sees it.
  */
-import { errorMessage } from '../errors.js';
+import { errorMessage, withHint } from '../errors.js';
 import type { HomePaths } from '../home/paths.js';
 import { answerRemoteRequest } from '../remote/answer.js';
 import {
@@ -58,9 +58,7 @@ async function readHosts(
 /** A host's failure as a refusal the model reads (with the hint, if any). */
 function hostCallRefusal(error: unknown): Refusal {
   return new Refusal(
-    error instanceof RemoteError && error.hint
-      ? `${error.message} (hint: ${error.hint})`
-      : errorMessage(error),
+    error instanceof RemoteError ? withHint(error) : errorMessage(error),
   );
 }
 

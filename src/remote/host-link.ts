@@ -6,6 +6,7 @@
  * says a link its own way. The doors add only what is theirs around the
  * line (`macs hosts` its ssh target and agents, `macs inbox` its `macs:`).
  */
+import { withHint } from '../errors.js';
 import { downLabel, sinceLabel, type HostView } from './fleet-model.js';
 
 /** One host's link, as every door shows it. */
@@ -32,8 +33,7 @@ export interface HostLink {
 export function errorLine(
   error: { message: string; hint?: string } | null,
 ): string | null {
-  if (!error) return null;
-  return error.hint ? `${error.message} (hint: ${error.hint})` : error.message;
+  return error ? withHint(error) : null;
 }
 
 /** A host's link from the hub's model of it (up or down). */

@@ -15,7 +15,7 @@
  */
 import * as z from 'zod';
 import type { MacsConfig } from '../config/schema.js';
-import { AgentError, errorMessage, MacsError } from '../errors.js';
+import { AgentError, errorWithHint, MacsError } from '../errors.js';
 import { emitSafely, type EventSink } from '../events/log.js';
 import type { HomePaths } from '../home/paths.js';
 import type { Logger } from '../log/logger.js';
@@ -337,9 +337,7 @@ export async function runWebAction(
     const message =
       error instanceof z.ZodError
         ? `bad input: ${error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`
-        : error instanceof MacsError && error.hint
-          ? `${error.message} (hint: ${error.hint})`
-          : errorMessage(error);
+        : errorWithHint(error);
     if (!(
       error instanceof MacsError ||
       error instanceof Refusal ||
