@@ -117,15 +117,14 @@ export function createControlChannel(
   const waitingTurn: (() => void)[] = [];
   let running = 0;
   let closed = false;
-  const dropListeners = new Set<(reason: string) => void>();
+  const dropListeners = new Set<(reason: string) => void>(
+    options.onDrop ? [options.onDrop] : [],
+  );
 
   function drop(conn: Connection, reason: string): void {
     if (conn.closed) return;
     conn.closed = true;
-    if (!closed) {
-      options.onDrop?.(reason);
-      for (const listener of dropListeners) listener(reason);
-    }
+    if (!closed) for (const listener of dropListeners) listener(reason);
     if (connection === conn) connection = undefined;
     conn.child.kill('SIGKILL');
     // Every command sent on this client: what it did is unknown.

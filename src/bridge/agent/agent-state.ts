@@ -382,7 +382,6 @@ export function createAgentStateReader(
         stateTimer = undefined;
         readSoon();
       }, due);
-      armBackstop();
     },
     start() {
       backstopArmed = true;
