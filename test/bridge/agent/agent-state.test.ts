@@ -503,37 +503,39 @@ describe('agent state', () => {
         toFake: ['Date', 'setTimeout', 'clearTimeout', 'setInterval'],
       });
 
-    it('reads an idle pane again after the quiet backstop, waking for nothing before', async () => {
-      await setup();
+    /** Start, then time the next reading after the first one. */
+    async function nextReadingAfter(
+      options: { screen?: string; output?: boolean },
+      state: AgentStateName,
+    ): Promise<number> {
+      await setup(options.screen ? { screen: options.screen } : {});
       fakeTimers();
       const captures = vi.spyOn(f.tmux, 'capturePane');
+      if (options.output) activity.onOutput(Date.now());
       reader.start();
       await settle();
-      expect(f.state().state).toBe('idle');
+      expect(f.state().state).toBe(state);
       const reads = captures.mock.calls.length;
       const at = Date.now();
       await vi.advanceTimersByTimeAsync(1_000); // the state's lazy save
       await vi.advanceTimersToNextTimerAsync();
-      expect(Date.now() - at).toBe(STATE_QUIET_BACKSTOP_MS);
+      const after = Date.now() - at;
       await settle();
       expect(captures).toHaveBeenCalledTimes(reads + 1);
+      return after;
+    }
+
+    it('reads an idle pane again after the quiet backstop, waking for nothing before', async () => {
+      expect(await nextReadingAfter({}, 'idle')).toBe(STATE_QUIET_BACKSTOP_MS);
     });
 
     it('reads again after the short backstop while the reading goes by recent output', async () => {
-      await setup({ screen: 'compiling…' });
-      fakeTimers();
-      const captures = vi.spyOn(f.tmux, 'capturePane');
-      activity.onOutput(Date.now());
-      reader.start();
-      await settle();
-      expect(f.state().state).toBe('working');
-      const reads = captures.mock.calls.length;
-      const at = Date.now();
-      await vi.advanceTimersByTimeAsync(1_000); // the state's lazy save
-      await vi.advanceTimersToNextTimerAsync();
-      expect(Date.now() - at).toBe(STATE_BACKSTOP_MS);
-      await settle();
-      expect(captures).toHaveBeenCalledTimes(reads + 1);
+      expect(
+        await nextReadingAfter(
+          { screen: 'compiling…', output: true },
+          'working',
+        ),
+      ).toBe(STATE_BACKSTOP_MS);
     });
   });
 
