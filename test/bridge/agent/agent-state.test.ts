@@ -495,8 +495,15 @@ describe('agent state', () => {
   // the next timer must be the reading itself, due after the quiet backstop
   // for an idle pane and after the short one while output is recent.
   describe('the backstop', () => {
-    const settle = async () => {
-      for (let i = 0; i < 20; i++) await vi.advanceTimersByTimeAsync(0);
+    // Until `done`, letting the reading's real I/O run between turns (the
+    // timers are fake, setImmediate and performance.now are not): a fixed
+    // number of turns was too few on a loaded machine.
+    const settleUntil = async (done: () => boolean) => {
+      const end = performance.now() + 10_000;
+      while (!done() && performance.now() < end) {
+        await vi.advanceTimersByTimeAsync(0);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     };
     const fakeTimers = () =>
       vi.useFakeTimers({
@@ -513,14 +520,22 @@ describe('agent state', () => {
       const captures = vi.spyOn(f.tmux, 'capturePane');
       if (options.output) activity.onOutput(Date.now());
       reader.start();
-      await settle();
-      expect(f.state().state).toBe(state);
+      await settleUntil(() => f.state().state === state);
       const reads = captures.mock.calls.length;
       const at = Date.now();
-      await vi.advanceTimersByTimeAsync(1_000); // the state's lazy save
-      await vi.advanceTimersToNextTimerAsync();
+      // Timer by timer until the next reading: the first reading may still
+      // be ending (its state's lazy save is a timer too, and the backstop is
+      // armed only when it has ended), so each timer's work is let finish
+      // before the next; a few timers that read nothing are allowed.
+      for (let i = 0; i < 5 && captures.mock.calls.length === reads; i++) {
+        await settleUntil(() => vi.getTimerCount() > 0);
+        await vi.advanceTimersToNextTimerAsync();
+        await settleUntil(
+          () => captures.mock.calls.length > reads || vi.getTimerCount() > 0,
+        );
+      }
       const after = Date.now() - at;
-      await settle();
+      await settleUntil(() => captures.mock.calls.length > reads);
       expect(captures).toHaveBeenCalledTimes(reads + 1);
       return after;
     }
