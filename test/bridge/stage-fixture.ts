@@ -171,7 +171,15 @@ export async function createStageFixture(
     },
     cleanup() {
       ctx.markStopped();
-      rmSync(home, { recursive: true, force: true });
+      // A write the test did not wait for (a state's lazy save, a reading
+      // that ends after its capture) can add a file while the folder is
+      // removed: ENOTEMPTY, tried again.
+      rmSync(home, {
+        recursive: true,
+        force: true,
+        maxRetries: 10,
+        retryDelay: 20,
+      });
     },
   };
 }

@@ -46,9 +46,12 @@ describe('agent state', () => {
   let idleScreens: string[];
   let paneGone: AgentError[];
 
-  afterEach(() => {
+  afterEach(async () => {
     vi.useRealTimers();
     reader.stop();
+    // A reading that was still ending records its state under `serial`:
+    // let it finish before the home is removed.
+    await f.ctx.serial(async () => undefined);
     f.cleanup();
   });
 
@@ -535,7 +538,7 @@ describe('agent state', () => {
         );
       }
       const after = Date.now() - at;
-      await settleUntil(() => captures.mock.calls.length > reads);
+      await settleUntil(() => captures.mock.settledResults.length > reads);
       expect(captures).toHaveBeenCalledTimes(reads + 1);
       return after;
     }
