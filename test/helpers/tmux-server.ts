@@ -17,11 +17,37 @@ export function hasTmux(): boolean {
   }
 }
 
-/** The environment for test children: never pointing at a live tmux session. */
+/**
+ * An empty home folder for the children of this test process (removed when
+ * it exits), made on first use.
+ */
+let childHome: string | undefined;
+function emptyChildHome(): string {
+  if (!childHome) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'macs-test-user-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    childHome = dir;
+  }
+  return childHome;
+}
+
+/**
+ * The environment for test children: never pointing at a live tmux session,
+ * and with a `HOME` of their own (an empty folder) unless the test gives
+ * one. The shells in test panes are interactive bash, which reads
+ * `~/.bashrc`: a person's rc file slowed them, and one that runs `pyenv
+ * rehash`, killed mid-way with its pane, left a lock behind that made every
+ * later shell of that person wait 60 s. ssh finds its own files by the
+ * user's entry in the password database, not by `HOME`.
+ */
 export function childEnv(
   extra: Record<string, string> = {},
 ): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: emptyChildHome(),
+    ...extra,
+  };
   delete env.TMUX;
   delete env.TMUX_PANE;
   // The agents in test panes stand for a person's terminal, even when the
