@@ -36,6 +36,7 @@ export default defineConfig({
           globalSetup: [
             'test/helpers/require-tmux.ts',
             'test/helpers/require-sshd.ts',
+            'test/helpers/child-home.ts',
           ],
           environment: 'node',
           testTimeout: 240_000,
@@ -56,6 +57,7 @@ export default defineConfig({
           globalSetup: [
             'test/helpers/require-tmux.ts',
             'test/helpers/require-chromium.ts',
+            'test/helpers/child-home.ts',
           ],
           environment: 'node',
           testTimeout: 240_000,
@@ -70,7 +72,10 @@ export default defineConfig({
         test: {
           name: 'agents',
           include: ['test/agents/**/*.agents.test.ts'],
-          globalSetup: ['test/agents/require-agents.ts'],
+          globalSetup: [
+            'test/agents/require-agents.ts',
+            'test/helpers/child-home.ts',
+          ],
           environment: 'node',
           testTimeout: 240_000,
           hookTimeout: 120_000,

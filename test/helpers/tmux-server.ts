@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { CHILD_HOME_VARIABLE } from './child-home.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -18,34 +19,22 @@ export function hasTmux(): boolean {
 }
 
 /**
- * An empty home folder for the children of this test process (removed when
- * it exits), made on first use.
- */
-let childHome: string | undefined;
-function emptyChildHome(): string {
-  if (!childHome) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'macs-test-user-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    childHome = dir;
-  }
-  return childHome;
-}
-
-/**
  * The environment for test children: never pointing at a live tmux session,
- * and with a `HOME` of their own (an empty folder) unless the test gives
- * one. The shells in test panes are interactive bash, which reads
- * `~/.bashrc`: a person's rc file slowed them, and one that runs `pyenv
- * rehash`, killed mid-way with its pane, left a lock behind that made every
- * later shell of that person wait 60 s. ssh finds its own files by the
- * user's entry in the password database, not by `HOME`.
+ * and, in the projects that start shells in panes, with a `HOME` of their
+ * own (the empty folder of child-home.ts) unless the test gives one. The
+ * shells in test panes are interactive bash, which reads `~/.bashrc`: a
+ * person's rc file slowed them, and one that runs `pyenv rehash`, killed
+ * mid-way with its pane, left a lock behind that made every later shell of
+ * that person wait 60 s. ssh finds its own files by the user's entry in the
+ * password database, not by `HOME`.
  */
 export function childEnv(
   extra: Record<string, string> = {},
 ): NodeJS.ProcessEnv {
+  const home = process.env[CHILD_HOME_VARIABLE];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    HOME: emptyChildHome(),
+    ...(home ? { HOME: home } : {}),
     ...extra,
   };
   delete env.TMUX;
