@@ -51,7 +51,7 @@ describe('agent state', () => {
     reader.stop();
     // A reading that was still ending records its state under `serial`:
     // let it finish before the home is removed.
-    await f.ctx.serial(async () => undefined);
+    await f.ctx.serial(() => Promise.resolve());
     f.cleanup();
   });
 
