@@ -77,7 +77,7 @@ export interface TestHost {
   tmpDir: string;
   /** The sshd process (a test may SIGSTOP it or kill it). */
   sshd: ChildProcess;
-  /** Start (again) after `kill()`, on the same address, port and keys. */
+  /** Start (again) after `kill()`, on the same address, port and keys; nothing while it runs. */
   start: () => Promise<void>;
   kill: () => Promise<void>;
 }
@@ -250,6 +250,12 @@ export async function startTestHosts(
       tmpDir,
       sshd: undefined as unknown as ChildProcess,
       start: async () => {
+        // Already running: a second sshd on the same port would fail, and
+        // the one running would no longer be the one `kill` and `stop` end
+        // (it ran on, its folders removed, until its time limit).
+        const running = host.sshd as ChildProcess | undefined;
+        if (running && running.exitCode === null && running.signalCode === null)
+          return;
         const script = [
           'set -e',
           'mkdir -p /run/sshd',

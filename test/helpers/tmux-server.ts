@@ -195,17 +195,21 @@ export function makeTempHome(prefix = 'macs-home-'): {
   cleanup: () => void;
 } {
   const home = mkdtempSync(path.join(os.tmpdir(), prefix));
-  return {
-    home,
-    // A process the test started (a hook run by an agent in a pane that
-    // was just killed) may still be writing for a moment: retry on
-    // ENOTEMPTY rather than fail the test in its cleanup.
-    cleanup: () =>
-      rmSync(home, {
-        recursive: true,
-        force: true,
-        maxRetries: 10,
-        retryDelay: 100,
-      }),
-  };
+  return { home, cleanup: () => removeTestDir(home) };
+}
+
+/**
+ * Remove a test's temporary folder. A process the test started (a hook run
+ * by an agent in a pane that was just killed, a macs that is stopping) may
+ * still be writing for a moment: retried on ENOTEMPTY rather than fail the
+ * test in its cleanup.
+ */
+export function removeTestDir(dir: string | undefined): void {
+  if (dir)
+    rmSync(dir, {
+      recursive: true,
+      force: true,
+      maxRetries: 10,
+      retryDelay: 100,
+    });
 }

@@ -30,7 +30,7 @@ import {
   type TestHosts,
   sshClientsOf,
 } from '../helpers/ssh-hosts.js';
-import { childEnv } from '../helpers/tmux-server.js';
+import { childEnv, removeTestDir } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import {
   rawRequest,
@@ -102,6 +102,8 @@ describe('the hub sees its hosts whole, down or skewed (issue 31)', () => {
         },
       ]);
   });
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await web?.stop();
     if (hosts) {

@@ -45,6 +45,7 @@ import {
   childEnv,
   startTmuxServer,
   type TestTmuxServer,
+  removeTestDir,
 } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -137,6 +138,10 @@ describe("a hub's smaller doors to its hosts (issue 31)", () => {
       { mode: 0o755 },
     );
   });
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(hub));
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(bin));
   afterAll(async () => {
     await viewer?.kill();
     if (hosts) {

@@ -52,6 +52,7 @@ import {
   childEnv,
   startTmuxServer,
   type TestTmuxServer,
+  removeTestDir,
 } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
@@ -165,6 +166,8 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     ];
     hubConfig(false);
   });
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await viewer?.kill();
     if (hosts) {

@@ -13,6 +13,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeTestDir } from '../helpers/tmux-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FAKE_HOOK_AGENT,
@@ -129,6 +130,8 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
     [h1] = hosts.hosts as [TestHost];
     hub = mkdtempSync(path.join(os.tmpdir(), 'macs-hub-'));
   });
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     if (hosts) {
       await sshRun(hosts, h1, `macs stop --home ${HOST_HOME}`);

@@ -48,6 +48,7 @@ import {
   childEnv,
   startTmuxServer,
   type TestTmuxServer,
+  removeTestDir,
 } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 import { rawRequest } from '../helpers/web.js';
@@ -98,6 +99,8 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
       },
     ]);
   });
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await viewer?.kill();
     await mcp?.close().catch(() => undefined);

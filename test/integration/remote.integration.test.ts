@@ -42,7 +42,7 @@ import {
   type TestHost,
   type TestHosts,
 } from '../helpers/ssh-hosts.js';
-import { childEnv } from '../helpers/tmux-server.js';
+import { childEnv, removeTestDir } from '../helpers/tmux-server.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 interface InboxEntry {
@@ -129,6 +129,8 @@ describe('remote hosts over ssh (issue 21)', () => {
       { name: 'worker-9', script: [], command: ['nope-agent'] },
     ]);
   });
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     if (hosts) {
       for (const h of hosts.hosts)
@@ -481,6 +483,8 @@ describe('hosts that are not what the hub expects (issue 21)', () => {
     hub = mkdtempSync(path.join(os.tmpdir(), 'macs-hub-'));
     writeHubConfig(hub, hosts);
   });
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await hosts?.stop();
   });

@@ -7,6 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeTestDir } from '../helpers/tmux-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecord, REQ, runMacs } from '../helpers/macs.js';
 import {
@@ -54,6 +55,8 @@ describe('macs web at a hub (issues 21, 22)', () => {
       },
     ]);
   });
+  // Runs after the hook below (after hooks run in reverse order).
+  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await web?.stop();
     if (hosts) {
