@@ -5,7 +5,7 @@
  * agent's pane, an event log whose events are kept in memory, and an
  * AgentContext wired as supervisor.ts wires it, with a fresh state set.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -27,6 +27,7 @@ import { createSilentLogger } from '../../src/log/logger.js';
 import { freshAgentState, readAgentState } from '../../src/state/store.js';
 import type { AgentStateFile, RequestRecord } from '../../src/state/types.js';
 import { FakeTmuxClient, type FakePane } from '../helpers/fake-tmux.js';
+import { removeTestDir } from '../helpers/tmux-server.js';
 
 export const AGENT = 'w1';
 
@@ -172,14 +173,8 @@ export async function createStageFixture(
     cleanup() {
       ctx.markStopped();
       // A write the test did not wait for (a state's lazy save, a reading
-      // that ends after its capture) can add a file while the folder is
-      // removed: ENOTEMPTY, tried again.
-      rmSync(home, {
-        recursive: true,
-        force: true,
-        maxRetries: 10,
-        retryDelay: 20,
-      });
+      // that ends after its capture) can add a file while it is removed.
+      removeTestDir(home);
     },
   };
 }

@@ -102,8 +102,6 @@ describe('the hub sees its hosts whole, down or skewed (issue 31)', () => {
         },
       ]);
   });
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await web?.stop();
     if (hosts) {
@@ -114,6 +112,7 @@ describe('the hub sees its hosts whole, down or skewed (issue 31)', () => {
         );
       await hosts.stop();
     }
+    removeTestDir(hub);
   });
 
   it('shows the three-line request whole at inbox, web and MCP, with ages from each host clock', async () => {

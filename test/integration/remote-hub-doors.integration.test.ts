@@ -138,16 +138,14 @@ describe("a hub's smaller doors to its hosts (issue 31)", () => {
       { mode: 0o755 },
     );
   });
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(hub));
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(bin));
   afterAll(async () => {
     await viewer?.kill();
     if (hosts) {
       await sshRun(hosts, h1, `macs stop --home ${TYPO_HOME}`);
       await hosts.stop();
     }
+    removeTestDir(hub);
+    removeTestDir(bin);
   });
 
   it('refuses a host home that is not a macs home, naming it, and creates nothing there', async () => {

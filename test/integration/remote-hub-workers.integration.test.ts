@@ -166,14 +166,13 @@ describe('workers defined at the hub with "host", and hosts in the status view (
     ];
     hubConfig(false);
   });
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await viewer?.kill();
     if (hosts) {
       await sshRun(hosts, h1, `macs stop --home ${HOST_HOME}`);
       await hosts.stop();
     }
+    removeTestDir(hub);
   });
 
   it('starts it on its host beside the host’s own workers, shows and answers it in the live view, and stops it with --host', async () => {

@@ -13,7 +13,6 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { removeTestDir } from '../helpers/tmux-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FAKE_HOOK_AGENT,
@@ -35,6 +34,7 @@ import {
   type TestHosts,
 } from '../helpers/ssh-hosts.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { removeTestDir } from '../helpers/tmux-server.js';
 
 interface ToolRecord {
   type: string;
@@ -130,13 +130,12 @@ describe("a host's approvals follow the hub's policy (issue 21)", () => {
     [h1] = hosts.hosts as [TestHost];
     hub = mkdtempSync(path.join(os.tmpdir(), 'macs-hub-'));
   });
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     if (hosts) {
       await sshRun(hosts, h1, `macs stop --home ${HOST_HOME}`);
       await hosts.stop();
     }
+    removeTestDir(hub);
   });
 
   it("denies, passes and asks by the hub's rules on the host's own workers and the hub's, and by the host's own again once no hub starts it", async () => {

@@ -56,6 +56,13 @@ import { rawRequest } from '../helpers/web.js';
 const SKEW_MS = 7 * 60_000;
 const DAY_MS = 86_400_000;
 
+/** What the tests read of the page's data (`/api/fleet`). */
+interface WebFleet {
+  agents: { name: string }[];
+  requests: { id: string }[];
+  hosts: { name: string; line: string }[];
+}
+
 describe("a host's changes pushed to the hub (issue 31)", () => {
   let hosts: TestHosts;
   let h1: TestHost;
@@ -64,9 +71,7 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
   let web: WebServer | undefined;
   let stopWeb: (() => Promise<void>) | undefined;
   /** The web server's data (`/api/fleet`), while it runs. */
-  let webFleet:
-    | (() => Promise<{ hosts: { name: string; line: string }[] } | null>)
-    | undefined;
+  let webFleet: (() => Promise<WebFleet | null>) | undefined;
   let mcp: Client | undefined;
   let viewer: TestTmuxServer | undefined;
   const env = () => ({ MACS_SSH_CONFIG: hosts.sshConfig });
@@ -99,8 +104,6 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
       },
     ]);
   });
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await viewer?.kill();
     await mcp?.close().catch(() => undefined);
@@ -113,6 +116,7 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
         );
       await hosts.stop();
     }
+    removeTestDir(hub);
   });
 
   it("brings a host's new request to the web server's data and the MCP wait without a timed read", async () => {
@@ -179,11 +183,8 @@ describe("a host's changes pushed to the hub (issue 31)", () => {
             headers: { Cookie: cookie },
           })
         ).body,
-      ) as {
-        agents: { name: string }[];
-        requests: { id: string }[];
-      } | null;
-    webFleet = fleet as unknown as typeof webFleet;
+      ) as WebFleet | null;
+    webFleet = fleet;
     // The first read: h1's worker is there, asking nothing yet.
     await waitFor(
       async () =>

@@ -129,14 +129,13 @@ describe('remote hosts over ssh (issue 21)', () => {
       { name: 'worker-9', script: [], command: ['nope-agent'] },
     ]);
   });
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     if (hosts) {
       for (const h of hosts.hosts)
         await sshRun(hosts, h, `macs stop --home ${HOST_HOME}`);
       await hosts.stop();
     }
+    removeTestDir(hub);
   });
 
   it('starts each host, shows one fleet, and answers a request of each host exactly once (respond, MCP)', async () => {
@@ -483,10 +482,9 @@ describe('hosts that are not what the hub expects (issue 21)', () => {
     hub = mkdtempSync(path.join(os.tmpdir(), 'macs-hub-'));
     writeHubConfig(hub, hosts);
   });
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await hosts?.stop();
+    removeTestDir(hub);
   });
   const macs = (args: string[]) =>
     runMacs(args, {

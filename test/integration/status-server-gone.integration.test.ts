@@ -57,14 +57,7 @@ describe('macs status after the session tmux server is gone (issue 29)', () => {
     JSON.parse((await macs(['status', '--json'])).stdout) as Status;
 
   it('says the server is gone and how to resume, in text, JSON and the live view', async () => {
-    // Without the machine's rc files: a stale lock in one (pyenv's) once hung
-    // the shell before its first prompt.
-    const start = await macs([
-      'start',
-      '--detach',
-      '--worker',
-      'bash --norc --noprofile',
-    ]);
+    const start = await macs(['start', '--detach', '--worker', 'bash']);
     expect(start.exitCode, start.stderr + start.stdout).toBe(0);
     // The session as the bug found it: running, its agent idle at its prompt.
     await waitFor(

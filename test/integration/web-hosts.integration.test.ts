@@ -7,7 +7,6 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { removeTestDir } from '../helpers/tmux-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecord, REQ, runMacs } from '../helpers/macs.js';
 import {
@@ -29,6 +28,7 @@ import {
   type WebProcess,
 } from '../helpers/web.js';
 import { waitFor } from '../helpers/wait-for.js';
+import { removeTestDir } from '../helpers/tmux-server.js';
 
 interface Fleet {
   agents: { name: string }[];
@@ -55,14 +55,13 @@ describe('macs web at a hub (issues 21, 22)', () => {
       },
     ]);
   });
-  // Runs after the hook below (after hooks run in reverse order).
-  afterAll(() => removeTestDir(hub));
   afterAll(async () => {
     await web?.stop();
     if (hosts) {
       await sshRun(hosts, h1, `macs stop --home ${HOST_HOME}`);
       await hosts.stop();
     }
+    removeTestDir(hub);
   });
 
   it("lists the host's agent and request, and answers it once from the page", async () => {
