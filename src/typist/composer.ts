@@ -46,11 +46,26 @@ export function composerText(
     }
     return '';
   }
-  const row = rows[cursorY] ?? '';
-  const upToCursor = squeeze(
-    cursorX === undefined ? row : [...row].slice(0, cursorX).join(''),
-  );
+  const upToCursor = cursorRowText(screen, cursorX, cursorY);
   if ([...upToCursor].length >= PROBE_CHARS) return upToCursor;
   const above = rows[cursorY - 1] ?? '';
   return [...above].length >= width ? squeeze(above) + upToCursor : upToCursor;
+}
+
+/**
+ * The cursor's own row up to the cursor, whitespace removed (the whole row
+ * without a column; empty without a row). A program that took a line moved
+ * the cursor to a fresh row; one that only redrew its composer elsewhere
+ * (a footer growing under it) carries this row along unchanged.
+ */
+export function cursorRowText(
+  screen: string,
+  cursorX: number | undefined,
+  cursorY: number | undefined,
+): string {
+  if (cursorY === undefined) return '';
+  const row = screen.replace(/\n$/, '').split('\n')[cursorY] ?? '';
+  return (
+    cursorX === undefined ? row : [...row].slice(0, cursorX).join('')
+  ).replace(/\s+/g, '');
 }

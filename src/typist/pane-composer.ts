@@ -7,7 +7,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TmuxClient } from '../tmux/client.js';
 import { PaneNotFoundError } from '../tmux/client.js';
-import { composerProbe, composerText, typedText } from './composer.js';
+import {
+  composerProbe,
+  composerText,
+  cursorRowText,
+  typedText,
+} from './composer.js';
 
 /** A pane as a delivery sees it around the submit key. */
 export interface PaneView {
@@ -16,38 +21,58 @@ export interface PaneView {
   composer: string;
   /** Where the cursor is (`x,y`). */
   cursor: string;
+  /** The cursor's own row up to the cursor (cursorRowText). */
+  cursorRow: string;
   dead: boolean;
   inMode: boolean;
 }
 
-/** Reads the pane's screen and cursor (a pane gone meanwhile: empty screen). */
+/** A dead pane's view: nothing to read. */
+const DEAD_VIEW: PaneView = {
+  screen: '',
+  composer: '',
+  cursor: '',
+  cursorRow: '',
+  dead: true,
+  inMode: false,
+};
+
+/** How often a screen read across a move of the cursor is read again. */
+const TORN_READS = 3;
+
+/**
+ * Reads the pane's screen and cursor as one moment (a pane gone meanwhile:
+ * empty screen). They are two tmux commands, and a program can redraw
+ * between them (Codex moving its composer as it finishes starting): a
+ * cursor read before and after the screen that differ mean the screen may
+ * belong to neither, so it is read again.
+ */
 export async function readPaneView(
   tmux: TmuxClient,
   pane: string,
 ): Promise<PaneView> {
-  // Both at once: the next delivery may be waiting on this confirmation.
-  const [info, screen] = await Promise.all([
-    tmux.paneInfo(pane),
-    tmux.capturePane(pane).catch((error: unknown) => {
+  let info = await tmux.paneInfo(pane);
+  for (let read = 1; ; read += 1) {
+    if (info.dead) return DEAD_VIEW;
+    const screen = await tmux.capturePane(pane).catch((error: unknown) => {
       if (error instanceof PaneNotFoundError) return '';
       throw error;
-    }),
-  ]);
-  if (info.dead)
-    return {
-      screen: '',
-      composer: '',
-      cursor: '',
-      dead: true,
-      inMode: false,
-    };
-  return {
-    screen,
-    composer: composerText(screen, info.cursorX, info.cursorY, info.width),
-    cursor: `${String(info.cursorX)},${String(info.cursorY)}`,
-    dead: false,
-    inMode: info.inMode,
-  };
+    });
+    const after = await tmux.paneInfo(pane);
+    if (after.dead) return DEAD_VIEW;
+    const moved =
+      after.cursorX !== info.cursorX || after.cursorY !== info.cursorY;
+    info = after;
+    if (!moved || read >= TORN_READS)
+      return {
+        screen,
+        composer: composerText(screen, info.cursorX, info.cursorY, info.width),
+        cursor: `${String(info.cursorX)},${String(info.cursorY)}`,
+        cursorRow: cursorRowText(screen, info.cursorX, info.cursorY),
+        dead: false,
+        inMode: info.inMode,
+      };
+  }
 }
 
 /** How long a pane must not change before its composer is read after a restart. */

@@ -375,12 +375,18 @@ describe(`usage of Codex ${agent('codex').version}`, () => {
       /Ask Codex to do anything/.test(await screen());
     for (const prompt of ['Say noted.', 'Say noted again.']) {
       await waitFor(idle, { timeout: 120_000, message: 'Codex idle' });
-      await tmuxOn(socket, 'send-keys', '-t', pane, '-l', prompt);
-      await waitFor(async () => (await screen()).includes(prompt), {
-        timeout: 20_000,
-      });
-      await tmuxOn(socket, 'send-keys', '-t', pane, 'Enter');
+      // Through `macs send`, which types only into an idle Codex and
+      // presses Enter again while the composer keeps the text: a bare
+      // `send-keys` Enter was lost on a loaded CI machine. The first one
+      // comes as Codex finishes starting, when it draws the text late
+      // and can drop the key (docs/reliability.md, "One submission").
       const before = calls;
+      const sent = await runMacs(['send', WORKER, prompt], {
+        home,
+        socket,
+        timeoutMs: 120_000,
+      });
+      expect(sent.exitCode, sent.stderr + sent.stdout).toBe(0);
       await waitFor(() => calls > before, {
         timeout: 60_000,
         message: `a model call for "${prompt}"`,

@@ -6,7 +6,8 @@ import {
   type DeliveryRequest,
 } from '../../src/typist/typist.js';
 import { readPaneView } from '../../src/typist/pane-composer.js';
-import { FakeTmuxClient } from '../helpers/fake-tmux.js';
+import type { PaneInfo } from '../../src/tmux/client.js';
+import { FakeTmuxClient, type FakePane } from '../helpers/fake-tmux.js';
 
 const timing = { confirmTimeoutMs: 40, confirmPollMs: 2 };
 const TEXT = 'run the whole test suite';
@@ -34,6 +35,60 @@ async function setup(extra: Partial<DeliveryRequest> = {}) {
   return { tmux, pane, request, before, watch };
 }
 
+/** A pane's screen and cursor at one reading. */
+interface View {
+  screen: string;
+  cursorX: number;
+  cursorY: number;
+}
+
+/**
+ * A client whose pane shows `views` one reading after another (the last
+ * one stays): a reading is the cursor, the screen, the cursor again
+ * (readPaneView), and the pane moves on to the next view after it, so the
+ * watch sees exactly this sequence, however fast the machine.
+ */
+class SteppingTmux extends FakeTmuxClient {
+  private readonly pane: FakePane;
+  private captured = false;
+  constructor(private readonly views: View[]) {
+    super();
+    this.pane = this.addPane({ id: '%1', ...views[0]! });
+  }
+  override async capturePane(pane: string): Promise<string> {
+    const screen = await super.capturePane(pane);
+    this.captured = true;
+    return screen;
+  }
+  override async paneInfo(pane: string): Promise<PaneInfo> {
+    const info = await super.paneInfo(pane);
+    if (this.captured && this.views.length > 1) {
+      this.views.shift();
+      Object.assign(this.pane, this.views[0]!);
+    }
+    this.captured = false;
+    return info;
+  }
+}
+
+/** Codex as it starts: the placeholder, then the text drawn late. */
+const PLACEHOLDER = {
+  screen: 'logo\n› Ask Codex to do anything\n  ? for shortcuts\n',
+  cursorX: 2,
+  cursorY: 1,
+};
+const DRAWN_LATE = {
+  screen: `logo\n› ${TEXT}\n  ? for shortcuts\n`,
+  cursorX: 2 + TEXT.length,
+  cursorY: 1,
+};
+/** The same composer moved up two rows by a footer that grew under it. */
+const FOOTER_GREW = {
+  screen: `› ${TEXT}\n  model · folder\n\n  ⚠ 1 warning · f2 to view\n`,
+  cursorX: 2 + TEXT.length,
+  cursorY: 0,
+};
+
 describe('watchSubmit', () => {
   it('sees the composer let go of the text', async () => {
     const { pane, watch } = await setup();
@@ -49,6 +104,53 @@ describe('watchSubmit', () => {
     pane.cursorX = 0;
     pane.cursorY = 3;
     expect(await watch()).toBe('composer');
+  });
+
+  it('holds a composer only redrawn elsewhere (a footer grew under it): not taken', async () => {
+    const { pane, watch } = await setup();
+    pane.screen = `❯ ${TEXT}\n  model · folder\n\n  ⚠ 1 warning\n`;
+    pane.cursorY = 0;
+    expect(await watch()).toBeUndefined();
+  });
+
+  it('text drawn only after the key (Codex still starting) is not taken, however its composer moves', async () => {
+    const tmux = new SteppingTmux([
+      PLACEHOLDER,
+      // One frame drawn in parts: the text first, the cursor after it.
+      { ...DRAWN_LATE, cursorX: 2 },
+      DRAWN_LATE,
+      FOOTER_GREW,
+    ]);
+    const request: DeliveryRequest = {
+      pane: '%1',
+      text: TEXT,
+      rules: DEFAULT_DELIVERY_RULES,
+      readState: () => Promise.resolve('idle'),
+      confirm: { retries: 2 },
+    };
+    const before = await readPaneView(tmux, '%1');
+    expect(
+      await watchSubmit(tmux, request, before, composerProbe(TEXT), timing),
+    ).toBeUndefined();
+  });
+
+  it('text drawn late, then let go: taken', async () => {
+    const tmux = new SteppingTmux([
+      PLACEHOLDER,
+      DRAWN_LATE,
+      { screen: `› ${TEXT}\n\n› \n`, cursorX: 2, cursorY: 2 },
+    ]);
+    const request: DeliveryRequest = {
+      pane: '%1',
+      text: TEXT,
+      rules: DEFAULT_DELIVERY_RULES,
+      readState: () => Promise.resolve('idle'),
+      confirm: { retries: 2 },
+    };
+    const before = await readPaneView(tmux, '%1');
+    expect(
+      await watchSubmit(tmux, request, before, composerProbe(TEXT), timing),
+    ).toBe('composer');
   });
 
   it('sees the agent turn working, and its hook first of all', async () => {

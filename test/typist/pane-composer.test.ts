@@ -23,6 +23,7 @@ describe('readPaneView', () => {
       screen: 'hello\n❯ run the tests\n',
       composer: '❯runthetests',
       cursor: '15,1',
+      cursorRow: '❯runthetests',
       dead: false,
       inMode: true,
     });
@@ -35,6 +36,7 @@ describe('readPaneView', () => {
       screen: '',
       composer: '',
       cursor: '',
+      cursorRow: '',
       dead: true,
       inMode: false,
     });
@@ -53,6 +55,39 @@ describe('readPaneView', () => {
       composer: '',
       dead: false,
     });
+  });
+
+  it('reads again when the cursor moved while the screen was read (a redraw between them)', async () => {
+    // The composer moves up two rows between the cursor and the screen:
+    // the cursor read first points at a blank row of the new screen.
+    class Redrawing extends FakeTmuxClient {
+      captures = 0;
+      override async capturePane(pane: string): Promise<string> {
+        const screen = await super.capturePane(pane);
+        this.captures += 1;
+        if (this.captures === 1) {
+          Object.assign(moving, {
+            screen: '› Say noted.\n  footer\n\n',
+            cursorY: 0,
+          });
+          return moving.screen;
+        }
+        return screen;
+      }
+    }
+    const tmux = new Redrawing();
+    const moving = tmux.addPane({
+      id: '%1',
+      screen: 'logo\n\n› Say noted.\n',
+      cursorX: 12,
+      cursorY: 2,
+    });
+    expect(await readPaneView(tmux, '%1')).toMatchObject({
+      composer: '›Saynoted.',
+      cursor: '12,0',
+      cursorRow: '›Saynoted.',
+    });
+    expect(tmux.captures).toBe(2);
   });
 
   it('lets a missing pane throw', async () => {
