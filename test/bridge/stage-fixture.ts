@@ -42,6 +42,8 @@ export interface StageFixtureOptions {
   withState?: boolean;
   /** The tmux client (default a new FakeTmuxClient). */
   tmux?: FakeTmuxClient;
+  /** The agent's preset follows its pane's program (no preset named). */
+  followsProgram?: boolean;
 }
 
 export interface StageFixture {
@@ -107,6 +109,7 @@ export async function createStageFixture(
     events: createEventLog(paths, { onEvent: (e) => events.push(e) }),
     log: createSilentLogger(),
     ...(options.session ? { session: options.session } : {}),
+    ...(options.followsProgram ? { followsProgram: true } : {}),
   });
   ctx.panePid = pane.pid;
   if (options.withState !== false)

@@ -8,7 +8,10 @@
  */
 import { getPreset } from '../../config/presets/index.js';
 import type { PaneInfo } from '../../tmux/client.js';
-import { readForegroundProcesses } from '../../tmux/processes.js';
+import {
+  readForegroundProcesses,
+  type ProcessInfo,
+} from '../../tmux/processes.js';
 import type { AgentContext } from '../agent-context.js';
 import { followedPresetName, profileFromPreset } from '../profile.js';
 
@@ -17,17 +20,41 @@ export interface ProgramFollower {
   follow(info: PaneInfo): Promise<boolean>;
 }
 
-export function createProgramFollower(ctx: AgentContext): ProgramFollower {
+/**
+ * Whether the pane's foreground is between two programs: its process group
+ * has no process left, or only one that is ending (no argv: a zombie not
+ * yet reaped). An agent that just exited leaves this for a moment before
+ * its shell takes the terminal back, and tmux then names the pane's own
+ * program (the shell), so its preset cannot be told yet.
+ */
+function inBetween(foreground: readonly ProcessInfo[] | undefined): boolean {
+  return (
+    foreground !== undefined &&
+    (foreground.length === 0 || foreground.every((p) => p.argv.length === 0))
+  );
+}
+
+export function createProgramFollower(
+  ctx: AgentContext,
+  readForeground: typeof readForegroundProcesses = readForegroundProcesses,
+): ProgramFollower {
   /** The pane's program when the preset last followed it. */
   let followed: string | undefined;
   return {
     async follow(info) {
       if (!ctx.followsProgram || info.currentCommand === followed) return false;
+      const previous = followed;
       followed = info.currentCommand;
       const from = ctx.profile.preset;
       // An interpreter's script names the agent (`node …/codex.js`); a
       // shell's argv says whether it is at its prompt.
-      const foreground = await readForegroundProcesses(info.pid);
+      const foreground = await readForeground(info.pid);
+      if (inBetween(foreground)) {
+        // Looked at again at the next reading (the shell's prompt is
+        // output, read at once).
+        if (followed === info.currentCommand) followed = previous;
+        return false;
+      }
       const to = followedPresetName(
         info.currentCommand,
         foreground,
