@@ -42,6 +42,8 @@ import {
 import { HOST_HOME, hostPath, startTestHosts } from './ssh-hosts.mjs';
 
 const SUPERVISED_GOAL_MS = 5_000;
+/** Node's flags for long-lived processes, as src/session/self-command.ts. */
+const LONG_LIVED_NODE_FLAGS = ['--no-memory-reducer'];
 const ROUND_TRIP_GOAL_MS = 30;
 const IDLE_GOAL_PERCENT = 1;
 
@@ -354,7 +356,10 @@ export async function benchRemote({
     await controller.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [MACS, 'mcp'],
+        // As `macs start` wires a controller's MCP server, with Node's
+        // flags for long-lived processes (LONG_LIVED_NODE_FLAGS in
+        // src/session/self-command.ts).
+        args: [...LONG_LIVED_NODE_FLAGS, MACS, 'mcp'],
         env: hubEnv,
         stderr: 'ignore',
       }),

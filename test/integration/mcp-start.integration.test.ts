@@ -113,6 +113,8 @@ describe('macs start wires a Claude Code controller to macs mcp (issue 13)', () 
     expect(server.args).toEqual(
       expect.arrayContaining(['mcp', '--home', '--tmux-socket', socket]),
     );
+    // A long-lived process: Node's flag comes before the script.
+    expect(server.args[0]).toBe('--no-memory-reducer');
     // Nothing in the user's own config.
     expect(existsSync(path.join(home, '.mcp.json'))).toBe(false);
     expect(existsSync(path.join(home, '.claude'))).toBe(false);

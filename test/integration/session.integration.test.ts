@@ -392,7 +392,12 @@ describe('macs start / stop on a private tmux server', () => {
         'utf8',
       ).trim();
     expect(lock('worker-a')).toBe(lock('worker-b'));
-    expect(processesMentioning(`bridge --all --home ${home}`)).toHaveLength(1);
+    const bridges = processesMentioning(`bridge --all --home ${home}`);
+    expect(bridges).toHaveLength(1);
+    // A long-lived process: without V8's memory reducer (self-command.ts).
+    expect(bridges[0]).toMatch(
+      / --no-memory-reducer \S+main\.js bridge --all /,
+    );
 
     expect((await macs(['respond', idA, 'Use sqlite.'])).exitCode).toBe(0);
     expect((await macs(['respond', idB, 'Yes, add it.'])).exitCode).toBe(0);
