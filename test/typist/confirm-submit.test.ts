@@ -12,6 +12,18 @@ import { FakeTmuxClient, type FakePane } from '../helpers/fake-tmux.js';
 const timing = { confirmTimeoutMs: 40, confirmPollMs: 2 };
 const TEXT = 'run the whole test suite';
 
+/** The request for TEXT into pane %1. */
+function requestFor(extra: Partial<DeliveryRequest> = {}): DeliveryRequest {
+  return {
+    pane: '%1',
+    text: TEXT,
+    rules: DEFAULT_DELIVERY_RULES,
+    readState: () => Promise.resolve('idle'),
+    confirm: { retries: 2 },
+    ...extra,
+  };
+}
+
 /** A pane with TEXT waiting in its composer, and a request for it. */
 async function setup(extra: Partial<DeliveryRequest> = {}) {
   const tmux = new FakeTmuxClient();
@@ -21,14 +33,7 @@ async function setup(extra: Partial<DeliveryRequest> = {}) {
     cursorX: 2 + TEXT.length,
     cursorY: 1,
   });
-  const request: DeliveryRequest = {
-    pane: '%1',
-    text: TEXT,
-    rules: DEFAULT_DELIVERY_RULES,
-    readState: () => Promise.resolve('idle'),
-    confirm: { retries: 2 },
-    ...extra,
-  };
+  const request = requestFor(extra);
   const before = await readPaneView(tmux, '%1');
   const watch = () =>
     watchSubmit(tmux, request, before, composerProbe(TEXT), timing);
@@ -69,6 +74,14 @@ class SteppingTmux extends FakeTmuxClient {
     this.captured = false;
     return info;
   }
+}
+
+/** watchSubmit over a pane that shows `views` one reading after another. */
+async function watchSteps(views: View[]) {
+  const tmux = new SteppingTmux(views);
+  const request = requestFor();
+  const before = await readPaneView(tmux, '%1');
+  return watchSubmit(tmux, request, before, composerProbe(TEXT), timing);
 }
 
 /** Codex as it starts: the placeholder, then the text drawn late. */
@@ -114,42 +127,24 @@ describe('watchSubmit', () => {
   });
 
   it('text drawn only after the key (Codex still starting) is not taken, however its composer moves', async () => {
-    const tmux = new SteppingTmux([
-      PLACEHOLDER,
-      // One frame drawn in parts: the text first, the cursor after it.
-      { ...DRAWN_LATE, cursorX: 2 },
-      DRAWN_LATE,
-      FOOTER_GREW,
-    ]);
-    const request: DeliveryRequest = {
-      pane: '%1',
-      text: TEXT,
-      rules: DEFAULT_DELIVERY_RULES,
-      readState: () => Promise.resolve('idle'),
-      confirm: { retries: 2 },
-    };
-    const before = await readPaneView(tmux, '%1');
     expect(
-      await watchSubmit(tmux, request, before, composerProbe(TEXT), timing),
+      await watchSteps([
+        PLACEHOLDER,
+        // One frame drawn in parts: the text first, the cursor after it.
+        { ...DRAWN_LATE, cursorX: 2 },
+        DRAWN_LATE,
+        FOOTER_GREW,
+      ]),
     ).toBeUndefined();
   });
 
   it('text drawn late, then let go: taken', async () => {
-    const tmux = new SteppingTmux([
-      PLACEHOLDER,
-      DRAWN_LATE,
-      { screen: `› ${TEXT}\n\n› \n`, cursorX: 2, cursorY: 2 },
-    ]);
-    const request: DeliveryRequest = {
-      pane: '%1',
-      text: TEXT,
-      rules: DEFAULT_DELIVERY_RULES,
-      readState: () => Promise.resolve('idle'),
-      confirm: { retries: 2 },
-    };
-    const before = await readPaneView(tmux, '%1');
     expect(
-      await watchSubmit(tmux, request, before, composerProbe(TEXT), timing),
+      await watchSteps([
+        PLACEHOLDER,
+        DRAWN_LATE,
+        { screen: `› ${TEXT}\n\n› \n`, cursorX: 2, cursorY: 2 },
+      ]),
     ).toBe('composer');
   });
 
