@@ -2,10 +2,10 @@
  * The last step of a delivery (SPEC §6 step 6): after a press of the submit
  * key, watching the pane for a sign that the agent took the text (its hook,
  * the screen turning `working`, the composer letting go of the text, or any
- * change when the text was not to be seen, even after the key), and preferring the hook's word
- * when it follows the screen's soon. Deciding to press the key again is
- * the typist's (`typist.ts`); the text itself is never typed
- * twice.
+ * change when the text was not to be seen, even after the key), and
+ * preferring the hook's word when it follows the screen's soon. Deciding to
+ * press the key again is the typist's (`typist.ts`); the text itself is
+ * never typed twice.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TmuxClient } from '../tmux/client.js';
