@@ -37,8 +37,7 @@ export function composerText(
   cursorY: number | undefined,
   width: number,
 ): string {
-  const rows = screen.replace(/\n$/, '').split('\n');
-  const squeeze = (row: string | undefined) => (row ?? '').replace(/\s+/g, '');
+  const rows = screenRows(screen);
   if (cursorY === undefined) {
     for (let i = rows.length - 1; i >= 0; i -= 1) {
       const row = squeeze(rows[i]);
@@ -46,7 +45,7 @@ export function composerText(
     }
     return '';
   }
-  const upToCursor = cursorRowText(screen, cursorX, cursorY);
+  const upToCursor = rowUpToCursor(rows[cursorY], cursorX);
   if ([...upToCursor].length >= PROBE_CHARS) return upToCursor;
   const above = rows[cursorY - 1] ?? '';
   return [...above].length >= width ? squeeze(above) + upToCursor : upToCursor;
@@ -64,8 +63,21 @@ export function cursorRowText(
   cursorY: number | undefined,
 ): string {
   if (cursorY === undefined) return '';
-  const row = screen.replace(/\n$/, '').split('\n')[cursorY] ?? '';
-  return (
-    cursorX === undefined ? row : [...row].slice(0, cursorX).join('')
-  ).replace(/\s+/g, '');
+  return rowUpToCursor(screenRows(screen)[cursorY], cursorX);
+}
+
+function screenRows(screen: string): string[] {
+  return screen.replace(/\n$/, '').split('\n');
+}
+
+function squeeze(row: string | undefined): string {
+  return (row ?? '').replace(/\s+/g, '');
+}
+
+/** A row up to the cursor's column (all of it without one), squeezed. */
+function rowUpToCursor(row: string | undefined, cursorX: number | undefined) {
+  const text = row ?? '';
+  return squeeze(
+    cursorX === undefined ? text : [...text].slice(0, cursorX).join(''),
+  );
 }
