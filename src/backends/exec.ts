@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { errorMessage } from '../errors.js';
@@ -8,6 +7,7 @@ import type { Logger } from '../log/logger.js';
 import { formatExecInput } from '../protocol/context-packet.js';
 import { pickExecAnswer } from '../protocol/envelope.js';
 import { FILE_MODE } from '../home/fs.js';
+import { makeRunDir, sweepRunDirs } from './exec-dirs.js';
 import { substituteExecArgv } from './exec-presets.js';
 import { createPriorityQueue } from './queue.js';
 import type { AttemptBackend, AttemptResult, BackendRequest } from './types.js';
@@ -145,6 +145,11 @@ export interface ExecBackendOptions {
   prompt?: string;
   /** Where commands run when the worker's folder is unknown. */
   home: string;
+  /**
+   * Where each run's private folder is made (`.macs/exec/`); folders left
+   * there by a bridge that is gone are removed before the first run.
+   */
+  runDir: string;
   events: EventSink;
   log: Logger;
   run?: RunExec;
@@ -178,13 +183,28 @@ export function createExecBackend(options: ExecBackendOptions): AttemptBackend {
   const command = options.argv[0] ?? '';
 
   const emit = createRequestEmitter(options.events, options.log);
+  const swept = sweepRunDirs(options.runDir).then(
+    (names) => {
+      if (names.length > 0)
+        options.log.info(
+          { removed: names },
+          'removed exec folders of bridges that are gone',
+        );
+    },
+    (error: unknown) =>
+      options.log.warn(
+        { error: errorMessage(error) },
+        'could not remove old exec folders',
+      ),
+  );
 
   async function attemptNow(request: BackendRequest): Promise<AttemptResult> {
     if (stopping.signal.aborted) return { type: 'aborted' };
     if (!request.context) {
       return { type: 'failed', reason: 'no-context' };
     }
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'macs-exec-'));
+    await swept;
+    const dir = await makeRunDir(options.runDir);
     try {
       const promptFile = path.join(dir, 'request.txt');
       const outputFile = path.join(dir, 'answer.txt');

@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createExecBackend, runExecCommand } from '../../src/backends/exec.js';
 import type { BackendRequest } from '../../src/backends/types.js';
 import type { EventSink } from '../../src/events/log.js';
@@ -113,6 +113,17 @@ describe('runExecCommand', () => {
 
 describe('createExecBackend', () => {
   const log = createLogger({ level: 'silent' });
+  // Each backend's run folders go here (a home's `.macs/exec/`).
+  const runDirs: string[] = [];
+  const newRunDir = () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'macs-exec-runs-'));
+    runDirs.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    for (const dir of runDirs.splice(0))
+      rmSync(dir, { recursive: true, force: true });
+  });
 
   function recordingEvents(): EventSink & { events: EventInput[] } {
     const events: EventInput[] = [];
@@ -153,13 +164,16 @@ describe('createExecBackend', () => {
 
   const backend = (args: string[], timeoutMs = 10_000) => {
     const events = recordingEvents();
+    const runDir = newRunDir();
     return {
       events,
+      runDir,
       exec: createExecBackend({
         argv: [process.execPath, FAKE_EXEC, ...args],
         timeoutMs,
         prompt: 'PROMPT TEXT',
         home: REPO_ROOT,
+        runDir,
         events,
         log,
       }),
@@ -167,7 +181,7 @@ describe('createExecBackend', () => {
   };
 
   it('answers with the response block, and records the run', async () => {
-    const { exec, events } = backend(['--mode', 'answer']);
+    const { exec, events, runDir } = backend(['--mode', 'answer']);
     const result = await exec.attempt(request());
     expect(result.type).toBe('answered');
     if (result.type !== 'answered') return;
@@ -185,6 +199,8 @@ describe('createExecBackend', () => {
       exitCode: 0,
       timedOut: false,
     });
+    // The run's private folder is gone with the run.
+    expect(readdirSync(runDir)).toEqual([]);
   });
 
   it.each([
@@ -213,6 +229,7 @@ describe('createExecBackend', () => {
       argv: ['/nonexistent/macs-answerer'],
       timeoutMs: 1000,
       home: REPO_ROOT,
+      runDir: newRunDir(),
       events,
       log,
     });

@@ -341,11 +341,17 @@ describe('controller backends, on a real tmux', () => {
       });
       first.child.kill('SIGKILL');
       await first.exited;
+      // The killed bridge could not remove its run's private folder.
+      const runDirs = path.join(home, '.macs', 'exec');
+      const left = readdirSync(runDirs);
+      expect(left).toEqual([expect.stringMatching(`^${first.child.pid}-`)]);
       bridge(pane, 'worker-1', ['--backend', 'exec']);
       await waitFor(() => readRecord(execRecord).length >= 2, {
         timeout: 20_000,
         message: 'the command runs again after the restart',
       });
+      // The next bridge removed it before its own run.
+      expect(readdirSync(runDirs)).not.toContain(left[0]);
       writeFileSync(go, 'go');
       await waitFor(() => submits(record).length >= 1, { timeout: 20_000 });
       await waitForEvent('request.archived', id);
@@ -357,6 +363,7 @@ describe('controller backends, on a real tmux', () => {
       expect(routedTo(id)).toEqual(['exec', 'exec']);
       expect(events((e) => e.type === 'exec.started')).toHaveLength(2);
       expect(events((e) => e.type === 'request.delivered')).toHaveLength(1);
+      expect(readdirSync(runDirs)).toEqual([]);
     });
 
     it('falls back when the command prints nothing', async () => {

@@ -86,6 +86,7 @@ export async function createAnswerers(
       timeoutMs: config.execTimeoutSec * 1000,
       ...(prompt ? { prompt: prompt.text } : {}),
       home: paths.home,
+      runDir: path.join(paths.runtime, 'exec'),
       events,
       log: log.child({ backend: 'exec' }),
     });
