@@ -479,7 +479,10 @@ describe('security, on a real tmux', () => {
         );
         const promptFile = run?.argv[run.argv.indexOf('--prompt-file') + 1];
         // While the command runs: its prompt file is private and holds the body.
-        expect(promptFile).toMatch(/macs-exec-[^/]+\/request\.txt$/);
+        // In a folder of its own under the home's .macs/exec/, named after the bridge.
+        expect(promptFile).toMatch(
+          new RegExp(`/\\.macs/exec/${b.child.pid}-[^/]+/request\\.txt$`),
+        );
         expect(statSync(promptFile ?? '').mode & 0o777).toBe(0o600);
         expect(statSync(path.dirname(promptFile ?? '')).mode & 0o777).toBe(
           0o700,
