@@ -130,15 +130,17 @@ const SHOWN_COMMAND_CHARS = 60;
 
 /**
  * A process group as a person would name it: its leader's command line
- * (else its first process's), the program's folder left out
- * (`python3 ask.py`, `node agent.mjs`, `sleep 30`).
+ * (else its first live process's), the program's folder left out
+ * (`python3 ask.py`, `node agent.mjs`, `sleep 30`). An ended process not
+ * yet reaped has no command line and is passed over; `?` when none has one.
  */
 export function describeGroup(
   processes: readonly ProcessInfo[],
   pgid?: number,
 ): string {
-  const leader = processes.find((p) => p.pid === pgid) ?? processes[0];
-  if (!leader || leader.argv.length === 0) return '?';
+  const live = processes.filter((p) => p.argv.length > 0);
+  const leader = live.find((p) => p.pid === pgid) ?? live[0];
+  if (!leader) return '?';
   const [command = '', ...args] = leader.argv;
   const shown = [path.basename(command), ...args].join(' ');
   return shown.length > SHOWN_COMMAND_CHARS

@@ -168,10 +168,11 @@ async function readForeground(
     const foreground = await readForegroundProcesses(info.pid);
     if (await shellAtPrompt(info.currentCommand, foreground))
       return { type: 'typeable', settle: true };
-    const running =
-      foreground && foreground.length > 0
-        ? describeGroup(foreground, foreground[0]?.pgrp)
-        : info.currentCommand;
+    // Between two commands of a loop the group may hold only the one that
+    // ended, not yet reaped: tmux's name for the pane then says more.
+    const running = foreground?.some((p) => p.argv.length > 0)
+      ? describeGroup(foreground, foreground[0]?.pgrp)
+      : info.currentCommand;
     return { type: 'wait', reason: { type: 'shell-busy', running } };
   }
   return { type: 'typeable', settle: false };

@@ -10,7 +10,7 @@
 // interactive bash at its prompt takes commands; a nested `bash -c` running
 // a command does not. The bridge's delivery of an answer takes the same
 // wait: an answer to a busy shell waits until the command ended.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTmuxHarness } from '../helpers/harness.js';
@@ -51,6 +51,31 @@ describe('never typing into a busy shell (issue 25, point 3)', () => {
     return pane;
   }
 
+  /** End the `sleep` the pane's shell runs in its foreground. */
+  async function endSleep(pane: string) {
+    const shell = (
+      await harness.server.tmux(
+        'display-message',
+        '-p',
+        '-t',
+        pane,
+        '#{pane_pid}',
+      )
+    ).trim();
+    const children = readFileSync(
+      `/proc/${shell}/task/${shell}/children`,
+      'utf8',
+    )
+      .trim()
+      .split(/\s+/)
+      .map(Number)
+      .filter(
+        (pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sleep',
+      );
+    expect(children).toHaveLength(1);
+    process.kill(children[0] ?? 0, 'SIGTERM');
+  }
+
   /** Type a command as a person would, and wait until it runs. */
   async function run(pane: string, command: string, runs: string) {
     await harness.server.tmux('send-keys', '-t', pane, '-l', command);
@@ -63,13 +88,9 @@ describe('never typing into a busy shell (issue 25, point 3)', () => {
 
   it('times out with exit 1 and types nothing while the shell runs sleep, then sends once it is back', async () => {
     const pane = await startShell();
-    const go = path.join(harness.home, 'go');
-    // Sleeps until the test says so: no timing decides the verdict.
-    await run(
-      pane,
-      `while [ ! -e ${go} ]; do sleep 0.2; done; sleep 0.1; echo ended`,
-      'sleep',
-    );
+    // Sleeps until the test ends it: no timing decides the verdict. One
+    // `sleep` (not a loop of short ones), so every reading names it.
+    await run(pane, 'sleep 600; echo ended', 'sleep');
     const busy = await macs([
       'send',
       'worker-2',
@@ -82,8 +103,8 @@ describe('never typing into a busy shell (issue 25, point 3)', () => {
     expect(busy.stderr).toMatch(/running sleep/);
     expect(await capture(pane)).not.toContain('typed-while-busy');
 
-    writeFileSync(go, '');
-    await waitFor(async () => (await capture(pane)).includes('ended'), {
+    await endSleep(pane);
+    await waitFor(async () => /^ended$/m.test(await capture(pane)), {
       timeout: 10_000,
       message: 'the loop ended',
     });

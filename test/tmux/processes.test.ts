@@ -2,6 +2,7 @@
 // argv runs (an npm-installed agent runs as `node <its script>`).
 import { describe, expect, it } from 'vitest';
 import {
+  describeGroup,
   parsePsTable,
   parseStatGroups,
   parseStatPpid,
@@ -110,5 +111,31 @@ describe('readProcessAncestors', () => {
     expect(chain.every((p, i) => i === 0 || p.pid === chain[i - 1]?.ppid)).toBe(
       true,
     );
+  });
+});
+
+describe('describeGroup', () => {
+  const proc = (pid: number, argv: string[]): ProcessInfo => ({
+    pid,
+    ppid: 1,
+    argv,
+  });
+
+  it('names the leader, without its folder', () => {
+    expect(
+      describeGroup([proc(7, ['sh']), proc(9, ['/bin/sleep', '30'])], 9),
+    ).toBe('sleep 30');
+  });
+
+  it('passes over an ended process not yet reaped (no command line)', () => {
+    // A loop's `sleep` that has just ended, and the next one already started.
+    expect(
+      describeGroup([proc(9, []), proc(11, ['/usr/bin/sleep', '0.2'])], 9),
+    ).toBe('sleep 0.2');
+  });
+
+  it('says ? when no process of the group has a command line', () => {
+    expect(describeGroup([proc(9, [])], 9)).toBe('?');
+    expect(describeGroup([])).toBe('?');
   });
 });
