@@ -20,6 +20,7 @@ import {
   removeSessionRecord,
   type SessionRecord,
 } from './record.js';
+import { removeStaleSocket } from '../tmux/probe.js';
 import { isSessionRunning } from './tmux-check.js';
 import { isProcessAlive } from '../state/process.js';
 import {
@@ -153,6 +154,8 @@ export async function stopSession(options: {
     Date.now() < deadline
   )
     await delay(STOP_POLL_MS);
+  // tmux leaves its socket file behind; one per home otherwise piles up.
+  if (sessions.length === 0) await removeStaleSocket(tmux.socket);
 
   // Whatever of the session is still running now ignored every signal so
   // far, or was never sent one (a daemon in a session of its own).

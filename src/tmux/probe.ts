@@ -3,6 +3,7 @@
  * view, `macs status`, `macs web`, `macs mcp`): a session whose server is
  * gone reads as `server-gone` in each.
  */
+import { lstat, unlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { createTmuxClient } from './client.js';
@@ -38,6 +39,34 @@ export function socketAnswers(
     });
     connection.once('error', () => resolve(false));
   });
+}
+
+/**
+ * Remove the socket file of `tmux -L <socket>` once its server has ended
+ * (tmux leaves it behind on `kill-server`): only a socket of this user's,
+ * where tmux puts it by default, that no server answers on. True when
+ * removed.
+ */
+export async function removeStaleSocket(
+  socket: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<boolean> {
+  const uid = process.getuid?.();
+  if (!socket || socket.includes('/') || uid === undefined) return false;
+  const file = tmuxSocketPath(socket, env, uid);
+  try {
+    const info = await lstat(file);
+    if (!info.isSocket() || info.uid !== uid) return false;
+  } catch {
+    return false;
+  }
+  if (await socketAnswers(socket, env)) return false;
+  try {
+    await unlink(file);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

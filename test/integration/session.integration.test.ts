@@ -35,6 +35,7 @@ import {
 } from '../helpers/session.js';
 import { makeTempHome } from '../helpers/tmux-server.js';
 import { ASK_TIMEOUT_MARGIN_SEC } from '../../src/hooks/hook-command.js';
+import { tmuxSocketPath } from '../../src/tmux/probe.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 describe('macs start / stop on a private tmux server', () => {
@@ -69,6 +70,10 @@ describe('macs start / stop on a private tmux server', () => {
     expect(stop.exitCode, stop.stderr).toBe(0);
     expect(stop.stdout).toContain('the tmux server is gone');
     expect(await isServerUp(socket)).toBe(false);
+    // tmux leaves its socket file; macs stop removes it.
+    expect(
+      existsSync(tmuxSocketPath(socket, process.env, process.getuid?.() ?? 0)),
+    ).toBe(false);
     expect(processesMentioning(home, socket)).toEqual([]);
     for (const pid of pids) expect(isAlive(pid), `pid ${pid}`).toBe(false);
     expect(readSessionFile(home)).toBeUndefined();

@@ -5,9 +5,21 @@
 // on its socket is up without any tmux process run; every other answer (the
 // server gone, a stale socket file, a socket that is not where tmux puts it
 // by default) is asked of tmux itself, so it is never read as gone wrongly.
-import { existsSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeTmuxServer, tmuxSocketPath } from '../../src/tmux/probe.js';
+import {
+  probeTmuxServer,
+  removeStaleSocket,
+  tmuxSocketPath,
+} from '../../src/tmux/probe.js';
 import { createRunTmux, type RunTmux } from '../../src/tmux/run.js';
 import {
   childEnv,
@@ -78,5 +90,61 @@ describe('probeTmuxServer', () => {
     const up = probeTmuxServer(tmux.run, { TMUX_TMPDIR: '/nonexistent' });
     expect(await up(server.socket)).toBe(true);
     expect(tmux.calls()).toBe(1);
+  });
+});
+
+// tmux leaves its socket file behind when its server ends; `macs stop`
+// removes it, and nothing else.
+describe('removeStaleSocket', () => {
+  let server: TestTmuxServer | undefined;
+  afterEach(async () => {
+    await server?.kill();
+    server = undefined;
+  });
+
+  async function killedServer(): Promise<string> {
+    server = await startTmuxServer();
+    const pid = Number(
+      (await server.tmux('display-message', '-p', '#{pid}')).trim(),
+    );
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => !existsSync(`/proc/${pid}`), {
+      message: 'the killed tmux server to end',
+    });
+    return tmuxSocketPath(server.socket, childEnv(), process.getuid!());
+  }
+
+  it('removes the socket file of a server that ended', async () => {
+    const file = await killedServer();
+    expect(existsSync(file)).toBe(true);
+    expect(await removeStaleSocket(server?.socket, childEnv())).toBe(true);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('keeps the socket of a server that runs', async () => {
+    server = await startTmuxServer();
+    const file = tmuxSocketPath(server.socket, childEnv(), process.getuid!());
+    expect(await removeStaleSocket(server.socket, childEnv())).toBe(false);
+    expect(existsSync(file)).toBe(true);
+    expect((await server.tmux('display-message', '-p', 'up')).trim()).toBe(
+      'up',
+    );
+  });
+
+  it('keeps anything at that place that is not a socket, and a path name', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'macs-probe-'));
+    try {
+      const env = { TMUX_TMPDIR: dir };
+      const file = tmuxSocketPath('plain', env, process.getuid!());
+      mkdirSync(path.dirname(file));
+      writeFileSync(file, 'not a socket');
+      expect(await removeStaleSocket('plain', env)).toBe(false);
+      expect(existsSync(file)).toBe(true);
+      expect(await removeStaleSocket(file, env)).toBe(false);
+      expect(await removeStaleSocket(undefined, env)).toBe(false);
+      expect(existsSync(file)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
