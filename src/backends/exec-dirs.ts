@@ -9,21 +9,12 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ensurePrivateDir } from '../home/fs.js';
+import { isProcessAlive } from '../state/process.js';
 
 /** A fresh private folder for one run, under `root`. */
 export async function makeRunDir(root: string): Promise<string> {
   await ensurePrivateDir(root);
   return mkdtemp(path.join(root, `${process.pid}-`));
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -40,7 +31,7 @@ export async function sweepRunDirs(root: string): Promise<string[]> {
   const removed: string[] = [];
   for (const name of names) {
     const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-    if (!pid || pid === process.pid || isRunning(pid)) continue;
+    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
     await rm(path.join(root, name), { recursive: true, force: true });
     removed.push(name);
   }

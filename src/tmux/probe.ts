@@ -19,6 +19,16 @@ export function tmuxSocketPath(
   return path.join(dir, `tmux-${uid}`, name);
 }
 
+/** The socket file of `tmux -L <socket>` where tmux puts it by default, if it has one. */
+function defaultSocketFile(
+  socket: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): { file: string; uid: number } | undefined {
+  const uid = process.getuid?.();
+  if (!socket || socket.includes('/') || uid === undefined) return undefined;
+  return { file: tmuxSocketPath(socket, env, uid), uid };
+}
+
 /**
  * Whether the server `tmux -L <socket>` answers on its socket where tmux
  * puts it by default (a quick connect, then closed). False is no verdict:
@@ -28,11 +38,10 @@ export function socketAnswers(
   socket: string | undefined,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<boolean> {
-  const uid = process.getuid?.();
-  if (!socket || socket.includes('/') || uid === undefined)
-    return Promise.resolve(false);
+  const where = defaultSocketFile(socket, env);
+  if (!where) return Promise.resolve(false);
   return new Promise((resolve) => {
-    const connection = connect(tmuxSocketPath(socket, env, uid));
+    const connection = connect(where.file);
     connection.once('connect', () => {
       connection.destroy();
       resolve(true);
@@ -51,18 +60,17 @@ export async function removeStaleSocket(
   socket: string | undefined,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<boolean> {
-  const uid = process.getuid?.();
-  if (!socket || socket.includes('/') || uid === undefined) return false;
-  const file = tmuxSocketPath(socket, env, uid);
+  const where = defaultSocketFile(socket, env);
+  if (!where) return false;
   try {
-    const info = await lstat(file);
-    if (!info.isSocket() || info.uid !== uid) return false;
+    const info = await lstat(where.file);
+    if (!info.isSocket() || info.uid !== where.uid) return false;
   } catch {
     return false;
   }
   if (await socketAnswers(socket, env)) return false;
   try {
-    await unlink(file);
+    await unlink(where.file);
     return true;
   } catch {
     return false;

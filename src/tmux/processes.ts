@@ -129,6 +129,16 @@ export async function readPaneForeground(
 const SHOWN_COMMAND_CHARS = 60;
 
 /**
+ * The processes still running: an ended one not yet reaped (a zombie) has
+ * no command line left.
+ */
+export function liveProcesses(
+  processes: readonly ProcessInfo[],
+): ProcessInfo[] {
+  return processes.filter((p) => p.argv.length > 0);
+}
+
+/**
  * A process group as a person would name it: its leader's command line
  * (else its first live process's), the program's folder left out
  * (`python3 ask.py`, `node agent.mjs`, `sleep 30`). An ended process not
@@ -138,7 +148,7 @@ export function describeGroup(
   processes: readonly ProcessInfo[],
   pgid?: number,
 ): string {
-  const live = processes.filter((p) => p.argv.length > 0);
+  const live = liveProcesses(processes);
   const leader = live.find((p) => p.pid === pgid) ?? live[0];
   if (!leader) return '?';
   const [command = '', ...args] = leader.argv;

@@ -19,6 +19,7 @@ import type { TmuxClient } from '../tmux/client.js';
 import type { PaneInfo } from '../tmux/client.js';
 import {
   describeGroup,
+  liveProcesses,
   readForegroundProcesses,
   readGroupWaitsForInput,
   readPaneForeground,
@@ -170,9 +171,10 @@ async function readForeground(
       return { type: 'typeable', settle: true };
     // Between two commands of a loop the group may hold only the one that
     // ended, not yet reaped: tmux's name for the pane then says more.
-    const running = foreground?.some((p) => p.argv.length > 0)
-      ? describeGroup(foreground, foreground[0]?.pgrp)
-      : info.currentCommand;
+    const running =
+      foreground && liveProcesses(foreground).length > 0
+        ? describeGroup(foreground, foreground[0]?.pgrp)
+        : info.currentCommand;
     return { type: 'wait', reason: { type: 'shell-busy', running } };
   }
   return { type: 'typeable', settle: false };

@@ -9,6 +9,7 @@
 import { getPreset } from '../../config/presets/index.js';
 import type { PaneInfo } from '../../tmux/client.js';
 import {
+  liveProcesses,
   readForegroundProcesses,
   type ProcessInfo,
 } from '../../tmux/processes.js';
@@ -28,10 +29,7 @@ export interface ProgramFollower {
  * program (the shell), so its preset cannot be told yet.
  */
 function inBetween(foreground: readonly ProcessInfo[] | undefined): boolean {
-  return (
-    foreground !== undefined &&
-    (foreground.length === 0 || foreground.every((p) => p.argv.length === 0))
-  );
+  return foreground !== undefined && liveProcesses(foreground).length === 0;
 }
 
 export function createProgramFollower(
